@@ -1,0 +1,100 @@
+//! Step-size controller: Gustafsson's predictive PI controller (Kristensen et al. 2005,
+//! eq. 29; note 003_004 §2.4) with the asymptotic controller (eq. 27) on the first step and
+//! after rejections.
+//!
+//! With `r` the WRMS error estimate, `k` the order of the estimate (`min(p, p̂) + 1`) and `ε`
+//! the target:
+//! * asymptotic (eq. 27): `h_new = (ε/r)^{1/k} h`;
+//! * predictive (eq. 29, `k_1 = k_2 = 1`): `h_new = (h/h_prev) (ε/r)^{1/k} (r_prev/r)^{1/k} h`.
+//!
+//! As in Hairer & Wanner's RADAU5 (Solving ODEs II, §IV.8, eq. 8.21), the accepted-step factor
+//! is the minimum of the two, which keeps the predictive formula from amplifying noise; the
+//! factor is clamped to `[fac_min, fac_max]`, and after a rejection the step may not grow.
+
+/// Controller history.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PiController {
+    /// Error estimate and step size of the previous accepted step (`None` at start).
+    prev: Option<(f64, f64)>,
+    /// Whether the last attempt was rejected.
+    rejected: bool,
+}
+
+/// Floor for error estimates, so `ε/r` stays finite when the estimate is (near) zero.
+const R_FLOOR: f64 = 1e-10;
+
+impl PiController {
+    /// A controller without history.
+    pub const fn new() -> Self {
+        PiController {
+            prev: None,
+            rejected: false,
+        }
+    }
+
+    /// Forget the history (e.g. after a discontinuity; note §7.2 P18).
+    pub fn reset(&mut self) {
+        *self = Self::new();
+    }
+
+    /// Step-size factor after an accepted step of size `h` with estimate `r`.
+    pub fn accept(
+        &mut self,
+        h: f64,
+        r: f64,
+        k: u32,
+        target: f64,
+        fac_min: f64,
+        fac_max: f64,
+    ) -> f64 {
+        let r = r.max(R_FLOOR);
+        let e = 1.0 / k as f64;
+        let asym = libm::pow(target / r, e);
+        let mut fac = asym;
+        if let Some((r_prev, h_prev)) = self.prev {
+            let pred = (h / h_prev) * asym * libm::pow(r_prev / r, e);
+            fac = fac.min(pred);
+        }
+        let upper = if self.rejected { 1.0 } else { fac_max };
+        self.prev = Some((r, h));
+        self.rejected = false;
+        fac.clamp(fac_min, upper)
+    }
+
+    /// Step-size factor after a step rejected by the error test (eq. 27, never growing).
+    pub fn reject(&mut self, r: f64, k: u32, target: f64, fac_min: f64) -> f64 {
+        self.rejected = true;
+        let r = r.max(R_FLOOR);
+        let fac = libm::pow(target / r, 1.0 / k as f64);
+        if fac.is_nan() {
+            fac_min
+        } else {
+            fac.clamp(fac_min, 1.0)
+        }
+    }
+}
+
+impl Default for PiController {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn asymptotic_and_predictive() {
+        let mut c = PiController::new();
+        // First step: (0.8/0.05)^{1/4} = 2 exactly.
+        assert!((c.accept(1.0, 0.05, 4, 0.8, 0.2, 5.0) - 2.0).abs() < 1e-15);
+        // Second step: same error, h doubled: predictive = 2 · 2 · 1 = 4 > asymptotic 2 → 2.
+        assert!((c.accept(2.0, 0.05, 4, 0.8, 0.2, 5.0) - 2.0).abs() < 1e-15);
+        // Rejection: never grows, floor fac_min.
+        assert_eq!(c.reject(1e30, 4, 0.8, 0.2), 0.2);
+        assert!(c.reject(1.5, 4, 0.8, 0.2) < 1.0);
+        // After a rejection an accepted step cannot grow.
+        assert!(c.accept(1.0, 1e-6, 4, 0.8, 0.2, 5.0) <= 1.0);
+    }
+}

@@ -1,0 +1,222 @@
+//! The one error type of the runtime, with the context needed to diagnose a failed solve.
+//!
+//! Every fallible operation in the solve path returns `Result<_, SolveError>`; nothing panics.
+//! Each variant records the time `t` and the mode index where it happened (ARCHITECTURE.md,
+//! "Errors"). The integrator keeps the state of the last accepted step, so a failed solve still
+//! exposes what was computed up to the failure.
+
+use core::fmt;
+
+/// What went wrong during a solve, and where.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SolveError {
+    /// The step size fell below the resolvable limit (`|h| < 16 ε |t|` or the user minimum).
+    StepSizeTooSmall {
+        /// Time of the last accepted step.
+        t: f64,
+        /// Mode index.
+        mode: usize,
+        /// The rejected step size.
+        h: f64,
+    },
+    /// The simplified Newton iteration failed repeatedly and the step could not be reduced.
+    NewtonFailure {
+        /// Time of the last accepted step.
+        t: f64,
+        /// Mode index.
+        mode: usize,
+        /// The step size of the last attempt.
+        h: f64,
+        /// Stage index (0-based) whose iteration failed in the last attempt.
+        stage: usize,
+    },
+    /// The maximum number of step attempts was reached before the final time.
+    TooManySteps {
+        /// Time reached.
+        t: f64,
+        /// Mode index.
+        mode: usize,
+        /// The limit that was hit.
+        max_steps: usize,
+    },
+    /// The initial algebraic variables do not satisfy the constraints `g = 0`, and the
+    /// consistent re-initialization did not converge.
+    InconsistentInitialValues {
+        /// Initial time.
+        t: f64,
+        /// Mode index.
+        mode: usize,
+        /// Weighted norm of the constraint residual at the last iterate.
+        residual: f64,
+    },
+    /// A NaN or infinity appeared in an input or a computed quantity.
+    NonFiniteValue {
+        /// Time at which it was detected.
+        t: f64,
+        /// Mode index.
+        mode: usize,
+        /// Which quantity, e.g. `"initial y"`, `"f"`, `"Jacobian"`.
+        what: &'static str,
+    },
+    /// Caller-provided or const-capacity storage is full.
+    StorageFull {
+        /// Time at which storage ran out.
+        t: f64,
+        /// Mode index.
+        mode: usize,
+        /// The capacity that was exhausted.
+        capacity: usize,
+    },
+    /// Too many events in a short time (Zeno behaviour), reported instead of looping.
+    TooManyEvents {
+        /// Time of the last event.
+        t: f64,
+        /// Mode index.
+        mode: usize,
+        /// Number of events counted.
+        count: usize,
+    },
+    /// A guard reached zero with (near) zero time derivative, so the event time is ill-defined.
+    GrazingEvent {
+        /// Event time.
+        t: f64,
+        /// Mode index.
+        mode: usize,
+        /// Guard index.
+        guard: usize,
+    },
+    /// An argument is invalid (e.g. a final time before the current time, a non-positive
+    /// absolute tolerance).
+    InvalidArgument {
+        /// Current time.
+        t: f64,
+        /// Mode index.
+        mode: usize,
+        /// Which argument.
+        what: &'static str,
+    },
+    /// A matrix that must be nonsingular (Newton iteration matrix, `g_z`) is singular.
+    SingularMatrix {
+        /// Time of the last accepted step.
+        t: f64,
+        /// Mode index.
+        mode: usize,
+        /// Elimination column at which the pivot vanished.
+        column: usize,
+    },
+}
+
+impl SolveError {
+    /// The time recorded in the error.
+    pub fn time(&self) -> f64 {
+        match *self {
+            SolveError::StepSizeTooSmall { t, .. }
+            | SolveError::NewtonFailure { t, .. }
+            | SolveError::TooManySteps { t, .. }
+            | SolveError::InconsistentInitialValues { t, .. }
+            | SolveError::NonFiniteValue { t, .. }
+            | SolveError::StorageFull { t, .. }
+            | SolveError::TooManyEvents { t, .. }
+            | SolveError::GrazingEvent { t, .. }
+            | SolveError::InvalidArgument { t, .. }
+            | SolveError::SingularMatrix { t, .. } => t,
+        }
+    }
+
+    /// The mode index recorded in the error.
+    pub fn mode(&self) -> usize {
+        match *self {
+            SolveError::StepSizeTooSmall { mode, .. }
+            | SolveError::NewtonFailure { mode, .. }
+            | SolveError::TooManySteps { mode, .. }
+            | SolveError::InconsistentInitialValues { mode, .. }
+            | SolveError::NonFiniteValue { mode, .. }
+            | SolveError::StorageFull { mode, .. }
+            | SolveError::TooManyEvents { mode, .. }
+            | SolveError::GrazingEvent { mode, .. }
+            | SolveError::InvalidArgument { mode, .. }
+            | SolveError::SingularMatrix { mode, .. } => mode,
+        }
+    }
+}
+
+impl fmt::Display for SolveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            SolveError::StepSizeTooSmall { t, mode, h } => {
+                write!(f, "step size too small (h = {h:e}) at t = {t} in mode {mode}")
+            }
+            SolveError::NewtonFailure { t, mode, h, stage } => write!(
+                f,
+                "Newton iteration failed in stage {stage} (h = {h:e}) at t = {t} in mode {mode}"
+            ),
+            SolveError::TooManySteps { t, mode, max_steps } => {
+                write!(f, "more than {max_steps} steps needed; stopped at t = {t} in mode {mode}")
+            }
+            SolveError::InconsistentInitialValues { t, mode, residual } => write!(
+                f,
+                "inconsistent initial values (constraint residual {residual:e}) at t = {t} in mode {mode}"
+            ),
+            SolveError::NonFiniteValue { t, mode, what } => {
+                write!(f, "non-finite value in {what} at t = {t} in mode {mode}")
+            }
+            SolveError::StorageFull { t, mode, capacity } => {
+                write!(f, "storage full (capacity {capacity}) at t = {t} in mode {mode}")
+            }
+            SolveError::TooManyEvents { t, mode, count } => write!(
+                f,
+                "too many events ({count}; Zeno behaviour?) at t = {t} in mode {mode}"
+            ),
+            SolveError::GrazingEvent { t, mode, guard } => {
+                write!(f, "grazing event of guard {guard} at t = {t} in mode {mode}")
+            }
+            SolveError::InvalidArgument { t, mode, what } => {
+                write!(f, "invalid argument: {what} (t = {t}, mode {mode})")
+            }
+            SolveError::SingularMatrix { t, mode, column } => {
+                write!(f, "singular matrix (column {column}) at t = {t} in mode {mode}")
+            }
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for SolveError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::string::ToString;
+
+    #[test]
+    fn display_and_context() {
+        let e = SolveError::NonFiniteValue {
+            t: 1.5,
+            mode: 2,
+            what: "initial y",
+        };
+        assert_eq!(
+            e.to_string(),
+            "non-finite value in initial y at t = 1.5 in mode 2"
+        );
+        assert_eq!(e.time(), 1.5);
+        assert_eq!(e.mode(), 2);
+        let e = SolveError::TooManySteps {
+            t: 3.0,
+            mode: 0,
+            max_steps: 10,
+        };
+        assert!(e.to_string().contains("10 steps"));
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn is_std_error() {
+        fn takes(_: &dyn std::error::Error) {}
+        takes(&SolveError::GrazingEvent {
+            t: 0.0,
+            mode: 0,
+            guard: 1,
+        });
+    }
+}

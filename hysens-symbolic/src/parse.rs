@@ -1,0 +1,795 @@
+//! Rust expressions (`syn::Expr`) to symbolic expressions.
+//!
+//! The accepted subset is straight-line `f64` arithmetic:
+//!
+//! - `f64` literals (`1.0`, `2.5e-3`, `3f64`) and `core::f64::consts` constants
+//!   (`PI`, `f64::consts::PI`, `core::f64::consts::PI`, `std::f64::consts::PI` — the bare name
+//!   only if the scope binds it);
+//! - names from the [`Scope`], field accesses such as `x.v` (looked up as `"x.v"`), and `let`
+//!   bindings inside blocks;
+//! - unary `-`, binary `+ - * /`, parentheses;
+//! - the functions of [`crate::Func1`] and [`crate::Func2`] in method form (`x.sin()`,
+//!   `y.atan2(x)`) and path form (`f64::sin(x)`, `f64::atan2(y, x)`), `x.powi(3)` with an integer
+//!   literal exponent, and `x.powf(y)`;
+//! - calls of the scope's helper functions, inlined.
+//!
+//! Anything else is an error at its span, naming the construct. Errors are collected, not
+//! stopped at: one pass reports every problem of the expression.
+
+use syn::spanned::Spanned;
+
+use crate::error::{Error, ErrorKind};
+use crate::function::{f64_constant, Func1, Func2};
+use crate::graph::{ExprId, Graph};
+use crate::scope::Scope;
+
+/// Parses `expr` into `graph`, resolving names through `scope`.
+pub fn parse_expr(
+    graph: &mut Graph,
+    scope: &Scope,
+    expr: &syn::Expr,
+) -> Result<ExprId, Vec<Error>> {
+    let mut parser = Parser {
+        graph,
+        scope,
+        locals: Vec::new(),
+        inlining: Vec::new(),
+        errors: Vec::new(),
+    };
+    let value = parser.expr(expr);
+    match value {
+        Some(id) if parser.errors.is_empty() => Ok(id),
+        _ => Err(parser.errors),
+    }
+}
+
+/// Parses a string holding a Rust expression (a block `{ let a = …; a * a }` is an expression).
+pub fn parse_str(graph: &mut Graph, scope: &Scope, source: &str) -> Result<ExprId, Vec<Error>> {
+    let expr: syn::Expr = syn::parse_str(source)
+        .map_err(|e| vec![Error::new(e.span(), ErrorKind::Syntax(e.to_string()))])?;
+    parse_expr(graph, scope, &expr)
+}
+
+/// The state of one parse: the graph it adds to, the names in force, and the errors so far.
+struct Parser<'g, 's> {
+    graph: &'g mut Graph,
+    scope: &'s Scope,
+    /// `let` bindings and helper parameters in force, innermost last (shadowing by search order).
+    locals: Vec<(String, ExprId)>,
+    /// The helper functions being inlined, to reject recursion.
+    inlining: Vec<String>,
+    errors: Vec<Error>,
+}
+
+impl Parser<'_, '_> {
+    fn error(&mut self, span: proc_macro2::Span, kind: ErrorKind) -> Option<ExprId> {
+        self.errors.push(Error::new(span, kind));
+        None
+    }
+
+    /// The value of `expr`, or `None` after recording why it has none.
+    fn expr(&mut self, expr: &syn::Expr) -> Option<ExprId> {
+        use syn::Expr as E;
+        match expr {
+            E::Lit(lit) => self.literal(&lit.lit),
+            E::Paren(p) => self.expr(&p.expr),
+            E::Group(g) => self.expr(&g.expr),
+            E::Path(p) => self.path(p),
+            E::Field(_) => self.field(expr),
+            E::Unary(u) => self.unary(u),
+            E::Binary(b) => self.binary(b),
+            E::MethodCall(m) => self.method_call(m),
+            E::Call(c) => self.call(c),
+            E::Block(b) if b.label.is_none() && b.attrs.is_empty() => self.block(&b.block),
+            E::If(_) => self.error(
+                expr.span(),
+                ErrorKind::NonSmooth("an `if` expression".into()),
+            ),
+            E::Match(_) => self.error(
+                expr.span(),
+                ErrorKind::NonSmooth("a `match` expression".into()),
+            ),
+            other => {
+                let what = describe(other);
+                self.error(other.span(), ErrorKind::Unsupported(what.into()))
+            }
+        }
+    }
+
+    fn literal(&mut self, lit: &syn::Lit) -> Option<ExprId> {
+        match lit {
+            syn::Lit::Float(f) if matches!(f.suffix(), "" | "f64") => {
+                let value: f64 = f.base10_parse().ok()?;
+                Some(self.graph.constant(value))
+            }
+            syn::Lit::Int(i) if i.suffix() == "f64" => {
+                let value: f64 = i.base10_digits().parse().ok()?;
+                Some(self.graph.constant(value))
+            }
+            syn::Lit::Int(i) if i.suffix().is_empty() => self.error(
+                i.span(),
+                ErrorKind::IntegerLiteral(i.base10_digits().to_owned()),
+            ),
+            other => self.error(
+                other.span(),
+                ErrorKind::Unsupported("a literal that is not an f64".into()),
+            ),
+        }
+    }
+
+    fn path(&mut self, p: &syn::ExprPath) -> Option<ExprId> {
+        if p.qself.is_some() {
+            return self.error(p.span(), ErrorKind::Unsupported("a qualified path".into()));
+        }
+        if let Some(ident) = p.path.get_ident() {
+            return self.name(&ident.to_string(), ident.span());
+        }
+        let segments: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+        let constant = match segments.as_slice() {
+            ["f64", "consts", name] | ["core" | "std", "f64", "consts", name] => f64_constant(name),
+            _ => None,
+        };
+        match constant {
+            Some(value) => Some(self.graph.constant(value)),
+            None => self.error(p.span(), ErrorKind::UnknownVariable(segments.join("::"))),
+        }
+    }
+
+    /// A name: the innermost `let` binding or helper parameter, then the scope.
+    fn name(&mut self, name: &str, span: proc_macro2::Span) -> Option<ExprId> {
+        let local = self.locals.iter().rev().find(|(n, _)| n == name);
+        match local.map(|&(_, id)| id).or_else(|| self.scope.lookup(name)) {
+            Some(id) => Some(id),
+            None => self.error(span, ErrorKind::UnknownVariable(name.to_owned())),
+        }
+    }
+
+    /// `x.v` or `a.b.c`, looked up by its dotted name.
+    fn field(&mut self, expr: &syn::Expr) -> Option<ExprId> {
+        match dotted_name(expr) {
+            Some(name) => self.name(&name, expr.span()),
+            None => self.error(
+                expr.span(),
+                ErrorKind::Unsupported("a field access on something that is not a name".into()),
+            ),
+        }
+    }
+
+    fn unary(&mut self, u: &syn::ExprUnary) -> Option<ExprId> {
+        match u.op {
+            syn::UnOp::Neg(_) => {
+                let a = self.expr(&u.expr)?;
+                Some(self.graph.neg(a))
+            }
+            syn::UnOp::Not(_) => self.error(
+                u.span(),
+                ErrorKind::NonSmooth("logical negation `!`".into()),
+            ),
+            _ => self.error(u.span(), ErrorKind::Unsupported("a dereference `*`".into())),
+        }
+    }
+
+    fn binary(&mut self, b: &syn::ExprBinary) -> Option<ExprId> {
+        use syn::BinOp as B;
+        let arithmetic = matches!(b.op, B::Add(_) | B::Sub(_) | B::Mul(_) | B::Div(_));
+        if !arithmetic {
+            // Parse the operands anyway, to report their errors in the same pass.
+            self.expr(&b.left);
+            self.expr(&b.right);
+            let (kind, what) = describe_binop(&b.op);
+            let err = if kind {
+                ErrorKind::NonSmooth(what)
+            } else {
+                ErrorKind::Unsupported(what)
+            };
+            return self.error(b.op.span(), err);
+        }
+        let left = self.expr(&b.left);
+        let right = self.expr(&b.right);
+        let (l, r) = (left?, right?);
+        let g = &mut *self.graph;
+        Some(match b.op {
+            B::Add(_) => g.add(l, r),
+            B::Sub(_) => g.sub(l, r),
+            B::Mul(_) => g.mul(l, r),
+            _ => g.div(l, r),
+        })
+    }
+
+    /// `receiver.method(args)`.
+    fn method_call(&mut self, m: &syn::ExprMethodCall) -> Option<ExprId> {
+        let name = m.method.to_string();
+        let receiver = self.expr(&m.receiver);
+        if m.turbofish.is_some() {
+            return self.error(m.span(), ErrorKind::Unsupported("a turbofish".into()));
+        }
+        let args: Vec<&syn::Expr> = m.args.iter().collect();
+        self.function(
+            &name,
+            m.method.span(),
+            receiver.map(|r| (r, &*m.receiver)),
+            &args,
+        )
+    }
+
+    /// `f64::name(args)` or a helper `name(args)`.
+    fn call(&mut self, c: &syn::ExprCall) -> Option<ExprId> {
+        let syn::Expr::Path(p) = &*c.func else {
+            return self.error(
+                c.func.span(),
+                ErrorKind::Unsupported("a computed call".into()),
+            );
+        };
+        let args: Vec<&syn::Expr> = c.args.iter().collect();
+        let segments: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        match segments
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .as_slice()
+        {
+            ["f64", name] => {
+                let Some((first, rest)) = args.split_first() else {
+                    return self.error(
+                        c.span(),
+                        ErrorKind::WrongArity {
+                            name: format!("f64::{name}"),
+                            expected: arity(name).unwrap_or(1),
+                            found: 0,
+                        },
+                    );
+                };
+                let receiver = self.expr(first);
+                self.function(name, p.span(), receiver.map(|r| (r, *first)), rest)
+            }
+            [name] => self.helper(name, c, &args),
+            _ => self.error(p.span(), ErrorKind::UnknownFunction(segments.join("::"))),
+        }
+    }
+
+    /// A supported `f64` function `name` applied to `receiver` and the further `args`
+    /// (method form: `receiver.name(args)`; path form: `f64::name(receiver, args)`).
+    /// `receiver` is `None` when it failed to parse; its errors are already recorded.
+    fn function(
+        &mut self,
+        name: &str,
+        span: proc_macro2::Span,
+        receiver: Option<(ExprId, &syn::Expr)>,
+        args: &[&syn::Expr],
+    ) -> Option<ExprId> {
+        let Some(expected) = arity(name) else {
+            for a in args {
+                self.expr(a);
+            }
+            let kind = if is_non_smooth_method(name) {
+                ErrorKind::NonSmooth(format!("`{name}`"))
+            } else {
+                ErrorKind::UnknownFunction(name.to_owned())
+            };
+            return self.error(span, kind);
+        };
+        if args.len() != expected {
+            return self.error(
+                span,
+                ErrorKind::WrongArity {
+                    name: name.to_owned(),
+                    expected: expected + 1,
+                    found: args.len() + 1,
+                },
+            );
+        }
+        if name == "powi" {
+            let exponent = integer_literal(args[0]);
+            if exponent.is_none() {
+                self.error(args[0].span(), ErrorKind::NonLiteralPowi);
+            }
+            let (x, _) = receiver?;
+            return Some(self.graph.powi(x, exponent?));
+        }
+        let arg = match args.first() {
+            Some(a) => Some(self.expr(a)?),
+            None => None,
+        };
+        let (x, _) = receiver?;
+        let g = &mut *self.graph;
+        Some(
+            match (Func1::from_name(name), Func2::from_name(name), arg) {
+                (Some(f), _, None) => g.call1(f, x),
+                (_, Some(f), Some(y)) => g.call2(f, x, y),
+                (_, _, Some(y)) => g.powf(x, y), // "powf": the only other name with arity 1
+                (_, _, None) => return None,     // unreachable: arity() agrees with the tables
+            },
+        )
+    }
+
+    /// A call of a helper function of the scope, inlined with its parameters bound to the
+    /// arguments' values.
+    fn helper(&mut self, name: &str, call: &syn::ExprCall, args: &[&syn::Expr]) -> Option<ExprId> {
+        let values: Vec<Option<ExprId>> = args.iter().map(|a| self.expr(a)).collect();
+        let Some(function) = self.scope.function(name) else {
+            let kind = if is_non_smooth_method(name) {
+                ErrorKind::NonSmooth(format!("`{name}`"))
+            } else {
+                ErrorKind::UnknownFunction(name.to_owned())
+            };
+            return self.error(call.func.span(), kind);
+        };
+        if function.params.len() != args.len() {
+            let expected = function.params.len();
+            return self.error(
+                call.span(),
+                ErrorKind::WrongArity {
+                    name: name.to_owned(),
+                    expected,
+                    found: args.len(),
+                },
+            );
+        }
+        if self.inlining.iter().any(|n| n == name) {
+            return self.error(call.span(), ErrorKind::RecursiveFunction(name.to_owned()));
+        }
+        let values: Vec<ExprId> = values.into_iter().collect::<Option<_>>()?;
+        let bindings = function.params.iter().cloned().zip(values).collect();
+        // The body sees its parameters and module-level names only (not the caller's locals).
+        let callers_locals = std::mem::replace(&mut self.locals, bindings);
+        self.inlining.push(name.to_owned());
+        let value = self.block(&function.body);
+        self.inlining.pop();
+        self.locals = callers_locals;
+        value
+    }
+
+    /// `{ let a = …; let b: f64 = …; value }`.
+    fn block(&mut self, block: &syn::Block) -> Option<ExprId> {
+        let outer = self.locals.len();
+        let mut value = None;
+        let mut complete = true;
+        for (k, stmt) in block.stmts.iter().enumerate() {
+            let last = k + 1 == block.stmts.len();
+            match stmt {
+                syn::Stmt::Local(local) => {
+                    let binding = let_binding(local);
+                    if !binding.supported {
+                        self.error(local.span(), ErrorKind::UnsupportedLet);
+                        complete = false;
+                    }
+                    // Bind the name even of a rejected `let`, so its uses raise no more errors.
+                    if let (Some(name), Some(init)) = (binding.name, binding.init) {
+                        match self.expr(init) {
+                            Some(v) => self.locals.push((name, v)),
+                            None => complete = false,
+                        }
+                    }
+                }
+                syn::Stmt::Expr(e, None) if last => value = self.expr(e),
+                syn::Stmt::Expr(e, _) => {
+                    // A statement in the middle: report what it is, or that its value is lost.
+                    if self.expr(e).is_some() {
+                        let what = "a statement whose value is discarded".to_owned();
+                        self.error(e.span(), ErrorKind::Unsupported(what));
+                    }
+                    complete = false;
+                }
+                syn::Stmt::Item(item) => {
+                    self.error(
+                        item.span(),
+                        ErrorKind::Unsupported("an item inside a block".into()),
+                    );
+                }
+                syn::Stmt::Macro(m) => {
+                    self.error(m.span(), ErrorKind::Unsupported("a macro".into()));
+                }
+            }
+        }
+        self.locals.truncate(outer);
+        let ends_in_value = matches!(block.stmts.last(), Some(syn::Stmt::Expr(_, None)));
+        if !ends_in_value {
+            return self.error(block.span(), ErrorKind::BlockWithoutValue);
+        }
+        if complete {
+            value
+        } else {
+            None
+        }
+    }
+}
+
+/// What a `let` statement binds.
+struct LetBinding<'a> {
+    /// The bound name, if the pattern has one.
+    name: Option<String>,
+    /// The initializer, if any.
+    init: Option<&'a syn::Expr>,
+    /// Whether it is `let name = init;` or `let name: f64 = init;`, the supported forms.
+    supported: bool,
+}
+
+fn let_binding(local: &syn::Local) -> LetBinding<'_> {
+    let init = local.init.as_ref();
+    let (pat, typed_ok) = match &local.pat {
+        syn::Pat::Type(t) => (&*t.pat, crate::scope::is_f64(&t.ty)),
+        other => (other, true),
+    };
+    let (name, plain) = match pat {
+        syn::Pat::Ident(id) => (
+            Some(id.ident.to_string()),
+            id.mutability.is_none() && id.by_ref.is_none() && id.subpat.is_none(),
+        ),
+        _ => (None, false),
+    };
+    let has_plain_init = init.is_some_and(|i| i.diverge.is_none());
+    LetBinding {
+        name,
+        init: init.map(|i| &*i.expr),
+        supported: typed_ok && plain && has_plain_init,
+    }
+}
+
+/// The dotted name of a field-access chain over a plain name: `x.v` → `"x.v"`.
+fn dotted_name(expr: &syn::Expr) -> Option<String> {
+    match expr {
+        syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        syn::Expr::Field(f) => {
+            let base = dotted_name(&f.base)?;
+            match &f.member {
+                syn::Member::Named(id) => Some(format!("{base}.{id}")),
+                syn::Member::Unnamed(i) => Some(format!("{base}.{}", i.index)),
+            }
+        }
+        syn::Expr::Paren(p) => dotted_name(&p.expr),
+        _ => None,
+    }
+}
+
+/// The value of an integer literal, possibly negated (`3`, `-2`, `4_i32`).
+fn integer_literal(expr: &syn::Expr) -> Option<i32> {
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) if matches!(i.suffix(), "" | "i32") => i.base10_parse().ok(),
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => integer_literal(expr).and_then(i32::checked_neg),
+        syn::Expr::Paren(p) => integer_literal(&p.expr),
+        _ => None,
+    }
+}
+
+/// The number of arguments besides the receiver of a supported `f64` method.
+fn arity(name: &str) -> Option<usize> {
+    if Func1::from_name(name).is_some() {
+        Some(0)
+    } else if Func2::from_name(name).is_some() || name == "powi" || name == "powf" {
+        Some(1)
+    } else {
+        None
+    }
+}
+
+/// `f64` methods that are not smooth: they switch, so they belong in guards.
+fn is_non_smooth_method(name: &str) -> bool {
+    matches!(
+        name,
+        "min"
+            | "max"
+            | "minimum"
+            | "maximum"
+            | "clamp"
+            | "floor"
+            | "ceil"
+            | "round"
+            | "round_ties_even"
+            | "trunc"
+            | "fract"
+            | "signum"
+            | "copysign"
+            | "rem_euclid"
+            | "div_euclid"
+            | "step"
+            | "heaviside"
+            | "sign"
+    )
+}
+
+/// Whether a binary operator is non-smooth (`true`) or merely unsupported, and its description.
+fn describe_binop(op: &syn::BinOp) -> (bool, String) {
+    use syn::BinOp as B;
+    let text = quote::quote!(#op).to_string();
+    match op {
+        B::Eq(_) | B::Ne(_) | B::Lt(_) | B::Le(_) | B::Gt(_) | B::Ge(_) => {
+            (true, format!("the comparison `{text}`"))
+        }
+        B::And(_) | B::Or(_) => (true, format!("the logical operator `{text}`")),
+        B::Rem(_) => (true, "the remainder `%`".to_owned()),
+        B::AddAssign(_)
+        | B::SubAssign(_)
+        | B::MulAssign(_)
+        | B::DivAssign(_)
+        | B::RemAssign(_)
+        | B::BitXorAssign(_)
+        | B::BitAndAssign(_)
+        | B::BitOrAssign(_)
+        | B::ShlAssign(_)
+        | B::ShrAssign(_) => (false, format!("the assignment `{text}`")),
+        _ => (false, format!("the integer operator `{text}`")),
+    }
+}
+
+/// A short description of an expression kind, for error messages.
+fn describe(expr: &syn::Expr) -> &'static str {
+    use syn::Expr as E;
+    match expr {
+        E::Array(_) => "an array",
+        E::Assign(_) => "an assignment",
+        E::Async(_) => "an `async` block",
+        E::Await(_) => "`.await`",
+        E::Block(_) => "a labelled or attributed block",
+        E::Break(_) => "`break`",
+        E::Cast(_) => "an `as` cast",
+        E::Closure(_) => "a closure",
+        E::Const(_) => "a `const` block",
+        E::Continue(_) => "`continue`",
+        E::ForLoop(_) => "a `for` loop",
+        E::Index(_) => "indexing",
+        E::Infer(_) => "`_`",
+        E::Let(_) => "a `let` expression",
+        E::Loop(_) => "a `loop`",
+        E::Macro(_) => "a macro",
+        E::Range(_) => "a range",
+        E::RawAddr(_) => "a raw address",
+        E::Reference(_) => "a reference `&`",
+        E::Repeat(_) => "an array repeat",
+        E::Return(_) => "`return`",
+        E::Struct(_) => "a struct literal",
+        E::Try(_) => "the `?` operator",
+        E::TryBlock(_) => "a `try` block",
+        E::Tuple(_) => "a tuple",
+        E::Unsafe(_) => "an `unsafe` block",
+        E::Verbatim(_) => "unparsed tokens",
+        E::While(_) => "a `while` loop",
+        E::Yield(_) => "`yield`",
+        _ => "this expression",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scope::Function;
+
+    /// Parses `src` with variables `x`, `y`, `x.v`, `p.g` and returns its value at
+    /// x = 0.7, y = -1.3, x.v = 2.0, p.g = 9.81.
+    fn value(src: &str) -> f64 {
+        let mut g = Graph::new();
+        let scope = Scope::with_variables(&mut g, &["x", "y", "x.v", "p.g"]);
+        let e = parse_str(&mut g, &scope, src).unwrap_or_else(|errs| {
+            panic!(
+                "{src}: {}",
+                errs.iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
+        });
+        g.eval(e, &[0.7, -1.3, 2.0, 9.81])
+    }
+
+    fn errors(src: &str) -> Vec<ErrorKind> {
+        let mut g = Graph::new();
+        let scope = Scope::with_variables(&mut g, &["x", "y"]);
+        match parse_str(&mut g, &scope, src) {
+            Ok(_) => panic!("`{src}` should be rejected"),
+            Err(errs) => errs.into_iter().map(|e| e.kind().clone()).collect(),
+        }
+    }
+
+    fn assert_close(a: f64, b: f64) {
+        assert!((a - b).abs() <= 1e-15 * b.abs().max(1.0), "{a} != {b}");
+    }
+
+    #[test]
+    fn accepts_the_supported_subset() {
+        let (x, y, v, gr) = (0.7_f64, -1.3_f64, 2.0_f64, 9.81_f64);
+        assert_close(value("x * y + 2.5e-1 / x - -y"), x * y + 0.25 / x + y);
+        assert_close(value("p.g * x.v.powi(2) + 3f64"), gr * v.powi(2) + 3.0);
+        assert_close(value("x.powi(-3) + x.powf(y)"), x.powi(-3) + x.powf(y));
+        assert_close(
+            value("f64::sin(x) * x.cos() + y.atan2(x) + f64::hypot(x, y)"),
+            x.sin() * x.cos() + y.atan2(x) + x.hypot(y),
+        );
+        assert_close(
+            value("core::f64::consts::PI * f64::consts::E + std::f64::consts::LN_2"),
+            core::f64::consts::PI * core::f64::consts::E + core::f64::consts::LN_2,
+        );
+        assert_close(
+            value("{ let a = x * x; let b: f64 = a + y; { let a = 2.0; a * b } }"),
+            2.0 * (x * x + y),
+        );
+        assert_close(
+            value("(x.abs() + (y).exp_m1()).ln_1p()"),
+            (x.abs() + y.exp_m1()).ln_1p(),
+        );
+        assert_close(value("x.powi(2_i32)"), x.powi(2));
+    }
+
+    #[test]
+    fn every_user_function_parses_in_method_and_path_form() {
+        for f in Func1::USER_FUNCTIONS {
+            // An argument in every function's domain (acosh needs ≥ 1).
+            let offset = if f == Func1::Acosh { 1.0 } else { 0.0 };
+            let expected = f.apply(0.3 * 0.7 / 0.7 + offset);
+            let name = f.name();
+            assert_close(
+                value(&format!("(0.3 * x / 0.7 + {offset:?}).{name}()")),
+                expected,
+            );
+            assert_close(
+                value(&format!("f64::{name}(0.3 * x / 0.7 + {offset:?})")),
+                expected,
+            );
+        }
+    }
+
+    #[test]
+    fn helper_functions_are_inlined_with_their_own_scope() {
+        let mut g = Graph::new();
+        let mut scope = Scope::with_variables(&mut g, &["x"]);
+        let k = g.constant(4.0);
+        scope.bind("K", k);
+        let item: syn::ItemFn =
+            syn::parse_str("fn spring(u: f64, c: f64) -> f64 { let s = K * u; s + c * u.powi(3) }")
+                .unwrap();
+        scope.define_function("spring", Function::from_item_fn(&item).unwrap());
+        let e = parse_str(&mut g, &scope, "{ let s = 100.0; spring(x, 2.0) + s }").unwrap();
+        let x = 0.5_f64;
+        assert_close(g.eval(e, &[x]), 4.0 * x + 2.0 * x.powi(3) + 100.0);
+
+        // The helper cannot see the caller's locals.
+        let item: syn::ItemFn = syn::parse_str("fn leak(u: f64) -> f64 { u + s }").unwrap();
+        scope.define_function("leak", Function::from_item_fn(&item).unwrap());
+        let errs = parse_str(&mut g, &scope, "{ let s = 1.0; leak(x) }").unwrap_err();
+        assert_eq!(errs[0].kind(), &ErrorKind::UnknownVariable("s".into()));
+
+        let item: syn::ItemFn = syn::parse_str("fn forever(u: f64) -> f64 { forever(u) }").unwrap();
+        scope.define_function("forever", Function::from_item_fn(&item).unwrap());
+        let errs = parse_str(&mut g, &scope, "forever(x)").unwrap_err();
+        assert_eq!(
+            errs[0].kind(),
+            &ErrorKind::RecursiveFunction("forever".into())
+        );
+
+        for bad in [
+            "fn a(u: f32) -> f64 { u }",
+            "fn a(u: f64) { }",
+            "fn a<T>(u: f64) -> f64 { u }",
+            "fn a((u, v): (f64, f64)) -> f64 { u }",
+        ] {
+            let item: syn::ItemFn = syn::parse_str(bad).unwrap();
+            let err = Function::from_item_fn(&item).unwrap_err();
+            assert_eq!(
+                err.kind(),
+                &ErrorKind::UnsupportedSignature("a".into()),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn rejects_non_smooth_constructs_with_the_switching_hint() {
+        for (src, what) in [
+            ("if x > 0.0 { x } else { y }", "an `if` expression"),
+            ("match x { _ => y }", "a `match` expression"),
+            ("x.min(y)", "`min`"),
+            ("x.max(y)", "`max`"),
+            ("x.floor()", "`floor`"),
+            ("x.signum()", "`signum`"),
+            ("f64::max(x, y)", "`max`"),
+            ("x % y", "the remainder `%`"),
+        ] {
+            let errs = errors(src);
+            assert!(
+                errs.contains(&ErrorKind::NonSmooth(what.into())),
+                "{src}: {errs:?}"
+            );
+        }
+        let mut g = Graph::new();
+        let scope = Scope::with_variables(&mut g, &["x"]);
+        let err = &parse_str(&mut g, &scope, "x.max(1.0)").unwrap_err()[0];
+        assert!(
+            err.to_string().contains("belongs in modes and guards"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn rejects_unsupported_constructs_naming_them() {
+        assert_eq!(
+            errors("z + x"),
+            vec![ErrorKind::UnknownVariable("z".into())]
+        );
+        assert_eq!(
+            errors("x.q"),
+            vec![ErrorKind::UnknownVariable("x.q".into())]
+        );
+        assert_eq!(
+            errors("x.gamma()"),
+            vec![ErrorKind::UnknownFunction("gamma".into())]
+        );
+        assert_eq!(
+            errors("erf(x)"),
+            vec![ErrorKind::UnknownFunction("erf".into())]
+        );
+        assert_eq!(errors("x * 2"), vec![ErrorKind::IntegerLiteral("2".into())]);
+        assert_eq!(errors("x.powi(y)"), vec![ErrorKind::NonLiteralPowi]);
+        assert_eq!(errors("x.powi(2.0)"), vec![ErrorKind::NonLiteralPowi]);
+        assert_eq!(
+            errors("x.sin(y)"),
+            vec![ErrorKind::WrongArity {
+                name: "sin".into(),
+                expected: 1,
+                found: 2
+            }]
+        );
+        assert_eq!(
+            errors("{ let mut a = x; a }"),
+            vec![ErrorKind::UnsupportedLet]
+        );
+        assert_eq!(errors("{ let a = x; }"), vec![ErrorKind::BlockWithoutValue]);
+        assert_eq!(
+            errors("x +"),
+            vec![ErrorKind::Syntax(
+                "unexpected end of input, expected an expression".into()
+            )]
+        );
+        for (src, what) in [
+            ("loop { }", "a `loop`"),
+            ("{ for i in 0..3 { } x }", "a `for` loop"),
+            ("while true { }", "a `while` loop"),
+            ("(|a: f64| a)(x)", "a computed call"),
+            ("x as f64", "an `as` cast"),
+            ("[x, y]", "an array"),
+            ("x.0", "a field access on something that is not a name"),
+            ("&x", "a reference `&`"),
+            ("(x, y)", "a tuple"),
+            ("dbg!(x)", "a macro"),
+            ("x += y", "the assignment `+=`"),
+            ("x << y", "the integer operator `<<`"),
+        ] {
+            let errs = errors(src);
+            let wanted = ErrorKind::Unsupported(what.into());
+            let unknown = ErrorKind::UnknownVariable("x.0".into());
+            assert!(
+                errs.contains(&wanted) || (src == "x.0" && errs.contains(&unknown)),
+                "{src}: {errs:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn reports_several_errors_in_one_pass() {
+        let errs = errors("x.min(y) + z * 2 + if x > y { x } else { y }");
+        assert_eq!(
+            errs,
+            vec![
+                ErrorKind::NonSmooth("`min`".into()),
+                ErrorKind::UnknownVariable("z".into()),
+                ErrorKind::IntegerLiteral("2".into()),
+                ErrorKind::NonSmooth("an `if` expression".into()),
+            ]
+        );
+    }
+}
