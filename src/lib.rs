@@ -7,11 +7,12 @@
 //!
 //! - [`symbolic`]: the compile-time symbolic differentiation engine (`hysens-symbolic`).
 //! - [`runtime`]: the `no_std`, no-heap ESDIRK runtime (`hysens-runtime`).
-//!
-//! The `#[hybrid_model]` attribute macro (`hysens-macros`) joins this facade when it exists.
+//! - [`hybrid_model`]: the attribute macro that turns an annotated module into a model with
+//!   compile-time kernels (`hysens-macros`).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub use hysens_macros::hybrid_model;
 pub use hysens_runtime as runtime;
 pub use hysens_symbolic as symbolic;
 

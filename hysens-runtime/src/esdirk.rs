@@ -16,6 +16,15 @@
 //! 5. Local error estimate `e = h Σ_j (b_j − b̂_j) F_j` on the differential states, WRMS norm
 //!    with weights `atol + rtol·max(|y_n|, |y_{n+1}|)` (Kristensen et al. 2005 eqs. 20–21).
 //!
+//! **Stage 1 and predictors.** `F_1` is evaluated afresh at every step rather than reused from
+//! the previous step's last stage (FSAL): one extra `f` call per step, but each step then
+//! depends only on `(t_n, y_n, z_n, p)`, which keeps the sensitivity and adjoint recursions
+//! step-local and is correct across discontinuities (note §1.1, §7.2 P4). Newton starts from
+//! `Y_i⁰ = ψ_i + hγ F_i⁰`, with `F_i⁰` and `Z_i⁰` linearly extrapolated in `c` through stage 1
+//! and the latest stage (note §2.2 lists alternatives). The first Newton correction is accepted
+//! on its own only if it is already below the Newton tolerance (no rate carried over between
+//! stages; see the comment in `newton`).
+//!
 //! **Newton convergence test.** The test is on the Newton displacement `Δ = −M⁻¹R` in the WRMS
 //! norm (Hairer & Wanner II §IV.8, eqs. 8.10–8.13): with the contraction rate
 //! `θ_k = ‖Δ_k‖/‖Δ_{k−1}‖`, the iteration has converged when `θ/(1−θ) ‖Δ_k‖ ≤ newton_tol`;
@@ -145,6 +154,12 @@ pub struct Esdirk<
     zs: [[f64; NZ]; S],
     fs: [[f64; NY]; S],
     iters: [usize; S],
+    /// Forward sensitivities enabled (see `esdirk_fsa.rs`).
+    fsa: bool,
+    /// `∂y/∂p` at [`Esdirk::t`] (`NY × NP`).
+    sy: [[f64; NP]; NY],
+    /// `∂z/∂p` at [`Esdirk::t`] (`NZ × NP`).
+    sz: [[f64; NP]; NZ],
 }
 
 impl<'m, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
@@ -225,6 +240,9 @@ where
             zs: [[0.0; NZ]; S],
             fs: [[0.0; NY]; S],
             iters: [0; S],
+            fsa: false,
+            sy: [[0.0; NP]; NY],
+            sz: [[0.0; NP]; NZ],
         };
         s.make_consistent()?;
         Ok(s)
@@ -605,6 +623,9 @@ where
     /// Integrates adaptively to `tf ≥ t`, landing exactly on `tf`. `observer` is called after
     /// every accepted step.
     ///
+    /// If sensitivities are enabled, a failure of their stage solves is reported as
+    /// [`SolveError::NewtonFailure`].
+    ///
     /// On error the integrator keeps the last accepted state ([`Esdirk::t`], [`Esdirk::y`],
     /// [`Esdirk::z`]) and its statistics.
     pub fn integrate_to<F>(&mut self, tf: f64, mut observer: F) -> Result<(), SolveError>
@@ -701,7 +722,7 @@ where
                 Attempt::Done { error } => {
                     last_stage = 0;
                     if error <= 1.0 {
-                        self.accept(h, error, last, tf, &mut observer);
+                        self.accept(h, error, last, tf, &mut observer)?;
                         let fac = self.ctrl.accept(
                             h,
                             error,
@@ -726,10 +747,21 @@ where
         Ok(())
     }
 
-    fn accept<F>(&mut self, h: f64, error: f64, last: bool, tf: f64, observer: &mut F)
+    fn accept<F>(
+        &mut self,
+        h: f64,
+        error: f64,
+        last: bool,
+        tf: f64,
+        observer: &mut F,
+    ) -> Result<(), SolveError>
     where
         F: FnMut(&StepRecord<'_, S, NY, NZ>),
     {
+        if self.fsa {
+            // Uses the stage storage and the LU of this step; must precede the state update.
+            self.propagate_sensitivities(h)?;
+        }
         self.stats.steps += 1;
         observer(&StepRecord {
             t: self.t,
@@ -743,6 +775,7 @@ where
         self.t = if last { tf } else { self.t + h };
         self.y = self.ys[S - 1];
         self.z = self.zs[S - 1];
+        Ok(())
     }
 
     /// Takes one step of exactly size `h > 0` without error control (fixed-step mode, seed 004;
@@ -781,7 +814,7 @@ where
             match self.attempt(h)? {
                 Attempt::Done { error } => {
                     let tf = self.t + h;
-                    self.accept(h, error, false, tf, &mut observer);
+                    self.accept(h, error, false, tf, &mut observer)?;
                     self.theta_last = self.theta_step;
                     self.jac_state = JacState::Stale;
                     return Ok(());
@@ -809,6 +842,9 @@ where
         })
     }
 }
+
+#[path = "esdirk_fsa.rs"]
+mod fsa;
 
 #[cfg(test)]
 #[path = "esdirk_tests.rs"]

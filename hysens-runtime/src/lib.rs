@@ -3,6 +3,44 @@
 //! The `no_std`, no-heap integration engine of hysens: fixed-size ESDIRK methods, events,
 //! resets and forward sensitivities across every switch. Every size is a const generic; nothing
 //! in the solve path allocates.
+//!
+//! Status: tableaus ([`tableau`]), fixed-size LU ([`linalg`]), the error type ([`error`]), the
+//! model interface of one smooth mode ([`model`]), adaptive and fixed-step ESDIRK integration
+//! of a semi-explicit index-1 DAE ([`esdirk`]) and its forward parameter sensitivities. Events,
+//! resets, dense output and the adjoint are not implemented yet.
+//!
+//! ```
+//! use hysens_runtime::{Esdirk, ModeJacobian, Options, SmoothMode, ESDIRK34};
+//!
+//! /// y' = −k y
+//! struct Decay;
+//! impl SmoothMode<1, 0, 1> for Decay {
+//!     fn f(&self, _t: f64, y: &[f64; 1], _z: &[f64; 0], p: &[f64; 1], out: &mut [f64; 1]) {
+//!         out[0] = -p[0] * y[0];
+//!     }
+//!     fn g(&self, _t: f64, _y: &[f64; 1], _z: &[f64; 0], _p: &[f64; 1], _out: &mut [f64; 0]) {}
+//!     fn jacobian(&self, _t: f64, _y: &[f64; 1], _z: &[f64; 0], p: &[f64; 1],
+//!                 jac: &mut ModeJacobian<1, 0>) {
+//!         jac.fy[0][0] = -p[0];
+//!     }
+//!     fn parameter_jacobian(&self, _t: f64, y: &[f64; 1], _z: &[f64; 0], _p: &[f64; 1],
+//!                           fp: &mut [[f64; 1]; 1], _gp: &mut [[f64; 1]; 0]) {
+//!         fp[0][0] = -y[0];
+//!     }
+//! }
+//!
+//! // Const parameters: S = 4 stages, NY = 1, NZ = 0, NP = 1, N = NY + NZ = 1.
+//! let mut it = Esdirk::<_, 4, 1, 0, 1, 1>::new(
+//!     &Decay, &ESDIRK34, 0, [2.0], 0.0, [1.0], [], Options::new(1e-8, 1e-10),
+//! )?;
+//! it.enable_sensitivities([[0.0]])?;
+//! it.integrate_to(1.0, |_step| {})?;
+//! let exact = (-2.0f64).exp();
+//! assert!((it.y()[0] - exact).abs() < 1e-6);
+//! // ∂y/∂k = −t e^{−kt}
+//! assert!((it.sensitivities().0[0][0] + exact).abs() < 1e-6);
+//! # Ok::<(), hysens_runtime::SolveError>(())
+//! ```
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -13,6 +51,7 @@ extern crate std;
 pub mod controller;
 pub mod error;
 pub mod esdirk;
+pub mod hybrid_model;
 pub mod linalg;
 pub mod model;
 pub mod norm;

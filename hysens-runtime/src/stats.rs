@@ -22,4 +22,8 @@ pub struct Stats {
     pub lu_solves: usize,
     /// Newton iterations (sum over all stages and attempts).
     pub newton_iterations: usize,
+    /// Jacobian evaluations (state and parameter) at stage points for forward sensitivities.
+    pub sensitivity_jacobian_evals: usize,
+    /// Refinement iterations of the stage sensitivity solves (each one LU solve).
+    pub sensitivity_iterations: usize,
 }

@@ -14,8 +14,14 @@ use std::path::PathBuf;
 fn main() {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let kernels = generate::kernels();
-    write(&out_dir.join("kernels.rs"), &generate::kernels_source(&kernels));
-    write(&out_dir.join("registry.rs"), &generate::registry_source(&kernels));
+    write(
+        &out_dir.join("kernels.rs"),
+        &generate::kernels_source(&kernels),
+    );
+    write(
+        &out_dir.join("registry.rs"),
+        &generate::registry_source(&kernels),
+    );
     println!("cargo::rerun-if-changed=src/cases.rs");
     println!("cargo::rerun-if-changed=src/generate.rs");
     // The emitter itself is a build dependency: cargo rebuilds this script when it changes.

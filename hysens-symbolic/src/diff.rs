@@ -34,17 +34,26 @@ impl Derivative {
     }
 
     /// `d root / d var`, as a node of `graph`.
+    ///
+    /// Visits only the nodes below `root` that have no derivative yet (post-order, without
+    /// recursion), so differentiating the rows of a Jacobian one after the other costs the size
+    /// of their union, not the size of the graph per row.
     pub fn of(&mut self, graph: &mut Graph, root: ExprId) -> ExprId {
-        if let Some(&d) = self.memo.get(&root) {
-            return d;
-        }
-        // Bottom-up over the nodes `root` depends on: ids are a topological order.
-        let needed = graph.reachable(&[root]);
-        for (i, _) in needed.iter().enumerate().filter(|(_, &n)| n) {
-            let id = ExprId(i as u32);
-            if !self.memo.contains_key(&id) {
+        let mut stack = vec![(root, false)];
+        while let Some((id, children_done)) = stack.pop() {
+            if self.memo.contains_key(&id) {
+                continue;
+            }
+            if children_done {
                 let d = self.rule(graph, id);
                 self.memo.insert(id, d);
+            } else {
+                stack.push((id, true));
+                for c in graph.node(id).children() {
+                    if !self.memo.contains_key(&c) {
+                        stack.push((c, false));
+                    }
+                }
             }
         }
         self.memo[&root]

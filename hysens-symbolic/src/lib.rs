@@ -53,5 +53,5 @@ pub use error::{Error, ErrorKind};
 pub use function::{Func1, Func2};
 pub use graph::{ExprId, Graph, Node, VarId};
 pub use jacobian::{Jacobian, Sparsity};
-pub use parse::{parse_expr, parse_str};
-pub use scope::{Function, Scope};
+pub use parse::{parse_expr, parse_outputs, parse_str};
+pub use scope::{Function, Param, ParamKind, Scope};

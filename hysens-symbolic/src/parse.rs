@@ -21,7 +21,7 @@ use syn::spanned::Spanned;
 use crate::error::{Error, ErrorKind};
 use crate::function::{f64_constant, Func1, Func2};
 use crate::graph::{ExprId, Graph};
-use crate::scope::Scope;
+use crate::scope::{ParamKind, Scope};
 
 /// Parses `expr` into `graph`, resolving names through `scope`.
 pub fn parse_expr(
@@ -33,6 +33,7 @@ pub fn parse_expr(
         graph,
         scope,
         locals: Vec::new(),
+        aliases: Vec::new(),
         inlining: Vec::new(),
         errors: Vec::new(),
     };
@@ -50,12 +51,39 @@ pub fn parse_str(graph: &mut Graph, scope: &Scope, source: &str) -> Result<ExprI
     parse_expr(graph, scope, &expr)
 }
 
+/// Parses several output expressions that share the `let` statements before them: for a body
+/// `{ let a = …; X { h: a * 2.0, v: a.sin() } }`, `lets` are the statements and `outputs` the
+/// field values. Each `let` is parsed once, whatever the number of outputs.
+pub fn parse_outputs(
+    graph: &mut Graph,
+    scope: &Scope,
+    lets: &[syn::Stmt],
+    outputs: &[&syn::Expr],
+) -> Result<Vec<ExprId>, Vec<Error>> {
+    let mut parser = Parser {
+        graph,
+        scope,
+        locals: Vec::new(),
+        aliases: Vec::new(),
+        inlining: Vec::new(),
+        errors: Vec::new(),
+    };
+    let complete = parser.statements(lets);
+    let values: Vec<Option<ExprId>> = outputs.iter().map(|e| parser.expr(e)).collect();
+    match values.into_iter().collect::<Option<Vec<_>>>() {
+        Some(ids) if complete && parser.errors.is_empty() => Ok(ids),
+        _ => Err(parser.errors),
+    }
+}
+
 /// The state of one parse: the graph it adds to, the names in force, and the errors so far.
 struct Parser<'g, 's> {
     graph: &'g mut Graph,
     scope: &'s Scope,
     /// `let` bindings and helper parameters in force, innermost last (shadowing by search order).
     locals: Vec<(String, ExprId)>,
+    /// Struct parameters of the helper being inlined: `(name, caller's dotted name)`.
+    aliases: Vec<(String, String)>,
     /// The helper functions being inlined, to reject recursion.
     inlining: Vec<String>,
     errors: Vec<Error>,
@@ -141,12 +169,33 @@ impl Parser<'_, '_> {
         }
     }
 
-    /// A name: the innermost `let` binding or helper parameter, then the scope.
+    /// A name: the innermost `let` binding or helper parameter, then the scope (through the
+    /// struct parameters of a helper being inlined).
     fn name(&mut self, name: &str, span: proc_macro2::Span) -> Option<ExprId> {
         let local = self.locals.iter().rev().find(|(n, _)| n == name);
-        match local.map(|&(_, id)| id).or_else(|| self.scope.lookup(name)) {
+        let found = match local {
+            Some(&(_, id)) => Some(id),
+            None => self.scope.lookup(&self.resolve_alias(name)),
+        };
+        match found {
             Some(id) => Some(id),
             None => self.error(span, ErrorKind::UnknownVariable(name.to_owned())),
+        }
+    }
+
+    /// The caller's name for `name` when it starts with a struct parameter of the helper being
+    /// inlined (`s.v` with `s` bound to `x` is `x.v`); otherwise `name` itself.
+    fn resolve_alias(&self, name: &str) -> String {
+        let (head, rest) = match name.split_once('.') {
+            Some((head, rest)) => (head, Some(rest)),
+            None => (name, None),
+        };
+        match self.aliases.iter().rev().find(|(a, _)| a == head) {
+            Some((_, target)) => match rest {
+                Some(rest) => format!("{target}.{rest}"),
+                None => target.clone(),
+            },
+            None => name.to_owned(),
         }
     }
 
@@ -314,10 +363,12 @@ impl Parser<'_, '_> {
     }
 
     /// A call of a helper function of the scope, inlined with its parameters bound to the
-    /// arguments' values.
+    /// arguments: values for `f64` parameters, the caller's names for struct parameters.
     fn helper(&mut self, name: &str, call: &syn::ExprCall, args: &[&syn::Expr]) -> Option<ExprId> {
-        let values: Vec<Option<ExprId>> = args.iter().map(|a| self.expr(a)).collect();
         let Some(function) = self.scope.function(name) else {
+            for a in args {
+                self.expr(a);
+            }
             let kind = if is_non_smooth_method(name) {
                 ErrorKind::NonSmooth(format!("`{name}`"))
             } else {
@@ -339,13 +390,32 @@ impl Parser<'_, '_> {
         if self.inlining.iter().any(|n| n == name) {
             return self.error(call.span(), ErrorKind::RecursiveFunction(name.to_owned()));
         }
-        let values: Vec<ExprId> = values.into_iter().collect::<Option<_>>()?;
-        let bindings = function.params.iter().cloned().zip(values).collect();
+        let mut values = Vec::new();
+        let mut aliases = Vec::new();
+        for (param, arg) in function.params.iter().zip(args) {
+            match param.kind {
+                ParamKind::Value => values.push(self.expr(arg).map(|v| (param.name.clone(), v))),
+                ParamKind::Alias => match dotted_name(arg) {
+                    Some(target) => aliases.push((param.name.clone(), self.resolve_alias(&target))),
+                    None => {
+                        let what = format!(
+                            "an argument for the struct parameter `{}` that is not a name",
+                            param.name
+                        );
+                        self.error(arg.span(), ErrorKind::Unsupported(what));
+                        values.push(None);
+                    }
+                },
+            }
+        }
+        let bindings: Vec<(String, ExprId)> = values.into_iter().collect::<Option<_>>()?;
         // The body sees its parameters and module-level names only (not the caller's locals).
         let callers_locals = std::mem::replace(&mut self.locals, bindings);
+        let callers_aliases = std::mem::replace(&mut self.aliases, aliases);
         self.inlining.push(name.to_owned());
         let value = self.block(&function.body);
         self.inlining.pop();
+        self.aliases = callers_aliases;
         self.locals = callers_locals;
         value
     }
@@ -353,10 +423,26 @@ impl Parser<'_, '_> {
     /// `{ let a = …; let b: f64 = …; value }`.
     fn block(&mut self, block: &syn::Block) -> Option<ExprId> {
         let outer = self.locals.len();
-        let mut value = None;
+        let value = match block.stmts.split_last() {
+            Some((syn::Stmt::Expr(value, None), lets)) => {
+                let complete = self.statements(lets);
+                let value = self.expr(value);
+                value.filter(|_| complete)
+            }
+            _ => {
+                self.statements(&block.stmts);
+                self.error(block.span(), ErrorKind::BlockWithoutValue)
+            }
+        };
+        self.locals.truncate(outer);
+        value
+    }
+
+    /// The `let` statements before a block's value, bound in order as locals (the caller
+    /// truncates them). Returns whether all of them were understood.
+    fn statements(&mut self, stmts: &[syn::Stmt]) -> bool {
         let mut complete = true;
-        for (k, stmt) in block.stmts.iter().enumerate() {
-            let last = k + 1 == block.stmts.len();
+        for stmt in stmts {
             match stmt {
                 syn::Stmt::Local(local) => {
                     let binding = let_binding(local);
@@ -372,7 +458,6 @@ impl Parser<'_, '_> {
                         }
                     }
                 }
-                syn::Stmt::Expr(e, None) if last => value = self.expr(e),
                 syn::Stmt::Expr(e, _) => {
                     // A statement in the middle: report what it is, or that its value is lost.
                     if self.expr(e).is_some() {
@@ -386,22 +471,15 @@ impl Parser<'_, '_> {
                         item.span(),
                         ErrorKind::Unsupported("an item inside a block".into()),
                     );
+                    complete = false;
                 }
                 syn::Stmt::Macro(m) => {
                     self.error(m.span(), ErrorKind::Unsupported("a macro".into()));
+                    complete = false;
                 }
             }
         }
-        self.locals.truncate(outer);
-        let ends_in_value = matches!(block.stmts.last(), Some(syn::Stmt::Expr(_, None)));
-        if !ends_in_value {
-            return self.error(block.span(), ErrorKind::BlockWithoutValue);
-        }
-        if complete {
-            value
-        } else {
-            None
-        }
+        complete
     }
 }
 
@@ -686,6 +764,43 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn struct_parameters_of_helpers_alias_the_callers_names() {
+        use crate::scope::{Param, ParamKind};
+        let mut g = Graph::new();
+        let mut scope = Scope::with_variables(&mut g, &["x.u", "last.y.u", "p.a"]);
+        let body: syn::Block = syn::parse_str("{ m.y.u * q.a }").unwrap();
+        let param = |name: &str| Param {
+            name: name.into(),
+            kind: ParamKind::Alias,
+        };
+        scope.define_function(
+            "scaled",
+            Function {
+                params: vec![param("m"), param("q")],
+                body,
+            },
+        );
+        // A helper passing its own struct parameter on to another helper.
+        let body: syn::Block = syn::parse_str("{ scaled(mem, pp) + v }").unwrap();
+        let params = vec![
+            param("mem"),
+            param("pp"),
+            Param {
+                name: "v".into(),
+                kind: ParamKind::Value,
+            },
+        ];
+        scope.define_function("outer", Function { params, body });
+        let e = parse_str(&mut g, &scope, "outer(last, p, x.u)").unwrap();
+        assert_close(g.eval(e, &[3.0, 2.0, 5.0]), 2.0 * 5.0 + 3.0);
+        let errs = parse_str(&mut g, &scope, "scaled(last, 2.0 * x.u)").unwrap_err();
+        assert!(
+            matches!(errs[0].kind(), ErrorKind::Unsupported(w) if w.contains("`q`")),
+            "{errs:?}"
+        );
     }
 
     #[test]

@@ -19,17 +19,36 @@ pub struct Scope {
     functions: HashMap<String, Function>,
 }
 
-/// A helper function `fn name(a: f64, b: f64) -> f64 { … }` to inline at each call.
+/// A helper function `fn name(a: f64, s: &S) -> f64 { … }` to inline at each call.
 ///
 /// Its body sees its parameters and the names of the [`Scope`] it is called from, except that
 /// locals of the caller (its `let` bindings) are not visible: like a Rust function, it sees
 /// only module-level names.
 #[derive(Clone, Debug)]
 pub struct Function {
-    /// The parameter names, in order.
-    pub params: Vec<String>,
+    /// The parameters, in order.
+    pub params: Vec<Param>,
     /// The body.
     pub body: syn::Block,
+}
+
+/// A parameter of a helper [`Function`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// The parameter's name in the body.
+    pub name: String,
+    /// How the argument is passed.
+    pub kind: ParamKind,
+}
+
+/// How a helper's argument is passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// An `f64` value: the argument is any expression.
+    Value,
+    /// A struct passed by name (`s: &S`): the argument must be a name (or field path) of the
+    /// caller, and `s.field` in the body means `argument.field`.
+    Alias,
 }
 
 impl Scope {
@@ -71,8 +90,10 @@ impl Scope {
 }
 
 impl Function {
-    /// The helper function of an item `fn name(a: f64, …) -> f64 { … }`. Any other signature
-    /// (generics, non-`f64` or pattern parameters, a missing return type) is an error at its span.
+    /// The helper function of an item `fn name(a: f64, …) -> f64 { … }` with `f64` parameters
+    /// only. Any other signature (generics, non-`f64` or pattern parameters, a missing return
+    /// type) is an error at its span; helpers with struct parameters are built with their
+    /// [`Param`]s directly, by a caller that knows which types are structs.
     pub fn from_item_fn(item: &syn::ItemFn) -> Result<Function, Error> {
         let name = item.sig.ident.to_string();
         let bad = |span| Error::new(span, ErrorKind::UnsupportedSignature(name.clone()));
@@ -88,7 +109,10 @@ impl Function {
             match input {
                 syn::FnArg::Typed(pt) if is_f64(&pt.ty) => match &*pt.pat {
                     syn::Pat::Ident(id) if id.by_ref.is_none() && id.subpat.is_none() => {
-                        params.push(id.ident.to_string());
+                        params.push(Param {
+                            name: id.ident.to_string(),
+                            kind: ParamKind::Value,
+                        });
                     }
                     pat => return Err(bad(pat.span())),
                 },

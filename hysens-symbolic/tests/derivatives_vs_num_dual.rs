@@ -10,11 +10,11 @@
 //!    derivative, evaluated with `Graph::eval`, must match forward-mode automatic differentiation
 //!    of the same tree with `num_dual::Dual64`. The value of the expression is checked too.
 //!    Two paths are covered, each with its own 1,000+ cases:
-//!    (a) trees built with the `Graph` constructors directly, differentiated with `diff`;
-//!    (b) trees rendered to Rust source (method form `x.sin()` or path form `f64::sin(x)`, chosen
-//!        at random per call) and read back with `parse_str`, differentiated with `gradient`.
-//!        Path (b) also checks that parsing the rendering gives the very node the constructors
-//!        give (hash-consing makes structurally equal expressions one id).
+//!    - (a) trees built with the `Graph` constructors directly, differentiated with `diff`;
+//!    - (b) trees rendered to Rust source (method form `x.sin()` or path form `f64::sin(x)`,
+//!      chosen at random per call) and read back with `parse_str`, differentiated with
+//!      `gradient`. Path (b) also checks that parsing the rendering gives the very node the
+//!      constructors give (hash-consing makes structurally equal expressions one id).
 //! 2. **The documented edge conventions** (deterministic unit tests): `d|x|/dx = signum(x)`
 //!    (`+1` at `x = +0.0`, as Rust's `f64::signum`), the partial derivatives of `atan2` and
 //!    `hypot`, `powi` with negative and zero exponents, `powf` with a variable base and/or
@@ -514,7 +514,11 @@ fn lower(r: &R, nvars: usize) -> B {
         }
         R::Powi(n, salt, a) => {
             let a = l(a);
-            let base = if *n < 0 { signed(a, *salt) } else { tame(a, *salt) };
+            let base = if *n < 0 {
+                signed(a, *salt)
+            } else {
+                tame(a, *salt)
+            };
             let bound = if *n < 0 {
                 0.5f64.powi(*n)
             } else {
@@ -590,8 +594,17 @@ fn lower(r: &R, nvars: usize) -> B {
             let (a, c) = (l(a), l(c));
             match f {
                 Func2::Atan2 => {
-                    // atan2(y, x) with |x| >= 0.5 of either sign: all four quadrants.
+                    // atan2(y, x) with |x| >= 0.5 of either sign: all four quadrants. For
+                    // x < 0, y is kept away from 0 too: y = ±0 with x < 0 is atan2's branch
+                    // cut, where the value jumps between -π and π with the sign of a zero
+                    // (and the constructors deliberately do not keep signed zeros: `0 * a`
+                    // folds to `+0`, `-0.0` is stored as `0.0`).
                     let x = signed(c, *salt);
+                    let a = if *salt & 4 == 0 {
+                        a
+                    } else {
+                        signed(a, salt.rotate_left(4))
+                    };
                     b(
                         E::Call2(f, Box::new(a.e), Box::new(x.e)),
                         core::f64::consts::PI,
@@ -611,9 +624,11 @@ fn lower(r: &R, nvars: usize) -> B {
         }
     };
     let salt = match r {
-        R::Bin(_, s, ..) | R::Powi(_, s, _) | R::Powf(_, s, ..) | R::F1(_, s, _) | R::F2(_, s, ..) => {
-            *s
-        }
+        R::Bin(_, s, ..)
+        | R::Powi(_, s, _)
+        | R::Powf(_, s, ..)
+        | R::F1(_, s, _)
+        | R::F2(_, s, ..) => *s,
         _ => 0,
     };
     cap(out, salt)
@@ -732,7 +747,12 @@ fn check(case: &Case, via_text: bool) -> Result<(), TestCaseError> {
         let vars: Vec<ExprId> = names.iter().map(|n| scope.lookup(n).unwrap()).collect();
         // Parsing the rendering must give the node the constructors give.
         let built = build(&mut g, &tree, &vars);
-        prop_assert_eq!(parsed, built, "parse(render(tree)) != build(tree) for {}", text);
+        prop_assert_eq!(
+            parsed,
+            built,
+            "parse(render(tree)) != build(tree) for {}",
+            text
+        );
         (parsed, names.iter().map(|n| g.var_id(n).unwrap()).collect())
     } else {
         let vars: Vec<ExprId> = names.iter().map(|n| g.var(n)).collect();
@@ -801,8 +821,11 @@ fn check(case: &Case, via_text: bool) -> Result<(), TestCaseError> {
 fn run(via_text: bool) {
     let mut runner = TestRunner::new(ProptestConfig {
         cases: CASES,
-        // Shrinking is cheap here; the default limit is fine, but no rejections are expected.
+        // The generator keeps every case valid by construction (no `prop_assume!`), so any
+        // rejection would be a generator bug.
         max_global_rejects: 0,
+        // Persist failing seeds next to this file, as `proptest!` does.
+        source_file: Some(file!()),
         ..ProptestConfig::default()
     });
     let counts = std::cell::RefCell::new(BTreeMap::new());
@@ -814,6 +837,7 @@ fn run(via_text: bool) {
         panic!("{e}");
     }
     let counts = counts.into_inner();
+    eprintln!("node kinds exercised (incl. shrinking, if any): {counts:?}");
     for kind in expected_kinds() {
         let n = counts.get(&kind).copied().unwrap_or(0);
         assert!(n >= 10, "`{kind}` exercised only {n} times: {counts:?}");
@@ -869,7 +893,10 @@ fn abs_derivative_is_signum_with_plus_one_at_zero() {
     let d = g.diff(abs_s, vx);
     for xv in [-2.0f64, -0.3, 0.0, 0.4, 3.5] {
         let expected = xv.sin().signum() * xv.cos();
-        assert!(closed_form_close(g.eval(d, &[xv, 0.0]), expected), "at x = {xv}");
+        assert!(
+            closed_form_close(g.eval(d, &[xv, 0.0]), expected),
+            "at x = {xv}"
+        );
     }
     // Parsed source gives the same derivative node.
     let mut g2 = Graph::new();
@@ -887,11 +914,24 @@ fn atan2_partial_derivatives_in_all_quadrants() {
     let f = g.call2(Func2::Atan2, y, x);
     let dx = g.diff(f, vx);
     let dy = g.diff(f, vy);
-    for (xv, yv) in [(1.0, 2.0), (-1.5, 0.5), (-0.7, -2.2), (3.0, -0.1), (0.0, 1.0), (2.0, 0.0)] {
+    for (xv, yv) in [
+        (1.0, 2.0),
+        (-1.5, 0.5),
+        (-0.7, -2.2),
+        (3.0, -0.1),
+        (0.0, 1.0),
+        (2.0, 0.0),
+    ] {
         let r2 = xv * xv + yv * yv;
         let vals = [xv, yv];
-        assert!(closed_form_close(g.eval(dx, &vals), -yv / r2) || yv == 0.0 && g.eval(dx, &vals) == 0.0);
-        assert!(closed_form_close(g.eval(dy, &vals), xv / r2) || xv == 0.0 && g.eval(dy, &vals) == 0.0);
+        assert!(
+            closed_form_close(g.eval(dx, &vals), -yv / r2),
+            "∂x at {vals:?}"
+        );
+        assert!(
+            closed_form_close(g.eval(dy, &vals), xv / r2),
+            "∂y at {vals:?}"
+        );
         assert_eq!(g.eval(f, &vals), yv.atan2(xv));
     }
 }
@@ -903,12 +943,18 @@ fn hypot_partial_derivatives() {
     let f = g.call2(Func2::Hypot, x, y);
     let dx = g.diff(f, vx);
     let dy = g.diff(f, vy);
-    for (xv, yv) in [(3.0, 4.0), (-1.5, 0.5), (-0.7, -2.2), (1e-3, 5.0), (0.0, -2.0)] {
+    for (xv, yv) in [
+        (3.0, 4.0),
+        (-1.5, 0.5),
+        (-0.7, -2.2),
+        (1e-3, 5.0),
+        (0.0, -2.0),
+    ] {
         let h = f64::hypot(xv, yv);
         let vals = [xv, yv];
         let (gx, gy) = (g.eval(dx, &vals), g.eval(dy, &vals));
-        assert!(closed_form_close(gx, xv / h) || xv == 0.0 && gx == 0.0, "{gx} at {vals:?}");
-        assert!(closed_form_close(gy, yv / h) || yv == 0.0 && gy == 0.0, "{gy} at {vals:?}");
+        assert!(closed_form_close(gx, xv / h), "{gx} at {vals:?}");
+        assert!(closed_form_close(gy, yv / h), "{gy} at {vals:?}");
     }
     // Through a composition: d/dx hypot(sin x, y) = sin x cos x / hypot(sin x, y).
     let s = g.call1(Func1::Sin, x);
@@ -929,7 +975,10 @@ fn powi_with_negative_and_zero_exponents() {
             // d xⁿ/dx = n xⁿ⁻¹
             let expected = f64::from(n) * xv.powi(n - 1);
             let got = g.eval(d, &[xv, 0.0]);
-            assert!(closed_form_close(got, expected), "n = {n}, x = {xv}: {got} vs {expected}");
+            assert!(
+                closed_form_close(got, expected),
+                "n = {n}, x = {xv}: {got} vs {expected}"
+            );
         }
     }
     // xᵒ = 1, whose derivative is the structural zero.
@@ -942,7 +991,10 @@ fn powi_with_negative_and_zero_exponents() {
     let d = g.diff(f, vx);
     for xv in [0.5, -2.0, 1.4] {
         let expected = -2.0 * xv.sin().powi(-3) * xv.cos();
-        assert!(closed_form_close(g.eval(d, &[xv, 0.0]), expected), "x = {xv}");
+        assert!(
+            closed_form_close(g.eval(d, &[xv, 0.0]), expected),
+            "x = {xv}"
+        );
     }
 }
 
@@ -968,7 +1020,10 @@ fn powf_with_variable_base_and_exponent() {
     let dxc = g.diff(xc, vx);
     for xv in [0.4, 1.0, 3.2] {
         let vals = [xv, 0.0];
-        assert!(closed_form_close(g.eval(dcx, &vals), 2.5f64.powf(xv) * 2.5f64.ln()));
+        assert!(closed_form_close(
+            g.eval(dcx, &vals),
+            2.5f64.powf(xv) * 2.5f64.ln()
+        ));
         assert!(closed_form_close(g.eval(dxc, &vals), 2.5 * xv.powf(1.5)));
     }
     // Both through compositions: d/dx (1 + x²)^(sin x)
@@ -982,7 +1037,10 @@ fn powf_with_variable_base_and_exponent() {
     for xv in [-1.2, 0.3, 2.1] {
         let bv: f64 = 1.0 + xv * xv;
         let expected = bv.powf(xv.sin()) * (xv.cos() * bv.ln() + xv.sin() * 2.0 * xv / bv);
-        assert!(closed_form_close(g.eval(d, &[xv, 0.0]), expected), "x = {xv}");
+        assert!(
+            closed_form_close(g.eval(d, &[xv, 0.0]), expected),
+            "x = {xv}"
+        );
     }
 }
 
@@ -990,16 +1048,15 @@ fn powf_with_variable_base_and_exponent() {
 // Linear growth of derivatives.
 // ---------------------------------------------------------------------------------------------
 
-/// f₀ = x, f_{k+1} = sin(f_k)·y + exp_m1(f_k): a nest of products and compositions in which
-/// every level uses the previous one twice.
+/// f₀ = x, f_{k+1} = sin(f_k)·x + exp_m1(f_k): a nest of products and compositions in which
+/// every level uses the previous one twice (a tree-walking differentiator would be exponential).
 fn mixed_nest(n: usize) -> (Graph, ExprId, VarId) {
     let mut g = Graph::new();
     let x = g.var("x");
-    let y = g.var("y");
     let mut f = x;
     for _ in 0..n {
         let s = g.call1(Func1::Sin, f);
-        let p = g.mul(s, y);
+        let p = g.mul(s, x);
         let e = g.call1(Func1::ExpM1, f);
         f = g.add(p, e);
     }
@@ -1007,9 +1064,10 @@ fn mixed_nest(n: usize) -> (Graph, ExprId, VarId) {
     (g, f, vx)
 }
 
-/// A pure product nest chained with compositions:
-/// p₀ = x, p_{k+1} = x·(y·p_k) for even k, cos(p_k)/x… alternating with `powi`/`ln` compositions,
-/// so that no rewrite collapses the nest (`x·x` would become `x²`).
+/// A product nest chained with compositions, cycling through
+/// p ↦ x·(y·p), p ↦ cos(p), p ↦ (p·x)³, p ↦ atan(p),
+/// with `y` between the factors of `x` so that no rewrite collapses the nest (`x·(x·p)` stays a
+/// nest, but `x·x` alone would become `x²`).
 fn product_nest(n: usize) -> (Graph, ExprId, VarId) {
     let mut g = Graph::new();
     let x = g.var("x");
@@ -1058,11 +1116,25 @@ fn check_linear_growth(name: &str, nest: fn(usize) -> (Graph, ExprId, VarId)) {
         dd200 as f64 / dd100 as f64,
     );
     // The derivative (which includes the nodes of f it reuses) is a bounded multiple of f.
-    assert!(d200 <= 6 * in200, "{name}: f' has {d200} nodes, f has {in200}");
-    assert!(dd200 <= 30 * in200, "{name}: f'' has {dd200} nodes, f has {in200}");
+    // Measured (n = 200): f'/f = 2.74 (mixed nest), 3.15 (product nest); f''/f = 5.47 and 6.95.
+    // The bounds leave ~25 % margin above the worst measured ratio.
+    for (n, f, d1, d2) in [(100, in100, d100, dd100), (200, in200, d200, dd200)] {
+        assert!(d1 <= 4 * f, "{name}, n = {n}: f' has {d1} nodes, f has {f}");
+        assert!(
+            d2 <= 9 * f,
+            "{name}, n = {n}: f'' has {d2} nodes, f has {f}"
+        );
+    }
     // And doubling the depth about doubles it: linear, not quadratic or exponential.
-    assert!((d200 as f64) < 2.2 * d100 as f64, "{name}: f' {d100} -> {d200}");
-    assert!((dd200 as f64) < 2.2 * dd100 as f64, "{name}: f'' {dd100} -> {dd200}");
+    // Measured: 2.004 / 1.998 for f', 2.007 / 2.001 for f''.
+    assert!(
+        (d200 as f64) < 2.2 * d100 as f64,
+        "{name}: f' {d100} -> {d200}"
+    );
+    assert!(
+        (dd200 as f64) < 2.2 * dd100 as f64,
+        "{name}: f'' {dd100} -> {dd200}"
+    );
 }
 
 #[test]

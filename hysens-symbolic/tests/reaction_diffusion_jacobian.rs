@@ -66,7 +66,11 @@ fn emitted_jacobian_is_exactly_tridiagonal() {
         .map(|&(_, i, j)| (i, j))
         .collect();
     let jac_p = assigned.iter().filter(|(n, _, _)| n == "jac_p").count();
-    assert_eq!(assigned.len(), 3 * N - 2 + 2 * N, "one assignment per nonzero");
+    assert_eq!(
+        assigned.len(),
+        3 * N - 2 + 2 * N,
+        "one assignment per nonzero"
+    );
     assert_eq!(jac, tridiagonal.into_iter().collect());
     assert_eq!(jac_p, 2 * N);
 
@@ -75,7 +79,9 @@ fn emitted_jacobian_is_exactly_tridiagonal() {
     // magnitudes, so 1e-12 of that is a margin of ~1e3.
     let (d, k) = (0.013, 2.7);
     let inv_dx2 = (N as f64).powi(2);
-    let u: Vec<f64> = (0..N).map(|i| 0.5 + 0.4 * (0.37 * i as f64).sin()).collect();
+    let u: Vec<f64> = (0..N)
+        .map(|i| 0.5 + 0.4 * (0.37 * i as f64).sin())
+        .collect();
     let mut vals = vec![f64::NAN; g.var_count()];
     for (v, &ui) in model.states.iter().zip(&u) {
         vals[v.index()] = ui;
@@ -85,7 +91,10 @@ fn emitted_jacobian_is_exactly_tridiagonal() {
     let jac_vals = g.eval_many(kernel.jac.entries(), &vals);
     let jac_p_vals = g.eval_many(kernel.jac_p.entries(), &vals);
     let check = |got: f64, want: f64, scale: f64, what: String| {
-        assert!((got - want).abs() <= 1e-12 * scale, "{what}: {got:e} vs {want:e}");
+        assert!(
+            (got - want).abs() <= 1e-12 * scale,
+            "{what}: {got:e} vs {want:e}"
+        );
     };
     for i in 0..N {
         let ui = u[i];
@@ -108,6 +117,11 @@ fn emitted_jacobian_is_exactly_tridiagonal() {
         let lap = (left - 2.0 * ui + right) * inv_dx2;
         let lap_scale = (left.abs() + 2.0 * ui.abs() + right.abs()) * inv_dx2;
         check(jac_p_vals[2 * i], lap, lap_scale, format!("df{i}/dD"));
-        check(jac_p_vals[2 * i + 1], ui * ui * (1.0 - ui), ui * ui, format!("df{i}/dk"));
+        check(
+            jac_p_vals[2 * i + 1],
+            ui * ui * (1.0 - ui),
+            ui * ui,
+            format!("df{i}/dk"),
+        );
     }
 }

@@ -1,0 +1,426 @@
+//! Expansion: the module as the user wrote it (our attributes removed), plus the generated
+//! items:
+//!
+//! - `Memory`, the type of memory parameters (`m.y.u` is state `u` at the last mode entry);
+//! - `NAMES`, `to_array` and `from_array` on each variable struct, in the runtime's order;
+//! - `Model`, a unit struct implementing `hysens::runtime::hybrid_model::HybridModel` with every
+//!   kernel of `kernels`, plus its named outputs.
+//!
+//! Generated methods name their parameters hygienically and prefix the ones a kernel does not
+//! read with `_`, so the expansion is warning-free; indices into fixed-size arrays are literals,
+//! so no kernel can panic.
+
+use proc_macro2::{Ident, Literal, TokenStream, TokenTree};
+use quote::quote;
+
+use crate::kernels::{hygienic, Arms, Kernels};
+use crate::lower::Lowered;
+use crate::model::{Direction, VariableStruct};
+use crate::validate::{Checked, InitialRule};
+
+/// The whole expansion.
+pub fn expand(checked: &Checked<'_>, lowered: &mut Lowered) -> TokenStream {
+    let module = &checked.model.module;
+    let attrs = &module.attrs;
+    let vis = &module.vis;
+    let name = &module.ident;
+    let items = module
+        .content
+        .as_ref()
+        .map(|(_, items)| items.as_slice())
+        .unwrap_or_default();
+
+    let ny = lowered.vars.y.len();
+    let nz = lowered.vars.z.len();
+    let np = lowered.vars.p.len();
+
+    let memory = memory_struct(checked);
+    let conversions: Vec<TokenStream> = [
+        Some(checked.states),
+        checked.algebraic,
+        checked.params,
+        checked.inputs,
+    ]
+    .into_iter()
+    .flatten()
+    .map(array_conversions)
+    .collect();
+    let model = model_items(checked, lowered, ny, nz, np);
+
+    quote! {
+        #(#attrs)*
+        #vis mod #name {
+            #(#items)*
+            #memory
+            #(#conversions)*
+            #model
+        }
+    }
+}
+
+/// `pub struct Memory { pub y: X, pub z: Z }`.
+fn memory_struct(checked: &Checked<'_>) -> TokenStream {
+    let states = &checked.states.item.ident;
+    let algebraic = checked.algebraic.map(|a| {
+        let z = &a.item.ident;
+        quote! {
+            /// The algebraic variables right after the last mode entry, `z*`.
+            pub z: #z,
+        }
+    });
+    quote! {
+        /// The memory of a hybrid system (Serban & Recuero 2019, §4): the state right after the
+        /// last mode entry; the start of a solve counts as an entry.
+        pub struct Memory {
+            /// The differential states right after the last mode entry, `y*`.
+            pub y: #states,
+            #algebraic
+        }
+    }
+}
+
+/// `NAMES`, `to_array`, `from_array` for a variable struct, in field order.
+fn array_conversions(s: &VariableStruct) -> TokenStream {
+    let ty = &s.item.ident;
+    let fields = s.field_names();
+    let n = Literal::usize_unsuffixed(fields.len());
+    let names: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
+    let indices = (0..fields.len()).map(Literal::usize_unsuffixed);
+    let values = hygienic("values");
+    quote! {
+        impl #ty {
+            /// The field names, in the order of the runtime's arrays.
+            pub const NAMES: [&'static str; #n] = [#(#names),*];
+
+            /// The fields as an array, in declaration order.
+            pub fn to_array(&self) -> [f64; #n] {
+                [#(self.#fields),*]
+            }
+
+            /// The struct from an array in declaration order.
+            pub fn from_array(#values: [f64; #n]) -> Self {
+                #ty { #(#fields: #values[#indices]),* }
+            }
+        }
+    }
+}
+
+/// `Model`, its inherent items and its `HybridModel` implementation.
+fn model_items(
+    checked: &Checked<'_>,
+    lowered: &mut Lowered,
+    ny: usize,
+    nz: usize,
+    np: usize,
+) -> TokenStream {
+    let model = checked.model;
+    let rt = quote!(::hysens::runtime::hybrid_model);
+    let (lny, lnz, lnp) = (
+        Literal::usize_unsuffixed(ny),
+        Literal::usize_unsuffixed(nz),
+        Literal::usize_unsuffixed(np),
+    );
+    let docs = model
+        .module
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"));
+    let module_name = model.module.ident.to_string();
+
+    let modes = model
+        .modes
+        .iter()
+        .zip(&lowered.modes)
+        .map(|(m, l)| {
+            let name = m.func.sig.ident.to_string();
+            let uses_memory = l.uses_memory;
+            quote!(#rt::ModeInfo { name: #name, uses_memory: #uses_memory })
+        })
+        .collect::<Vec<_>>();
+    let guards = model.guards.iter().zip(&checked.guards).enumerate().map(|(g, (guard, (from, to, _)))| {
+        let name = guard.func.sig.ident.to_string();
+        let direction = match guard.direction {
+            Direction::Rising => quote!(Rising),
+            Direction::Falling => quote!(Falling),
+            Direction::Either => quote!(Either),
+        };
+        let has_reset = checked.resets[g].is_some();
+        quote!(#rt::GuardInfo { name: #name, from: #from, to: #to, direction: #rt::Direction::#direction, has_reset: #has_reset })
+    });
+    let initial = match &checked.initial {
+        InitialRule::Fixed(m) => quote!(#rt::InitialMode::Fixed(#m)),
+        InitialRule::ByGuardSigns(rules, fallback) => {
+            let rules = rules
+                .iter()
+                .map(|(g, positive, m)| quote!((#g, #positive, #m)));
+            let fallback = match fallback {
+                Some(m) => quote!(Some(#m)),
+                None => quote!(None),
+            };
+            quote!(#rt::InitialMode::ByGuardSigns { rules: &[#(#rules),*], fallback: #fallback })
+        }
+    };
+    let names = |s: Option<&VariableStruct>, prefix: &str| -> Vec<String> {
+        s.map(|s| {
+            s.field_names()
+                .iter()
+                .map(|f| format!("{prefix}.{f}"))
+                .collect()
+        })
+        .unwrap_or_default()
+    };
+    let state_names = names(Some(checked.states), "y");
+    let algebraic_names = names(checked.algebraic, "z");
+    let mut parameter_names = names(checked.params, "p");
+    parameter_names.extend(names(checked.inputs, "u"));
+    let output_names: Vec<String> = model
+        .outputs
+        .iter()
+        .map(|o| o.sig.ident.to_string())
+        .collect();
+
+    let integral = lowered.integral;
+    let terminal = lowered.terminal;
+    let sampled = lowered.sampled;
+    let mut k = Kernels::new(lowered);
+    let residual = k.residual();
+    let jacobian = k.state_jacobian(false);
+    let memory_jacobian = k.state_jacobian(true);
+    let parameter_jacobian = k.parameter_jacobian();
+    let time_partials = k.time_partials();
+    let adjoint = k.adjoint_products();
+    let guard_values = k.guard_values();
+    let guard_partials = k.guard_partials();
+    let reset_values = k.reset_values();
+    let reset_jacobians = k.reset_jacobians();
+    let integral_value = k.scalar_value(integral);
+    let integral_partials = integral.map(|s| k.scalar_partials(s)).unwrap_or_default();
+    let terminal_value = k.scalar_value(terminal);
+    let terminal_partials = terminal.map(|s| k.scalar_partials(s)).unwrap_or_default();
+    let sampled_value = k.scalar_value(sampled);
+    let sampled_partials = sampled.map(|s| k.scalar_partials(s)).unwrap_or_default();
+    let output_values = k.output_values();
+
+    let point = quote!(&#rt::Point<'_, #lny, #lnz, #lnp>);
+    let mode = hygienic("mode");
+    let guard = hygienic("guard");
+    let output = hygienic("output");
+    let residual = statements(&mode, &residual);
+    let jacobian = statements(&mode, &jacobian);
+    let memory_jacobian = statements(&mode, &memory_jacobian);
+    let parameter_jacobian = statements(&mode, &parameter_jacobian);
+    let time_partials = statements(&mode, &time_partials);
+    let adjoint = statements(&mode, &adjoint);
+    let guard_values = value(&guard, &guard_values);
+    let guard_partials = statements(&guard, &guard_partials);
+    let reset_values = statements(&guard, &reset_values);
+    let reset_jacobians = statements(&guard, &reset_jacobians);
+    let output_values = value(&output, &output_values);
+
+    // Parameter names: hygienic, `_`-prefixed when the body does not read them.
+    let p = |name: &str, body: &TokenStream| -> Ident {
+        if reads(body, name) {
+            hygienic(name)
+        } else {
+            hygienic(&format!("_{name}"))
+        }
+    };
+    let m = |body: &TokenStream| p("mode", body);
+    let g = |body: &TokenStream| p("guard", body);
+    let at = |body: &TokenStream| p("at", body);
+    let out = |name: &str, body: &TokenStream| p(name, body);
+
+    let model_doc = format!(
+        "The hybrid model `{module_name}` for the hysens runtime: {ny} differential state(s), {nz} algebraic variable(s), {np} parameter(s) and input(s), {} mode(s), {} guard(s).",
+        model.modes.len(),
+        model.guards.len()
+    );
+    let mj = quote!(::hysens::runtime::model::ModeJacobian<#lny, #lnz>);
+    let sp = quote!(#rt::ScalarPartials<#lny, #lnz, #lnp>);
+
+    let residual_sig = {
+        let b = &residual;
+        let (mm, aa, ff, gg) = (m(b), at(b), out("f", b), out("g", b));
+        quote!(fn residual(&self, #mm: usize, #aa: #point, #ff: &mut [f64; #lny], #gg: &mut [f64; #lnz]) { #b })
+    };
+    let jacobian_sig = {
+        let b = &jacobian;
+        let (mm, aa, jj) = (m(b), at(b), out("jac", b));
+        quote!(fn jacobian(&self, #mm: usize, #aa: #point, #jj: &mut #mj) { #b })
+    };
+    let memory_jacobian_sig = {
+        let b = &memory_jacobian;
+        let (mm, aa, jj) = (m(b), at(b), out("jac", b));
+        quote!(fn memory_jacobian(&self, #mm: usize, #aa: #point, #jj: &mut #mj) { #b })
+    };
+    let parameter_jacobian_sig = {
+        let b = &parameter_jacobian;
+        let (mm, aa, fp, gp) = (m(b), at(b), out("fp", b), out("gp", b));
+        quote!(fn parameter_jacobian(&self, #mm: usize, #aa: #point, #fp: &mut [[f64; #lnp]; #lny], #gp: &mut [[f64; #lnp]; #lnz]) { #b })
+    };
+    let time_partials_sig = {
+        let b = &time_partials;
+        let (mm, aa, ft, gt) = (m(b), at(b), out("ft", b), out("gt", b));
+        quote!(fn time_partials(&self, #mm: usize, #aa: #point, #ft: &mut [f64; #lny], #gt: &mut [f64; #lnz]) { #b })
+    };
+    let adjoint_sig = {
+        let b = &adjoint;
+        let (mm, aa, la, mu, oy, oz, op) = (
+            m(b),
+            at(b),
+            out("lambda", b),
+            out("mu", b),
+            out("out_y", b),
+            out("out_z", b),
+            out("out_p", b),
+        );
+        quote!(fn adjoint_products(&self, #mm: usize, #aa: #point, #la: &[f64; #lny], #mu: &[f64; #lnz], #oy: &mut [f64; #lny], #oz: &mut [f64; #lnz], #op: &mut [f64; #lnp]) { #b })
+    };
+    let guard_sig = {
+        let b = &guard_values;
+        let (gg, aa) = (g(b), at(b));
+        quote!(fn guard(&self, #gg: usize, #aa: #point) -> f64 { #b })
+    };
+    let guard_partials_sig = {
+        let b = &guard_partials;
+        let (gg, aa, pp) = (g(b), at(b), out("partials", b));
+        quote!(fn guard_partials(&self, #gg: usize, #aa: #point, #pp: &mut #sp) { #b })
+    };
+    let reset_sig = {
+        let b = &reset_values;
+        let (gg, aa, yp) = (g(b), at(b), out("y_plus", b));
+        quote!(fn reset(&self, #gg: usize, #aa: #point, #yp: &mut [f64; #lny]) { #b })
+    };
+    let reset_jacobian_sig = {
+        let b = &reset_jacobians;
+        let (gg, aa, jj) = (g(b), at(b), out("jac", b));
+        quote!(fn reset_jacobian(&self, #gg: usize, #aa: #point, #jj: &mut #rt::ResetJacobian<#lny, #lnz, #lnp>) { #b })
+    };
+    let integral_sig = {
+        let b = &integral_value;
+        let aa = at(b);
+        let mm = hygienic("_mode");
+        quote!(fn integral_cost(&self, #mm: usize, #aa: #point) -> f64 { #b })
+    };
+    let integral_partials_sig = {
+        let b = &integral_partials;
+        let (aa, pp) = (at(b), out("partials", b));
+        let mm = hygienic("_mode");
+        quote!(fn integral_cost_partials(&self, #mm: usize, #aa: #point, #pp: &mut #sp) { #b })
+    };
+    let terminal_sig = {
+        let b = &terminal_value;
+        let aa = at(b);
+        quote!(fn terminal_cost(&self, #aa: #point) -> f64 { #b })
+    };
+    let terminal_partials_sig = {
+        let b = &terminal_partials;
+        let (aa, pp) = (at(b), out("partials", b));
+        quote!(fn terminal_cost_partials(&self, #aa: #point, #pp: &mut #sp) { #b })
+    };
+    let sampled_sig = {
+        let b = &sampled_value;
+        let (aa, dd) = (at(b), out("datum", b));
+        quote!(fn sampled_cost(&self, #aa: #point, #dd: f64) -> f64 { #b })
+    };
+    let sampled_partials_sig = {
+        let b = &sampled_partials;
+        let (aa, dd, pp) = (at(b), out("datum", b), out("partials", b));
+        quote!(fn sampled_cost_partials(&self, #aa: #point, #dd: f64, #pp: &mut #sp) { #b })
+    };
+    let output_sig = {
+        let b = &output_values;
+        let (oo, aa) = (p("output", b), at(b));
+        quote! {
+            /// The value of named output number `output` (see [`Model::OUTPUT_NAMES`]); 0 for an
+            /// index out of range.
+            pub fn output(&self, #oo: usize, #aa: #point) -> f64 { #b }
+        }
+    };
+
+    quote! {
+        #(#docs)*
+        #[doc = #model_doc]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct Model;
+
+        impl Model {
+            /// Number of differential states `y`.
+            pub const NY: usize = #lny;
+            /// Number of algebraic variables `z`.
+            pub const NZ: usize = #lnz;
+            /// Number of parameters and inputs `p`.
+            pub const NP: usize = #lnp;
+            /// Names of the named outputs, in index order.
+            pub const OUTPUT_NAMES: &'static [&'static str] = &[#(#output_names),*];
+            #output_sig
+        }
+
+        impl #rt::HybridModel<#lny, #lnz, #lnp> for Model {
+            const MODES: &'static [#rt::ModeInfo] = &[#(#modes),*];
+            const GUARDS: &'static [#rt::GuardInfo] = &[#(#guards),*];
+            const INITIAL_MODE: #rt::InitialMode = #initial;
+            const STATE_NAMES: [&'static str; #lny] = [#(#state_names),*];
+            const ALGEBRAIC_NAMES: [&'static str; #lnz] = [#(#algebraic_names),*];
+            const PARAMETER_NAMES: [&'static str; #lnp] = [#(#parameter_names),*];
+
+            #residual_sig
+            #jacobian_sig
+            #parameter_jacobian_sig
+            #time_partials_sig
+            #memory_jacobian_sig
+            #adjoint_sig
+            #guard_sig
+            #guard_partials_sig
+            #reset_sig
+            #reset_jacobian_sig
+            #integral_sig
+            #integral_partials_sig
+            #terminal_sig
+            #terminal_partials_sig
+            #sampled_sig
+            #sampled_partials_sig
+        }
+    }
+}
+
+/// Dispatch over statement kernels: `match selector { 0 => { … } … _ => {} }`, an `if` for a
+/// single case, nothing when every case is empty.
+fn statements(selector: &Ident, arms: &Arms) -> TokenStream {
+    if arms.iter().all(TokenStream::is_empty) {
+        return TokenStream::new();
+    }
+    if let [only] = arms.as_slice() {
+        return quote!(if #selector == 0 { #only });
+    }
+    let cases = arms.iter().enumerate().map(|(i, body)| {
+        let i = Literal::usize_unsuffixed(i);
+        quote!(#i => { #body })
+    });
+    quote!(match #selector { #(#cases)* _ => {} })
+}
+
+/// Dispatch over value kernels, `0.0` for an index out of range (or when there is no case).
+fn value(selector: &Ident, arms: &Arms) -> TokenStream {
+    match arms.as_slice() {
+        [] => quote!(0.0),
+        [only] => quote!(if #selector == 0 { #only } else { 0.0 }),
+        _ => {
+            let cases = arms.iter().enumerate().map(|(i, body)| {
+                let i = Literal::usize_unsuffixed(i);
+                quote!(#i => { #body })
+            });
+            quote!(match #selector { #(#cases)* _ => 0.0 })
+        }
+    }
+}
+
+/// Whether `tokens` contain the identifier `name` (the generated bodies name their parameters
+/// with [`hygienic`], so this is exact).
+fn reads(tokens: &TokenStream, name: &str) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        TokenTree::Ident(i) => i == name,
+        TokenTree::Group(g) => reads(&g.stream(), name),
+        _ => false,
+    })
+}

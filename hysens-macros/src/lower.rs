@@ -1,0 +1,546 @@
+//! Lowering: the checked model's functions become symbolic expressions over the runtime's
+//! variables.
+//!
+//! Every function parameter is bound by its role to the runtime's arrays: `x.h` (with `x: &X`)
+//! becomes `y[i]` for the index `i` of field `h`; `m.y.h` (with `m: &Memory`) becomes `y*[i]`;
+//! `t` becomes the time. Module constants and helper functions are in every function's scope
+//! and inline symbolically. The results live in one [`Graph`], so a subexpression shared by
+//! two kernels is one node.
+
+use std::collections::HashMap;
+
+use hysens_symbolic::{
+    parse_expr, parse_outputs, ExprId, Function, Graph, Param, ParamKind, Scope, VarId,
+};
+use syn::spanned::Spanned;
+use syn::{Expr, ItemFn, Stmt};
+
+use crate::model::CostKind;
+use crate::validate::{Checked, Role, Signature};
+
+/// Where a symbolic variable lives at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// `y[i]`
+    Y(usize),
+    /// `z[i]`
+    Z(usize),
+    /// `p[i]` (parameters, then inputs)
+    P(usize),
+    /// `y*[i]`
+    MemoryY(usize),
+    /// `z*[i]`
+    MemoryZ(usize),
+    /// `t`
+    T,
+    /// the datum of a sampled cost
+    Datum,
+    /// `λ[i]`, the adjoint weights of `f`
+    Lambda(usize),
+    /// `μ[i]`, the adjoint weights of `g`
+    Mu(usize),
+}
+
+/// The model's variables in the graph, by role.
+pub struct Variables {
+    /// `y`
+    pub y: Vec<VarId>,
+    /// `z`
+    pub z: Vec<VarId>,
+    /// `p` (parameters, then inputs)
+    pub p: Vec<VarId>,
+    /// `y*`
+    pub memory_y: Vec<VarId>,
+    /// `z*`
+    pub memory_z: Vec<VarId>,
+    /// `t`
+    pub t: VarId,
+    /// a sampled cost's datum
+    pub datum: VarId,
+    /// `λ`
+    pub lambda: Vec<VarId>,
+    /// `μ`
+    pub mu: Vec<VarId>,
+    /// The slot of every variable, by `VarId::index()`.
+    pub slots: Vec<Slot>,
+}
+
+/// A mode's equations.
+pub struct LoweredMode {
+    /// `f`, one per state.
+    pub f: Vec<ExprId>,
+    /// `g`, one per algebraic variable.
+    pub g: Vec<ExprId>,
+    /// Whether `f` or `g` reads the memory.
+    pub uses_memory: bool,
+}
+
+/// The whole model as expressions.
+pub struct Lowered {
+    /// The graph holding every expression.
+    pub graph: Graph,
+    /// The variables.
+    pub vars: Variables,
+    /// The modes, in declaration order.
+    pub modes: Vec<LoweredMode>,
+    /// The guards' `h`, in declaration order.
+    pub guards: Vec<ExprId>,
+    /// Each guard's reset `R` (one per state), or `None` for continuity.
+    pub resets: Vec<Option<Vec<ExprId>>>,
+    /// The sum of the integral costs' integrands.
+    pub integral: Option<ExprId>,
+    /// The sum of the terminal costs.
+    pub terminal: Option<ExprId>,
+    /// The sampled cost term.
+    pub sampled: Option<ExprId>,
+    /// The outputs, in declaration order.
+    pub outputs: Vec<ExprId>,
+}
+
+/// Lowers every function of the checked model.
+pub fn lower(checked: &Checked<'_>) -> Result<Lowered, Vec<syn::Error>> {
+    let mut lowering = Lowering::new(checked);
+    let mut errors = Vec::new();
+    let base = lowering.base_scope(&mut errors);
+    let model = checked.model;
+
+    let mut modes = Vec::new();
+    for (mode, sig) in model.modes.iter().zip(&checked.mode_signatures) {
+        let scope = lowering.scope(&base, sig);
+        let nz = lowering.field_names(Role::Algebraic).len();
+        match lowering.mode_body(&mode.func, &scope, nz) {
+            Ok((f, g)) => {
+                let uses_memory = lowering.reads_memory(&f, &g);
+                modes.push(LoweredMode { f, g, uses_memory });
+            }
+            Err(e) => errors.extend(e),
+        }
+    }
+    let mut guards = Vec::new();
+    for (guard, (_, _, sig)) in model.guards.iter().zip(&checked.guards) {
+        let scope = lowering.scope(&base, sig);
+        match lowering.scalar_body(&guard.func, &scope) {
+            Ok(h) => guards.push(h),
+            Err(e) => errors.extend(e),
+        }
+    }
+    let mut resets = Vec::new();
+    for reset in &checked.resets {
+        resets.push(match reset {
+            None => None,
+            Some((k, sig)) => {
+                let scope = lowering.scope(&base, sig);
+                let func = &model.resets[*k].func;
+                match lowering.states_literal_body(func, &scope) {
+                    Ok(r) => Some(r),
+                    Err(e) => {
+                        errors.extend(e);
+                        None
+                    }
+                }
+            }
+        });
+    }
+    let (mut integral, mut terminal, mut sampled) = (None, None, None);
+    for (cost, sig) in model.costs.iter().zip(&checked.cost_signatures) {
+        let scope = lowering.scope(&base, sig);
+        match lowering.scalar_body(&cost.func, &scope) {
+            Ok(value) => {
+                let total = match cost.kind {
+                    CostKind::Integral => &mut integral,
+                    CostKind::Terminal => &mut terminal,
+                    CostKind::Sampled => &mut sampled,
+                };
+                *total = Some(match *total {
+                    Some(sum) => lowering.graph.add(sum, value),
+                    None => value,
+                });
+            }
+            Err(e) => errors.extend(e),
+        }
+    }
+    let mut outputs = Vec::new();
+    for (output, sig) in model.outputs.iter().zip(&checked.output_signatures) {
+        let scope = lowering.scope(&base, sig);
+        match lowering.scalar_body(output, &scope) {
+            Ok(value) => outputs.push(value),
+            Err(e) => errors.extend(e),
+        }
+    }
+
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(Lowered {
+        graph: lowering.graph,
+        vars: lowering.vars,
+        modes,
+        guards,
+        resets,
+        integral,
+        terminal,
+        sampled,
+        outputs,
+    })
+}
+
+/// The graph and variables being built, and the model's field names by role.
+struct Lowering<'c, 'm> {
+    checked: &'c Checked<'m>,
+    graph: Graph,
+    vars: Variables,
+}
+
+impl<'c, 'm> Lowering<'c, 'm> {
+    fn new(checked: &'c Checked<'m>) -> Self {
+        let mut graph = Graph::new();
+        let count = |s: Option<&crate::model::VariableStruct>| s.map_or(0, |s| s.item.fields.len());
+        let ny = checked.states.item.fields.len();
+        let nz = count(checked.algebraic);
+        let np = count(checked.params) + count(checked.inputs);
+        let mut slots = Vec::new();
+        let mut make = |graph: &mut Graph, name: String, slot: Slot| {
+            let id = graph.var(&name);
+            let var = graph.as_var(id).expect("a variable node");
+            debug_assert_eq!(var.index(), slots.len());
+            slots.push(slot);
+            var
+        };
+        let y = (0..ny)
+            .map(|i| make(&mut graph, format!("y[{i}]"), Slot::Y(i)))
+            .collect();
+        let z = (0..nz)
+            .map(|i| make(&mut graph, format!("z[{i}]"), Slot::Z(i)))
+            .collect();
+        let p = (0..np)
+            .map(|i| make(&mut graph, format!("p[{i}]"), Slot::P(i)))
+            .collect();
+        let memory_y = (0..ny)
+            .map(|i| make(&mut graph, format!("y*[{i}]"), Slot::MemoryY(i)))
+            .collect();
+        let memory_z = (0..nz)
+            .map(|i| make(&mut graph, format!("z*[{i}]"), Slot::MemoryZ(i)))
+            .collect();
+        let t = make(&mut graph, "t".into(), Slot::T);
+        let datum = make(&mut graph, "datum".into(), Slot::Datum);
+        let lambda = (0..ny)
+            .map(|i| make(&mut graph, format!("λ[{i}]"), Slot::Lambda(i)))
+            .collect();
+        let mu = (0..nz)
+            .map(|i| make(&mut graph, format!("μ[{i}]"), Slot::Mu(i)))
+            .collect();
+        Lowering {
+            checked,
+            graph,
+            vars: Variables {
+                y,
+                z,
+                p,
+                memory_y,
+                memory_z,
+                t,
+                datum,
+                lambda,
+                mu,
+                slots,
+            },
+        }
+    }
+
+    /// The field names of the struct with `role`, in order.
+    fn field_names(&self, role: Role) -> Vec<String> {
+        let s = match role {
+            Role::States => Some(self.checked.states),
+            Role::Algebraic => self.checked.algebraic,
+            Role::Params => self.checked.params,
+            Role::Inputs => self.checked.inputs,
+            _ => None,
+        };
+        s.map(|s| s.field_names().iter().map(|i| i.to_string()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Module constants and helper functions, visible in every model function.
+    fn base_scope(&mut self, errors: &mut Vec<syn::Error>) -> Scope {
+        let mut scope = Scope::new();
+        let model = self.checked.model;
+        for c in &model.constants {
+            if !matches!(&*c.ty, syn::Type::Path(p) if p.path.is_ident("f64")) {
+                continue; // not ours: left to Rust
+            }
+            match parse_expr(&mut self.graph, &scope, &c.expr) {
+                Ok(value) => scope.bind(c.ident.to_string(), value),
+                Err(e) => errors.extend(e.iter().map(|e| e.to_syn_error())),
+            }
+        }
+        let struct_types: Vec<String> = [
+            Some(self.checked.states),
+            self.checked.algebraic,
+            self.checked.params,
+            self.checked.inputs,
+        ]
+        .into_iter()
+        .flatten()
+        .map(|s| s.item.ident.to_string())
+        .chain(std::iter::once("Memory".to_owned()))
+        .collect();
+        for helper in &model.helpers {
+            if let Some(function) = helper_function(helper, &struct_types) {
+                scope.define_function(helper.sig.ident.to_string(), function);
+            }
+        }
+        scope
+    }
+
+    /// `base` plus the names of a function's parameters.
+    fn scope(&self, base: &Scope, sig: &Signature) -> Scope {
+        let mut scope = base.clone();
+        let v = &self.vars;
+        let node = |var: VarId| self.graph.var_node(var);
+        for (ident, role) in sig {
+            let name = ident.to_string();
+            match role {
+                Role::States => {
+                    for (field, &var) in self.field_names(Role::States).iter().zip(&v.y) {
+                        scope.bind(format!("{name}.{field}"), node(var));
+                    }
+                }
+                Role::Algebraic => {
+                    for (field, &var) in self.field_names(Role::Algebraic).iter().zip(&v.z) {
+                        scope.bind(format!("{name}.{field}"), node(var));
+                    }
+                }
+                Role::Params | Role::Inputs => {
+                    let offset = if *role == Role::Inputs {
+                        self.field_names(Role::Params).len()
+                    } else {
+                        0
+                    };
+                    for (k, field) in self.field_names(*role).iter().enumerate() {
+                        scope.bind(format!("{name}.{field}"), node(v.p[offset + k]));
+                    }
+                }
+                Role::Memory => {
+                    for (field, &var) in self.field_names(Role::States).iter().zip(&v.memory_y) {
+                        scope.bind(format!("{name}.y.{field}"), node(var));
+                    }
+                    for (field, &var) in self.field_names(Role::Algebraic).iter().zip(&v.memory_z) {
+                        scope.bind(format!("{name}.z.{field}"), node(var));
+                    }
+                }
+                Role::Time => scope.bind(name, node(v.t)),
+                Role::Datum => scope.bind(name, node(v.datum)),
+            }
+        }
+        scope
+    }
+
+    /// A mode body: `X { .. }` or `(X { .. }, [g₁, …])` after its `let`s.
+    fn mode_body(
+        &mut self,
+        func: &ItemFn,
+        scope: &Scope,
+        nz: usize,
+    ) -> Result<(Vec<ExprId>, Vec<ExprId>), Vec<syn::Error>> {
+        let (lets, value) = split_body(func)?;
+        let (derivatives, equations): (&Expr, Option<Vec<&Expr>>) = match unparen(value) {
+            Expr::Tuple(t) if t.elems.len() == 2 => {
+                let array = match unparen(&t.elems[1]) {
+                    Expr::Array(a) => a,
+                    other => {
+                        return Err(vec![syn::Error::new(
+                            other.span(),
+                            "write the algebraic equations as an array literal `[g1, g2, ...]`",
+                        )])
+                    }
+                };
+                if array.elems.len() != nz {
+                    return Err(vec![syn::Error::new(
+                        array.span(),
+                        format!(
+                            "{} algebraic equation(s) for {nz} algebraic variable(s): an index-1 mode has one equation per algebraic variable",
+                            array.elems.len()
+                        ),
+                    )]);
+                }
+                (&t.elems[0], Some(array.elems.iter().collect()))
+            }
+            other => (other, None),
+        };
+        let states = self.checked.states.item.ident.to_string();
+        let what = format!(
+            "the derivative of state `{{}}` is missing from mode `{}`",
+            func.sig.ident
+        );
+        let mut outputs = self.struct_fields(derivatives, &states, &what)?;
+        let nf = outputs.len();
+        outputs.extend(equations.unwrap_or_default());
+        let values = parse_outputs(&mut self.graph, scope, lets, &outputs)
+            .map_err(|e| e.iter().map(|e| e.to_syn_error()).collect::<Vec<_>>())?;
+        let (f, g) = values.split_at(nf);
+        Ok((f.to_vec(), g.to_vec()))
+    }
+
+    /// A reset body: `X { .. }` after its `let`s.
+    fn states_literal_body(
+        &mut self,
+        func: &ItemFn,
+        scope: &Scope,
+    ) -> Result<Vec<ExprId>, Vec<syn::Error>> {
+        let (lets, value) = split_body(func)?;
+        let states = self.checked.states.item.ident.to_string();
+        let what = format!(
+            "state `{{}}` is missing from reset `{}`: a reset gives every state after the switch",
+            func.sig.ident
+        );
+        let outputs = self.struct_fields(unparen(value), &states, &what)?;
+        parse_outputs(&mut self.graph, scope, lets, &outputs)
+            .map_err(|e| e.iter().map(|e| e.to_syn_error()).collect())
+    }
+
+    /// A body whose value is one `f64` expression.
+    fn scalar_body(&mut self, func: &ItemFn, scope: &Scope) -> Result<ExprId, Vec<syn::Error>> {
+        let (lets, value) = split_body(func)?;
+        parse_outputs(&mut self.graph, scope, lets, &[value])
+            .map(|v| v[0])
+            .map_err(|e| e.iter().map(|e| e.to_syn_error()).collect())
+    }
+
+    /// The field values of a struct literal `Name { a: …, b: … }` in the struct's declaration
+    /// order; `missing` is the message for an absent field (`{}` stands for its name).
+    fn struct_fields<'e>(
+        &self,
+        value: &'e Expr,
+        struct_name: &str,
+        missing: &str,
+    ) -> Result<Vec<&'e Expr>, Vec<syn::Error>> {
+        let Expr::Struct(literal) = value else {
+            return Err(vec![syn::Error::new(
+                value.span(),
+                format!(
+                    "expected a struct literal `{struct_name} {{ ... }}` as the value of the body"
+                ),
+            )]);
+        };
+        if !literal.path.is_ident(struct_name) {
+            return Err(vec![syn::Error::new(
+                literal.path.span(),
+                format!("expected `{struct_name} {{ ... }}` here: the states"),
+            )]);
+        }
+        let mut errors = Vec::new();
+        if let Some(rest) = &literal.rest {
+            errors.push(syn::Error::new(
+                rest.span(),
+                "write every field out: `..base` is not supported",
+            ));
+        }
+        let fields = self.field_names(Role::States);
+        let mut given: HashMap<String, &Expr> = HashMap::new();
+        for fv in &literal.fields {
+            let name = match &fv.member {
+                syn::Member::Named(id) => id.to_string(),
+                syn::Member::Unnamed(i) => i.index.to_string(),
+            };
+            if !fields.contains(&name) {
+                errors.push(syn::Error::new(
+                    fv.member.span(),
+                    format!("`{struct_name}` has no field `{name}`"),
+                ));
+            } else if given.insert(name.clone(), &fv.expr).is_some() {
+                errors.push(syn::Error::new(
+                    fv.member.span(),
+                    format!("field `{name}` is given twice"),
+                ));
+            }
+        }
+        let mut values = Vec::new();
+        for field in &fields {
+            match given.get(field) {
+                Some(e) => values.push(*e),
+                None => errors.push(syn::Error::new(
+                    literal.span(),
+                    missing.replacen("{}", field, 1),
+                )),
+            }
+        }
+        if errors.is_empty() {
+            Ok(values)
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// Whether any of `roots` reads `y*` or `z*`.
+    fn reads_memory(&self, f: &[ExprId], g: &[ExprId]) -> bool {
+        let roots: Vec<ExprId> = f.iter().chain(g).copied().collect();
+        let reached = self.graph.reachable(&roots);
+        self.vars
+            .memory_y
+            .iter()
+            .chain(&self.vars.memory_z)
+            .any(|&v| {
+                reached
+                    .get(self.graph.var_node(v).index())
+                    .copied()
+                    .unwrap_or(false)
+            })
+    }
+}
+
+/// A helper `fn name(a: f64, s: &S) -> f64` as an inlinable function; `None` for functions of
+/// other shapes (they stay ordinary Rust, and calling one from a model expression is an
+/// "unsupported function" error there).
+fn helper_function(item: &ItemFn, struct_types: &[String]) -> Option<Function> {
+    let returns_f64 = matches!(&item.sig.output,
+        syn::ReturnType::Type(_, ty) if matches!(&**ty, syn::Type::Path(p) if p.path.is_ident("f64")));
+    if !returns_f64 || !item.sig.generics.params.is_empty() {
+        return None;
+    }
+    let mut params = Vec::new();
+    for input in &item.sig.inputs {
+        let syn::FnArg::Typed(pt) = input else {
+            return None;
+        };
+        let syn::Pat::Ident(id) = &*pt.pat else {
+            return None;
+        };
+        let kind = match &*pt.ty {
+            syn::Type::Path(p) if p.path.is_ident("f64") => ParamKind::Value,
+            syn::Type::Reference(r) => match &*r.elem {
+                syn::Type::Path(p) if struct_types.iter().any(|s| p.path.is_ident(s)) => {
+                    ParamKind::Alias
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        params.push(Param {
+            name: id.ident.to_string(),
+            kind,
+        });
+    }
+    Some(Function {
+        params,
+        body: (*item.block).clone(),
+    })
+}
+
+/// A function body as its `let` statements and its final expression.
+fn split_body(func: &ItemFn) -> Result<(&[Stmt], &Expr), Vec<syn::Error>> {
+    match func.block.stmts.split_last() {
+        Some((Stmt::Expr(value, None), lets)) => Ok((lets, value)),
+        _ => Err(vec![syn::Error::new(
+            func.block.span(),
+            "the body must end with its value as an expression (no `return`, no trailing `;`)",
+        )]),
+    }
+}
+
+fn unparen(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => unparen(&p.expr),
+        Expr::Group(g) => unparen(&g.expr),
+        other => other,
+    }
+}

@@ -1,0 +1,128 @@
+//! The model AST: what `parse` reads out of the annotated module, before any checking.
+//!
+//! Items keep their `syn` form (spans included) so that later stages can point errors at the
+//! user's code; only the meaning of the attributes is decoded here.
+
+use proc_macro2::Span;
+use syn::{Ident, ItemConst, ItemFn, ItemMod, ItemStruct};
+
+/// A `#[hybrid_model]` module.
+pub struct Model {
+    /// The module item itself, with its items (our attributes stripped) for re-emission.
+    pub module: ItemMod,
+    /// `#[states]`: the differential states `y`.
+    pub states: Vec<VariableStruct>,
+    /// `#[algebraic]`: the algebraic variables `z`.
+    pub algebraic: Vec<VariableStruct>,
+    /// `#[params]`: the parameters `p`.
+    pub params: Vec<VariableStruct>,
+    /// `#[inputs]`: inputs held constant over a solve, appended to `p`.
+    pub inputs: Vec<VariableStruct>,
+    /// `const NAME: f64 = …;` items, usable in every expression.
+    pub constants: Vec<ItemConst>,
+    /// Plain functions, inlined where they are called.
+    pub helpers: Vec<ItemFn>,
+    /// `#[mode]` functions.
+    pub modes: Vec<Mode>,
+    /// `#[guard]` functions.
+    pub guards: Vec<Guard>,
+    /// `#[reset]` functions.
+    pub resets: Vec<Reset>,
+    /// `#[cost]` functions.
+    pub costs: Vec<Cost>,
+    /// `#[output]` functions.
+    pub outputs: Vec<ItemFn>,
+}
+
+/// A struct of `f64` fields that names variables (`#[states]`, `#[algebraic]`, `#[params]`,
+/// `#[inputs]`).
+pub struct VariableStruct {
+    /// The struct item.
+    pub item: ItemStruct,
+    /// The attribute that marked it, for error spans.
+    pub attribute: Span,
+}
+
+impl VariableStruct {
+    /// The field names, in declaration order (the order of the runtime's arrays).
+    pub fn field_names(&self) -> Vec<Ident> {
+        self.item
+            .fields
+            .iter()
+            .filter_map(|f| f.ident.clone())
+            .collect()
+    }
+}
+
+/// `#[mode]`, `#[mode(initial)]` or `#[mode(initial_if(guard, positive))]`.
+pub struct Mode {
+    /// The mode's equations.
+    pub func: ItemFn,
+    /// Whether and how it can be the first mode.
+    pub initial: Initial,
+}
+
+/// How a mode can be the first mode of a solve.
+pub enum Initial {
+    /// Only by a switch.
+    No,
+    /// Always the first mode (or the fallback when `initial_if` rules decide nothing).
+    Fixed(Span),
+    /// The first mode when the named guard has the given sign at `t0`.
+    If {
+        /// The guard function's name.
+        guard: Ident,
+        /// `true` for `positive`, `false` for `negative`.
+        positive: bool,
+    },
+}
+
+/// `#[guard(from -> to, direction)]`.
+pub struct Guard {
+    /// The guard function `h`.
+    pub func: ItemFn,
+    /// The mode in which it is watched.
+    pub from: Ident,
+    /// The mode it switches to.
+    pub to: Ident,
+    /// The crossing direction that fires it.
+    pub direction: Direction,
+}
+
+/// The crossing direction of a guard.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// `rising`: from negative to positive.
+    Rising,
+    /// `falling`: from positive to negative.
+    Falling,
+    /// `either`.
+    Either,
+}
+
+/// `#[reset(guard)]`.
+pub struct Reset {
+    /// The reset function `R`.
+    pub func: ItemFn,
+    /// The guard it belongs to.
+    pub guard: Ident,
+}
+
+/// `#[cost(integral)]`, `#[cost(terminal)]` or `#[cost(sampled)]`.
+pub struct Cost {
+    /// The cost function.
+    pub func: ItemFn,
+    /// Which kind.
+    pub kind: CostKind,
+}
+
+/// The kinds of cost, all summed into one objective.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum CostKind {
+    /// `∫ L(t, y, z, p, m) dt` over the solve.
+    Integral,
+    /// `φ(t_f, y, z, p)` at the final time.
+    Terminal,
+    /// `Σ_k ℓ(t_k, y, z, p, d_k)` over the sample times, with data `d_k`.
+    Sampled,
+}

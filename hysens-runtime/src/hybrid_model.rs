@@ -1,0 +1,287 @@
+//! The interface between a hybrid model and the runtime: what `#[hybrid_model]` implements.
+//!
+//! A hybrid model (Serban & Recuero 2019, §2 and §4) has
+//!
+//! - differential states `y ∈ R^NY`, algebraic variables `z ∈ R^NZ`, parameters `p ∈ R^NP`
+//!   (inputs held constant over a solve are appended to `p`, so they get sensitivities too);
+//! - modes, each a semi-explicit index-1 DAE `y' = f(t, y, z, p, m)`, `0 = g(t, y, z, p, m)`
+//!   with `g_z` nonsingular (an ODE mode when `NZ = 0`), where `m = (y*, z*)` is the *memory*:
+//!   the state right after the last mode entry (Serban & Recuero Eq. 22; the start of the solve
+//!   counts as an entry, so memory is `(y0, z0)` in the first mode, note 000 §1.4);
+//! - guards `h(t, y, z, p, m)` that switch from one mode to another when they cross zero in their
+//!   declared direction, each with a reset `y⁺ = R(t, y⁻, z⁻, p, m)` (continuity by default);
+//! - costs, summed into one objective: integral `∫ L dt`, terminal `φ(t_f, y, z, p)`, and sampled
+//!   `Σ_k ℓ(t_k, y, z, p, d_k)` against data `d_k`.
+//!
+//! Every kernel takes the evaluation point as one [`Point`] and writes into caller-provided
+//! fixed-size storage; nothing allocates. Derivative storage is zeroed by the caller, so an
+//! implementation writes only its structural nonzeros. Kernels never panic: a mode or guard
+//! index out of range writes nothing (the runtime only passes indices from the model's own
+//! tables).
+
+use crate::model::ModeJacobian;
+
+/// Where a kernel is evaluated: time, state, parameters and memory.
+#[derive(Clone, Copy, Debug)]
+pub struct Point<'a, const NY: usize, const NZ: usize, const NP: usize> {
+    /// Time `t`.
+    pub t: f64,
+    /// Differential states `y`.
+    pub y: &'a [f64; NY],
+    /// Algebraic variables `z`.
+    pub z: &'a [f64; NZ],
+    /// Parameters `p` (inputs appended).
+    pub p: &'a [f64; NP],
+    /// Memory: the state right after the last mode entry.
+    pub memory: &'a Memory<NY, NZ>,
+}
+
+/// The state right after the last mode entry, `(y*, z*)` (Serban & Recuero 2019, §4).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Memory<const NY: usize, const NZ: usize> {
+    /// `y*`
+    pub y: [f64; NY],
+    /// `z*`
+    pub z: [f64; NZ],
+}
+
+impl<const NY: usize, const NZ: usize> Memory<NY, NZ> {
+    /// All zero.
+    pub const ZERO: Self = Memory {
+        y: [0.0; NY],
+        z: [0.0; NZ],
+    };
+}
+
+/// All first partial derivatives of a scalar function `s(t, y, z, p, y*, z*)` (a guard or a
+/// cost), zeroed by the caller.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScalarPartials<const NY: usize, const NZ: usize, const NP: usize> {
+    /// `∂s/∂t`
+    pub t: f64,
+    /// `∂s/∂y`
+    pub y: [f64; NY],
+    /// `∂s/∂z`
+    pub z: [f64; NZ],
+    /// `∂s/∂p`
+    pub p: [f64; NP],
+    /// `∂s/∂y*`
+    pub memory_y: [f64; NY],
+    /// `∂s/∂z*`
+    pub memory_z: [f64; NZ],
+}
+
+impl<const NY: usize, const NZ: usize, const NP: usize> ScalarPartials<NY, NZ, NP> {
+    /// All zero.
+    pub const ZERO: Self = ScalarPartials {
+        t: 0.0,
+        y: [0.0; NY],
+        z: [0.0; NZ],
+        p: [0.0; NP],
+        memory_y: [0.0; NY],
+        memory_z: [0.0; NZ],
+    };
+}
+
+/// Partial derivatives of a reset `y⁺ = R(t, y⁻, z⁻, p, y*, z*)`, zeroed by the caller.
+/// Row index = component of `y⁺`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ResetJacobian<const NY: usize, const NZ: usize, const NP: usize> {
+    /// `∂R/∂t`
+    pub t: [f64; NY],
+    /// `∂R/∂y⁻`
+    pub y: [[f64; NY]; NY],
+    /// `∂R/∂z⁻`
+    pub z: [[f64; NZ]; NY],
+    /// `∂R/∂p`
+    pub p: [[f64; NP]; NY],
+    /// `∂R/∂y*`
+    pub memory_y: [[f64; NY]; NY],
+    /// `∂R/∂z*`
+    pub memory_z: [[f64; NZ]; NY],
+}
+
+impl<const NY: usize, const NZ: usize, const NP: usize> ResetJacobian<NY, NZ, NP> {
+    /// All zero.
+    pub const ZERO: Self = ResetJacobian {
+        t: [0.0; NY],
+        y: [[0.0; NY]; NY],
+        z: [[0.0; NZ]; NY],
+        p: [[0.0; NP]; NY],
+        memory_y: [[0.0; NY]; NY],
+        memory_z: [[0.0; NZ]; NY],
+    };
+}
+
+/// The direction of a zero crossing that fires a guard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// `h` goes from negative to positive.
+    Rising,
+    /// `h` goes from positive to negative.
+    Falling,
+    /// Either way.
+    Either,
+}
+
+/// A mode, as the runtime needs to know it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModeInfo {
+    /// The mode's name in the model (for error messages and the event log).
+    pub name: &'static str,
+    /// Whether its equations read the memory `(y*, z*)`.
+    pub uses_memory: bool,
+}
+
+/// A guard: the switch from one mode to another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GuardInfo {
+    /// The guard's name in the model.
+    pub name: &'static str,
+    /// The mode in which the guard is watched.
+    pub from: usize,
+    /// The mode entered when it fires.
+    pub to: usize,
+    /// The crossing direction that fires it.
+    pub direction: Direction,
+    /// Whether it has a reset (otherwise `y⁺ = y⁻`).
+    pub has_reset: bool,
+}
+
+/// How the first mode is chosen at `t0`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitialMode {
+    /// Always this mode.
+    Fixed(usize),
+    /// The first rule whose guard has the given sign at `t0` picks its mode; if none does, the
+    /// fallback (if any). A guard that is exactly zero at `t0` is decided by look-ahead.
+    ByGuardSigns {
+        /// `(guard, positive?, mode)`: start in `mode` if guard `guard` is positive (or negative).
+        rules: &'static [(usize, bool, usize)],
+        /// The mode when no rule applies.
+        fallback: Option<usize>,
+    },
+}
+
+/// A hybrid model with `NY` differential states, `NZ` algebraic variables and `NP` parameters
+/// (inputs included). Implemented by `#[hybrid_model]`; hand-written implementations are fine.
+pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
+    /// The modes, indexed by mode number.
+    const MODES: &'static [ModeInfo];
+    /// The guards, indexed by guard number.
+    const GUARDS: &'static [GuardInfo];
+    /// How the first mode is chosen.
+    const INITIAL_MODE: InitialMode;
+    /// Names of the differential states, in `y` order.
+    const STATE_NAMES: [&'static str; NY];
+    /// Names of the algebraic variables, in `z` order.
+    const ALGEBRAIC_NAMES: [&'static str; NZ];
+    /// Names of the parameters and inputs, in `p` order.
+    const PARAMETER_NAMES: [&'static str; NP];
+
+    /// `f = f(t, y, z, p, m)` and `g = g(t, y, z, p, m)` of `mode`.
+    fn residual(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        f: &mut [f64; NY],
+        g: &mut [f64; NZ],
+    );
+
+    /// `f_y, f_z, g_y, g_z` of `mode`.
+    fn jacobian(&self, mode: usize, at: &Point<'_, NY, NZ, NP>, jac: &mut ModeJacobian<NY, NZ>);
+
+    /// `f_p` (`NY × NP`) and `g_p` (`NZ × NP`) of `mode`.
+    fn parameter_jacobian(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        fp: &mut [[f64; NP]; NY],
+        gp: &mut [[f64; NP]; NZ],
+    );
+
+    /// `f_t` and `g_t` of `mode`.
+    fn time_partials(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        ft: &mut [f64; NY],
+        gt: &mut [f64; NZ],
+    );
+
+    /// `∂f/∂y*, ∂f/∂z*, ∂g/∂y*, ∂g/∂z*` of `mode` (in the blocks `fy, fz, gy, gz` of `jac`).
+    fn memory_jacobian(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        jac: &mut ModeJacobian<NY, NZ>,
+    );
+
+    /// The adjoint products of `mode`: `λᵀf_y + μᵀg_y`, `λᵀf_z + μᵀg_z` and `λᵀf_p + μᵀg_p`.
+    #[allow(clippy::too_many_arguments)]
+    fn adjoint_products(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        lambda: &[f64; NY],
+        mu: &[f64; NZ],
+        out_y: &mut [f64; NY],
+        out_z: &mut [f64; NZ],
+        out_p: &mut [f64; NP],
+    );
+
+    /// The value of guard `guard`.
+    fn guard(&self, guard: usize, at: &Point<'_, NY, NZ, NP>) -> f64;
+
+    /// All partials of guard `guard`: `h_t, h_y, h_z, h_p, h_y*, h_z*`.
+    fn guard_partials(
+        &self,
+        guard: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        partials: &mut ScalarPartials<NY, NZ, NP>,
+    );
+
+    /// `y⁺ = R(t, y⁻, z⁻, p, m)` of guard `guard` (`y⁺ = y⁻` if it has no reset).
+    fn reset(&self, guard: usize, at: &Point<'_, NY, NZ, NP>, y_plus: &mut [f64; NY]);
+
+    /// `R_t, R_y, R_z, R_p, R_y*, R_z*` of guard `guard`.
+    fn reset_jacobian(
+        &self,
+        guard: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        jac: &mut ResetJacobian<NY, NZ, NP>,
+    );
+
+    /// The integrand `L` of the integral cost in `mode` (0 if the model has none).
+    fn integral_cost(&self, mode: usize, at: &Point<'_, NY, NZ, NP>) -> f64;
+
+    /// All partials of the integrand `L` in `mode`.
+    fn integral_cost_partials(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        partials: &mut ScalarPartials<NY, NZ, NP>,
+    );
+
+    /// The terminal cost `φ` at the final time (0 if the model has none).
+    fn terminal_cost(&self, at: &Point<'_, NY, NZ, NP>) -> f64;
+
+    /// All partials of the terminal cost `φ`.
+    fn terminal_cost_partials(
+        &self,
+        at: &Point<'_, NY, NZ, NP>,
+        partials: &mut ScalarPartials<NY, NZ, NP>,
+    );
+
+    /// The sampled cost term `ℓ(t_k, y, z, p, d_k)` for one sample with datum `datum`
+    /// (0 if the model has none).
+    fn sampled_cost(&self, at: &Point<'_, NY, NZ, NP>, datum: f64) -> f64;
+
+    /// All partials of the sampled cost term.
+    fn sampled_cost_partials(
+        &self,
+        at: &Point<'_, NY, NZ, NP>,
+        datum: f64,
+        partials: &mut ScalarPartials<NY, NZ, NP>,
+    );
+}
