@@ -20,6 +20,7 @@ mod kernels;
 mod lower;
 mod model;
 mod parse;
+mod pipeline;
 mod validate;
 
 use proc_macro::TokenStream;
@@ -36,7 +37,7 @@ pub fn hybrid_model(args: TokenStream, input: TokenStream) -> TokenStream {
             return syn::Error::new(e.span(), message).to_compile_error().into();
         }
     };
-    match run(args.into(), module) {
+    match pipeline::run(args.into(), module) {
         Ok(tokens) => tokens.into(),
         Err(errors) => errors
             .into_iter()
@@ -44,17 +45,6 @@ pub fn hybrid_model(args: TokenStream, input: TokenStream) -> TokenStream {
             .collect::<proc_macro2::TokenStream>()
             .into(),
     }
-}
-
-/// parse → validate → lower → expand.
-fn run(
-    args: proc_macro2::TokenStream,
-    module: syn::ItemMod,
-) -> Result<proc_macro2::TokenStream, Vec<syn::Error>> {
-    let model = parse::parse_model(args, module)?;
-    let checked = validate::check(&model)?;
-    let mut lowered = lower::lower(&checked)?;
-    Ok(expand::expand(&checked, &mut lowered))
 }
 
 #[cfg(test)]
@@ -72,15 +62,16 @@ mod tests {
                 #[cost(terminal)] fn height(x: &X, _p: &P) -> f64 { x.h }
             }
         };
-        let tokens = super::run(proc_macro2::TokenStream::new(), module).unwrap_or_else(|e| {
-            panic!(
-                "{}",
-                e.iter()
-                    .map(|e| e.to_string())
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            )
-        });
+        let tokens =
+            super::pipeline::run(proc_macro2::TokenStream::new(), module).unwrap_or_else(|e| {
+                panic!(
+                    "{}",
+                    e.iter()
+                        .map(|e| e.to_string())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                )
+            });
         println!("{tokens}");
         syn::parse2::<syn::ItemMod>(tokens).unwrap();
     }

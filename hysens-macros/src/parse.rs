@@ -91,7 +91,7 @@ fn sort_item(item: &mut Item, model: &mut Model) -> syn::Result<()> {
             require_no_arguments(&attr)?;
             let decl = VariableStruct {
                 item: s.clone(),
-                attribute: attr.span(),
+                attribute: attr.path().span(),
             };
             let list = match attr_name(&attr).as_str() {
                 "states" => &mut model.states,
@@ -121,7 +121,7 @@ fn sort_item(item: &mut Item, model: &mut Model) -> syn::Result<()> {
                 }
                 "reset" => model.resets.push(Reset {
                     guard: attr.parse_args::<Ident>().map_err(|_| {
-                        syn::Error::new(attr.span(), "write `#[reset(guard_name)]`: the guard whose switch this reset applies")
+                        syn::Error::new_spanned(&attr, "write `#[reset(guard_name)]`: the guard whose switch this reset applies")
                     })?,
                     func,
                 }),
@@ -147,8 +147,8 @@ fn sort_item(item: &mut Item, model: &mut Model) -> syn::Result<()> {
             } else {
                 "a function"
             };
-            return Err(syn::Error::new(
-                attr.span(),
+            return Err(syn::Error::new_spanned(
+                &attr,
                 format!("`#[{name}]` belongs on {wanted}"),
             ));
         }
@@ -174,8 +174,8 @@ fn take_our_attribute(attrs: &mut Vec<Attribute>) -> syn::Result<Option<Attribut
     match ours.len() {
         0 => Ok(None),
         1 => Ok(ours.pop()),
-        _ => Err(syn::Error::new(
-            ours[1].span(),
+        _ => Err(syn::Error::new_spanned(
+            &ours[1],
             format!(
                 "an item can have one role: `#[{}]` and `#[{}]` together",
                 attr_name(&ours[0]),
@@ -196,8 +196,8 @@ fn reject_our_attributes(item: &Item) -> syn::Result<()> {
         _ => &[],
     };
     match attrs.iter().find(|a| is_our_attribute(a)) {
-        Some(a) => Err(syn::Error::new(
-            a.span(),
+        Some(a) => Err(syn::Error::new_spanned(
+            a,
             format!("`#[{}]` does not belong on this kind of item", attr_name(a)),
         )),
         None => Ok(()),
@@ -210,8 +210,8 @@ fn reserved_attribute(attr: &Attribute) -> Option<syn::Error> {
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, what)| {
-            syn::Error::new(
-                attr.span(),
+            syn::Error::new_spanned(
+                attr,
                 format!("`#[{name}]` is reserved for {what}, which hysens does not support yet"),
             )
         })
@@ -236,8 +236,8 @@ fn is_struct_attribute(attr: &Attribute) -> bool {
 fn require_no_arguments(attr: &Attribute) -> syn::Result<()> {
     match &attr.meta {
         syn::Meta::Path(_) => Ok(()),
-        _ => Err(syn::Error::new(
-            attr.span(),
+        _ => Err(syn::Error::new_spanned(
+            attr,
             format!("`#[{}]` takes no arguments", attr_name(attr)),
         )),
     }
@@ -335,8 +335,8 @@ fn parse_guard_arguments(input: ParseStream) -> syn::Result<(Ident, Ident, Direc
 /// An empty `#[guard]` gets the same message as a missing target.
 fn guard_error(attr: &Attribute, e: syn::Error) -> syn::Error {
     if matches!(attr.meta, syn::Meta::Path(_)) {
-        syn::Error::new(
-            attr.span(),
+        syn::Error::new_spanned(
+            attr,
             "a guard needs a source and a target mode: write `#[guard(from -> to, direction)]`",
         )
     } else {
@@ -349,7 +349,7 @@ fn parse_cost_kind(attr: &Attribute) -> syn::Result<CostKind> {
     let expected = "expected `#[cost(integral)]`, `#[cost(terminal)]` or `#[cost(sampled)]`";
     let kind: Ident = attr
         .parse_args()
-        .map_err(|_| syn::Error::new(attr.span(), expected))?;
+        .map_err(|_| syn::Error::new_spanned(attr, expected))?;
     match kind.to_string().as_str() {
         "integral" => Ok(CostKind::Integral),
         "terminal" => Ok(CostKind::Terminal),

@@ -214,8 +214,8 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Vec<syn::Error>> {
             let sig = signature(&c.func, &types, is_sampled, &mut errors);
             if is_sampled && !sig.iter().any(|(_, r)| *r == Role::Datum) {
                 errors.push(syn::Error::new(
-                    c.func.sig.inputs.span(),
-                    "a sampled cost takes the measured datum as an `f64` parameter, e.g. `d: f64`",
+                    c.func.sig.paren_token.span.join(),
+                    "a sampled cost takes the measured datum as an `f64` parameter: add e.g. `d: f64`",
                 ));
             }
             if c.kind == CostKind::Terminal {
@@ -287,17 +287,18 @@ struct TypeNames {
 /// Named `f64` fields only, no generics.
 fn check_variable_struct(s: &VariableStruct, errors: &mut Vec<syn::Error>) {
     if !s.item.generics.params.is_empty() {
-        errors.push(syn::Error::new(
-            s.item.generics.span(),
-            "a variable struct cannot be generic: its fields are f64 values",
+        errors.push(syn::Error::new_spanned(
+            &s.item.generics,
+            "a variable struct cannot be generic: remove the generic parameters and make every field `f64`",
         ));
+        return;
     }
     match &s.item.fields {
         syn::Fields::Named(fields) => {
             for f in &fields.named {
                 if !is_f64(&f.ty) {
-                    errors.push(syn::Error::new(
-                        f.ty.span(),
+                    errors.push(syn::Error::new_spanned(
+                        &f.ty,
                         "every field of a variable struct must be `f64`: each field is one scalar variable",
                     ));
                 }
@@ -349,8 +350,8 @@ fn signature(
             } else if datum_allowed && !used.contains(&Role::Datum) {
                 Some(Role::Datum)
             } else {
-                errors.push(syn::Error::new(
-                    pt.span(),
+                errors.push(syn::Error::new_spanned(
+                    pt,
                     "an `f64` parameter of a model function is the time and must be named `t`",
                 ));
                 None
@@ -369,8 +370,8 @@ fn signature(
                     allowed.extend(types.inputs.iter().map(|t| format!("&{t}")));
                     allowed.push("&Memory".into());
                     allowed.push("t: f64".into());
-                    errors.push(syn::Error::new(
-                        pt.ty.span(),
+                    errors.push(syn::Error::new_spanned(
+                        &pt.ty,
                         format!(
                             "unexpected parameter type: a model function takes {}",
                             allowed.join(", ")
@@ -382,9 +383,9 @@ fn signature(
         };
         if let Some(role) = role {
             if used.contains(&role) {
-                errors.push(syn::Error::new(
-                    pt.span(),
-                    "this parameter repeats a role another parameter already has",
+                errors.push(syn::Error::new_spanned(
+                    pt,
+                    "this parameter repeats a role another parameter already has: remove it",
                 ));
             }
             used.push(role);
@@ -397,12 +398,23 @@ fn signature(
 /// `&Name` → `"Name"`.
 fn referenced_type(ty: &Type) -> Option<String> {
     match ty {
-        Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
-            Type::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
-            _ => None,
-        },
+        Type::Reference(r) if r.mutability.is_none() => type_ident(&r.elem).map(Ident::to_string),
         _ => None,
     }
+}
+
+/// `Name` or `Name<..>` → `Name`.
+fn type_ident(ty: &Type) -> Option<&Ident> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+            Some(&p.path.segments[0].ident)
+        }
+        _ => None,
+    }
+}
+
+fn names_type(ty: &Type, name: &str) -> bool {
+    type_ident(ty).is_some_and(|i| i == name)
 }
 
 fn is_f64(ty: &Type) -> bool {
@@ -412,18 +424,20 @@ fn is_f64(ty: &Type) -> bool {
 fn check_scalar_return(func: &ItemFn, what: &str, errors: &mut Vec<syn::Error>) {
     match &func.sig.output {
         ReturnType::Type(_, ty) if is_f64(ty) => {}
-        other => errors.push(syn::Error::new(
-            return_span(func, other),
-            format!("{what} returns one `f64`"),
+        other => errors.push(return_error(
+            func,
+            other,
+            format!("{what} returns one `f64`: write `-> f64`"),
         )),
     }
 }
 
 fn check_struct_return(func: &ItemFn, name: &str, what: &str, errors: &mut Vec<syn::Error>) {
     match &func.sig.output {
-        ReturnType::Type(_, ty) if matches!(&**ty, Type::Path(p) if p.path.is_ident(name)) => {}
-        other => errors.push(syn::Error::new(
-            return_span(func, other),
+        ReturnType::Type(_, ty) if names_type(ty, name) => {}
+        other => errors.push(return_error(
+            func,
+            other,
             format!("{what}: its return type is `{name}`"),
         )),
     }
@@ -441,16 +455,20 @@ fn check_mode_return(func: &ItemFn, types: &TypeNames, nz: usize, errors: &mut V
         return;
     };
     match (&**ty, nz) {
-        (Type::Path(p), 0) if p.path.is_ident(states) => {}
-        (Type::Path(p), _) if p.path.is_ident(states) => errors.push(syn::Error::new(
-            ty.span(),
+        (ty, 0) if names_type(ty, states) => {}
+        (ty, _) if names_type(ty, states) => errors.push(syn::Error::new_spanned(
+            ty,
             format!("this model has {nz} algebraic variable(s), so every mode returns `({states}, [f64; {nz}])`: the derivatives and {nz} algebraic equation(s)"),
         )),
+        (Type::Tuple(_), 0) => errors.push(syn::Error::new_spanned(
+            ty,
+            format!("this model has no `#[algebraic]` variables, so a mode returns the derivatives `{states}` only: return `{states} {{ .. }}`, or declare the algebraic variables in an `#[algebraic]` struct"),
+        )),
         (Type::Tuple(t), _) if t.elems.len() == 2 => {
-            let first_ok = matches!(&t.elems[0], Type::Path(p) if p.path.is_ident(states));
+            let first_ok = names_type(&t.elems[0], states);
             if !first_ok {
-                errors.push(syn::Error::new(
-                    t.elems[0].span(),
+                errors.push(syn::Error::new_spanned(
+                    &t.elems[0],
                     format!("the first element is the state derivatives, `{states}`"),
                 ));
             }
@@ -463,20 +481,14 @@ fn check_mode_return(func: &ItemFn, types: &TypeNames, nz: usize, errors: &mut V
                     )),
                     None => errors.push(syn::Error::new(a.len.span(), "write the number of algebraic equations as a literal")),
                 },
-                other => errors.push(syn::Error::new(
-                    other.span(),
+                other => errors.push(syn::Error::new_spanned(
+                    other,
                     format!("the algebraic equations are `[f64; {nz}]`"),
                 )),
             }
-            if nz == 0 {
-                errors.push(syn::Error::new(
-                    ty.span(),
-                    format!("this model has no `#[algebraic]` variables, so a mode returns `{states}` only"),
-                ));
-            }
         }
-        _ => errors.push(syn::Error::new(
-            ty.span(),
+        _ => errors.push(syn::Error::new_spanned(
+            ty,
             format!("a mode returns the state derivatives as `{states}`, or `({states}, [f64; N])` with its algebraic equations"),
         )),
     }
@@ -492,10 +504,11 @@ fn array_length(expr: &syn::Expr) -> Option<usize> {
     }
 }
 
-fn return_span(func: &ItemFn, output: &ReturnType) -> Span {
+/// An error at the return type, or at the function's name when it has none.
+fn return_error(func: &ItemFn, output: &ReturnType, message: String) -> syn::Error {
     match output {
-        ReturnType::Type(_, ty) => ty.span(),
-        ReturnType::Default => func.sig.ident.span(),
+        ReturnType::Type(_, ty) => syn::Error::new_spanned(ty, message),
+        ReturnType::Default => syn::Error::new(func.sig.ident.span(), message),
     }
 }
 
@@ -508,6 +521,7 @@ fn initial_rule(
 ) -> InitialRule {
     let mut fixed: Option<usize> = None;
     let mut rules = Vec::new();
+    let mut any_initial_if = false;
     for (m, mode) in model.modes.iter().enumerate() {
         match &mode.initial {
             Initial::No => {}
@@ -520,28 +534,34 @@ fn initial_rule(
                 }
                 fixed = Some(m);
             }
-            Initial::If { guard, positive } => match guard_index.get(&guard.to_string()) {
-                Some(&g) => {
-                    if let Some((id, _)) = guards[g].2.iter().find(|(_, r)| *r == Role::Memory) {
-                        errors.push(syn::Error::new(
+            Initial::If { guard, positive } => {
+                any_initial_if = true;
+                match guard_index.get(&guard.to_string()) {
+                    Some(&g) => {
+                        if let Some((id, _)) = guards[g].2.iter().find(|(_, r)| *r == Role::Memory)
+                        {
+                            errors.push(syn::Error::new(
                             id.span(),
-                            format!("guard `{guard}` chooses the first mode, so it is evaluated at t0 before any mode entry has set the memory: it cannot read `Memory`"),
+                            format!("guard `{guard}` chooses the first mode, so it is evaluated at t0 before any mode entry has set the memory: it cannot read `Memory`; remove this parameter, or mark the first mode `#[mode(initial)]` instead"),
                         ));
+                        }
+                        rules.push((g, *positive, m));
                     }
-                    rules.push((g, *positive, m));
+                    None => errors.push(syn::Error::new(
+                        guard.span(),
+                        format!(
+                            "unknown guard `{guard}`: `initial_if` names a `#[guard]` function"
+                        ),
+                    )),
                 }
-                None => errors.push(syn::Error::new(
-                    guard.span(),
-                    format!("unknown guard `{guard}`: `initial_if` names a `#[guard]` function"),
-                )),
-            },
+            }
         }
     }
     match (fixed, rules.is_empty()) {
         (Some(m), true) => InitialRule::Fixed(m),
         (fallback, false) => InitialRule::ByGuardSigns(rules, fallback),
         (None, true) => {
-            if !model.modes.is_empty() {
+            if !model.modes.is_empty() && !any_initial_if {
                 errors.push(syn::Error::new(
                     model.module.ident.span(),
                     "no initial mode: mark one mode `#[mode(initial)]`, or choose it from guard signs with `#[mode(initial_if(guard, positive))]`",

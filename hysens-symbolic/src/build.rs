@@ -17,6 +17,9 @@
 //! Sums are never re-associated: `(a + b) + c` and `a + (b + c)` differ in floating point, and the
 //! engine evaluates exactly the expression the user wrote. `0 * a = 0` is applied although
 //! `0 * inf` is NaN in IEEE arithmetic: derivatives are taken where the expression is finite.
+//! For the same reason signed zeros are not preserved (`-0.0` is stored as `0.0`, and `0 * a`
+//! is `+0` even for negative `a`); this only shows on branch cuts such as `atan2(±0, x < 0)`
+//! or in `1 / ±0`, where a model would not be differentiable anyway.
 
 use crate::function::{Func1, Func2};
 use crate::graph::{ExprId, Graph, Node};

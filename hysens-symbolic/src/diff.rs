@@ -35,13 +35,20 @@ impl Derivative {
 
     /// `d root / d var`, as a node of `graph`.
     ///
-    /// Visits only the nodes below `root` that have no derivative yet (post-order, without
-    /// recursion), so differentiating the rows of a Jacobian one after the other costs the size
-    /// of their union, not the size of the graph per row.
+    /// Visits only the nodes below `root` that depend on the variable and have no derivative
+    /// yet (post-order, without recursion). Differentiating the rows of a Jacobian column one
+    /// after the other therefore costs the number of nodes that depend on that column's
+    /// variable — for a banded system, a few per row — not the size of the graph.
     pub fn of(&mut self, graph: &mut Graph, root: ExprId) -> ExprId {
         let mut stack = vec![(root, false)];
         while let Some((id, children_done)) = stack.pop() {
             if self.memo.contains_key(&id) {
+                continue;
+            }
+            if !graph.depends_on(id, self.var) {
+                // A subexpression free of the variable: zero, without looking inside.
+                let zero = graph.constant(0.0);
+                self.memo.insert(id, zero);
                 continue;
             }
             if children_done {

@@ -9,6 +9,7 @@
 //! is the storage underneath them.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use crate::function::{Func1, Func2};
 
@@ -86,6 +87,8 @@ impl Node {
 #[derive(Clone, Debug, Default)]
 pub struct Graph {
     nodes: Vec<Node>,
+    /// The variables each node depends on, sorted; shared between a unary node and its child.
+    dependencies: Vec<Rc<[VarId]>>,
     interned: HashMap<Node, ExprId>,
     var_names: Vec<String>,
     var_nodes: Vec<ExprId>,
@@ -173,6 +176,17 @@ impl Graph {
         self.is_const(id, 0.0)
     }
 
+    /// Whether the node `id` depends on variable `var` (its expression contains it).
+    /// Differentiation uses this to skip whole subexpressions whose derivative is zero.
+    pub fn depends_on(&self, id: ExprId, var: VarId) -> bool {
+        self.dependencies[id.index()].binary_search(&var).is_ok()
+    }
+
+    /// The variables node `id` depends on, sorted by id.
+    pub fn dependencies(&self, id: ExprId) -> &[VarId] {
+        &self.dependencies[id.index()]
+    }
+
     /// The number of distinct nodes reachable from `roots` (each shared node counted once).
     /// This is the size of the code that computes them.
     pub fn count_nodes(&self, roots: &[ExprId]) -> usize {
@@ -204,8 +218,56 @@ impl Graph {
             return id;
         }
         let id = ExprId(self.nodes.len() as u32);
+        let dependencies = self.dependencies_of(&node);
         self.nodes.push(node);
+        self.dependencies.push(dependencies);
         self.interned.insert(node, id);
         id
+    }
+
+    /// The sorted union of the variables of `node`'s operands.
+    fn dependencies_of(&self, node: &Node) -> Rc<[VarId]> {
+        let of = |id: ExprId| &self.dependencies[id.index()];
+        match *node {
+            Node::Const(_) => Rc::from([]),
+            Node::Var(v) => Rc::from([v]),
+            Node::Neg(a) | Node::Powi(a, _) | Node::Call1(_, a) => Rc::clone(of(a)),
+            Node::Add(a, b)
+            | Node::Sub(a, b)
+            | Node::Mul(a, b)
+            | Node::Div(a, b)
+            | Node::Powf(a, b)
+            | Node::Call2(_, a, b) => {
+                let (da, db) = (of(a), of(b));
+                if db.is_empty() || Rc::ptr_eq(da, db) {
+                    return Rc::clone(da);
+                }
+                if da.is_empty() {
+                    return Rc::clone(db);
+                }
+                let mut union = Vec::with_capacity(da.len() + db.len());
+                let (mut i, mut j) = (0, 0);
+                while i < da.len() && j < db.len() {
+                    match da[i].cmp(&db[j]) {
+                        std::cmp::Ordering::Less => {
+                            union.push(da[i]);
+                            i += 1;
+                        }
+                        std::cmp::Ordering::Greater => {
+                            union.push(db[j]);
+                            j += 1;
+                        }
+                        std::cmp::Ordering::Equal => {
+                            union.push(da[i]);
+                            i += 1;
+                            j += 1;
+                        }
+                    }
+                }
+                union.extend_from_slice(&da[i..]);
+                union.extend_from_slice(&db[j..]);
+                Rc::from(union)
+            }
+        }
     }
 }

@@ -90,10 +90,15 @@ impl Graph {
     /// all rows, so common subexpressions are differentiated once per variable.
     pub fn jacobian(&mut self, fs: &[ExprId], vars: &[VarId]) -> Jacobian {
         let mut entries = vec![ExprId(0); fs.len() * vars.len()];
+        let zero = self.constant(0.0);
         for (j, &v) in vars.iter().enumerate() {
             let mut d = Derivative::new(v);
             for (i, &f) in fs.iter().enumerate() {
-                entries[i * vars.len() + j] = d.of(self, f);
+                entries[i * vars.len() + j] = if self.depends_on(f, v) {
+                    d.of(self, f)
+                } else {
+                    zero
+                };
             }
         }
         Jacobian {

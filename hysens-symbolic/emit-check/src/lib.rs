@@ -13,7 +13,9 @@
 
 pub mod cases;
 pub mod generate;
+pub mod inspect;
 pub mod registry;
+pub mod sample;
 
 /// The functions hysens-symbolic emitted for [`cases`], compiled.
 pub mod kernels {
