@@ -52,10 +52,11 @@ impl Graph {
             let two = self.constant(2.0);
             return self.mul(two, a);
         }
-        if let Node::Neg(nb) = self.node(b) {
+        // a + (−b) = a − b, also for a negative constant or constant factor.
+        if let Some(nb) = self.cheap_negation(b) {
             return self.sub(a, nb);
         }
-        if let Node::Neg(na) = self.node(a) {
+        if let Some(na) = self.cheap_negation(a) {
             return self.sub(b, na);
         }
         // Canonical order: constants last, otherwise ascending id.
@@ -79,10 +80,11 @@ impl Graph {
             (None, Some(0.0)) => return a,
             _ => {}
         }
-        if a == b {
+        // a − a = 0, unless `a` is a non-finite constant (∞ − ∞ is NaN).
+        if a == b && self.as_const(a).is_none() {
             return self.constant(0.0);
         }
-        if let Node::Neg(nb) = self.node(b) {
+        if let Some(nb) = self.cheap_negation(b) {
             return self.add(a, nb);
         }
         if let Node::Neg(na) = self.node(a) {
@@ -171,6 +173,27 @@ impl Graph {
         self.intern(Node::Mul(a, b))
     }
 
+    /// `−e` when it costs no new operation: the operand of a negation, the opposite of a
+    /// negative constant, or a product whose constant factor is negative with that factor's
+    /// sign flipped. Negating a float is exact, so rewriting `a + (−c)` as `a − c` changes no
+    /// value.
+    fn cheap_negation(&mut self, e: ExprId) -> Option<ExprId> {
+        match self.node(e) {
+            Node::Neg(x) => Some(x),
+            Node::Const(bits) if f64::from_bits(bits) < 0.0 => {
+                Some(self.constant(-f64::from_bits(bits)))
+            }
+            Node::Mul(c, x) => match self.as_const(c) {
+                Some(v) if v < 0.0 => {
+                    let minus_c = self.constant(-v);
+                    Some(self.mul(minus_c, x))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// If `a = eᵐ` and `b = eⁿ` for one base `e` (a bare `e` counting as `e¹`), returns
     /// `(e, m, n)`.
     fn same_base_powers(&self, a: ExprId, b: ExprId) -> Option<(ExprId, i32, i32)> {
@@ -195,7 +218,8 @@ impl Graph {
             (_, Some(-1.0)) => return self.neg(a),
             _ => {}
         }
-        if a == b {
+        // a / a = 1, unless `a` is a constant whose quotient did not fold (0/0, ∞/∞ are NaN).
+        if a == b && self.as_const(a).is_none() {
             return self.constant(1.0);
         }
         if let Node::Neg(x) = self.node(a) {
@@ -399,6 +423,33 @@ mod tests {
         // A negated product with a constant factor folds the sign into the constant.
         let six = g.constant(6.0);
         assert_eq!(g.neg(outer), g.mul(six, x));
+    }
+
+    #[test]
+    fn undefined_constant_quotients_stay_undefined() {
+        let mut g = Graph::new();
+        let zero = g.constant(0.0);
+        let nan = g.div(zero, zero);
+        assert!(g.eval(nan, &[]).is_nan(), "0/0 is NaN, not 1");
+        let one = g.constant(1.0);
+        let inf = g.div(one, zero);
+        let diff = g.sub(inf, inf);
+        assert!(g.eval(diff, &[]).is_nan(), "∞ − ∞ is NaN, not 0");
+    }
+
+    #[test]
+    fn negative_constants_and_factors_become_subtractions() {
+        let (mut g, x, y) = setup();
+        let minus_quarter = g.constant(-0.25);
+        let quarter = g.constant(0.25);
+        let sum = g.add(x, minus_quarter);
+        assert_eq!(sum, g.sub(x, quarter));
+        let minus_three = g.constant(-3.0);
+        let m = g.mul(minus_three, y);
+        let three = g.constant(3.0);
+        let p = g.mul(three, y);
+        let diff = g.sub(x, m);
+        assert_eq!(diff, g.add(x, p), "x − (−3y) = x + 3y");
     }
 
     #[test]

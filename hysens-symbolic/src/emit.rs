@@ -198,7 +198,7 @@ fn binary(a: Code, op: TokenStream, b: Code, prec: Prec) -> Code {
 }
 
 /// `receiver.name(arg)`. A constant receiver is suffixed (`2.0_f64.ln()`), since an unsuffixed
-/// float literal has no methods until its type is known.
+/// float literal has no methods until its type is known, and parenthesized when negative.
 fn method(
     graph: &Graph,
     receiver_id: ExprId,
@@ -207,7 +207,8 @@ fn method(
     arg: Option<TokenStream>,
 ) -> Code {
     let receiver = match graph.as_const(receiver_id) {
-        Some(value) => parenthesized(suffixed_constant(value)),
+        Some(value) if value.is_sign_negative() => parenthesized(suffixed_constant(value)),
+        Some(value) => suffixed_constant(value),
         None => at_least(receiver, Prec::Atom),
     };
     let name = format_ident!("{}", name);
@@ -263,11 +264,13 @@ fn unsigned_constant(value: f64, suffix: &str) -> TokenStream {
         let name = format_ident!("{}", name);
         return quote!(::core::f64::consts::#name);
     }
+    // The associated constants, not the legacy `core::f64::NAN` module constants (which
+    // clippy's `legacy_numeric_constants` rejects).
     if value.is_nan() {
-        return quote!(::core::f64::NAN);
+        return quote!(f64::NAN);
     }
     if value.is_infinite() {
-        return quote!(::core::f64::INFINITY);
+        return quote!(f64::INFINITY);
     }
     // `{:?}` is the shortest representation that parses back to the same f64, with a decimal
     // point or an exponent, so it is a float literal.

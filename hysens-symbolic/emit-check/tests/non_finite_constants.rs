@@ -7,8 +7,14 @@
 //! for `::core::f64::NAN`. The associated constants `f64::INFINITY`, `f64::NEG_INFINITY` and
 //! `f64::NAN` are the clippy-clean spelling (alternatively, the parser could reject the literal).
 //!
-//! This is checked on tokens rather than compiled into `kernels.rs`, so that the rest of the
-//! crate's clippy run stays meaningful while the emitter is fixed.
+//! Constant-only expressions with a non-finite value are documented (`build.rs`) to stay
+//! symbolic "so [they fail] at run time exactly as the user's Rust would"; `0.0 / 0.0` instead
+//! simplifies to `1.0` (the `a / a = 1` rule fires on the two identical constant nodes after
+//! folding declined). Once it is kept NaN it must be emitted as `f64::NAN`: a literal
+//! `0.0 / 0.0` is rejected by `clippy::zero_divided_by_zero` and `clippy::eq_op`.
+//!
+//! These are checked on tokens and values rather than compiled into `kernels.rs`, so that the
+//! rest of the crate's clippy run stays meaningful while the engine is fixed.
 
 use hysens_symbolic::{emit_expr, parse_str, Graph, Scope};
 use quote::quote;
@@ -52,4 +58,14 @@ fn a_non_finite_graph_constant_is_emitted_without_a_legacy_constant() {
         let code = emit_expr(&g, e, |_| quote!(x[0])).to_string();
         assert!(!uses_legacy_constant(&code), "{value} emits `{code}`");
     }
+}
+
+#[test]
+fn zero_over_zero_is_nan_as_in_rust() {
+    let mut g = Graph::new();
+    let scope = Scope::with_variables(&mut g, &["x0"]);
+    let e = parse_str(&mut g, &scope, "0.0 / 0.0").expect("parses");
+    let value = g.eval(e, &[1.0]);
+    // Rust evaluates `0.0_f64 / 0.0` to NaN; the engine must not change the user's value.
+    assert!(value.is_nan(), "`0.0 / 0.0` evaluates to {value}");
 }
