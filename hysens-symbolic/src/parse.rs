@@ -29,19 +29,7 @@ pub fn parse_expr(
     scope: &Scope,
     expr: &syn::Expr,
 ) -> Result<ExprId, Vec<Error>> {
-    let mut parser = Parser {
-        graph,
-        scope,
-        locals: Vec::new(),
-        aliases: Vec::new(),
-        inlining: Vec::new(),
-        errors: Vec::new(),
-    };
-    let value = parser.expr(expr);
-    match value {
-        Some(id) if parser.errors.is_empty() => Ok(id),
-        _ => Err(parser.errors),
-    }
+    parse_outputs(graph, scope, &[], &[expr]).map(|ids| ids[0])
 }
 
 /// Parses a string holding a Rust expression (a block `{ let a = …; a * a }` is an expression).
