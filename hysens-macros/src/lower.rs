@@ -429,13 +429,15 @@ impl<'c, 'm> Lowering<'c, 'm> {
             )]);
         }
         let mut errors = Vec::new();
-        if let Some(rest) = &literal.rest {
-            errors.push(syn::Error::new(
-                rest.span(),
-                "write every field out: `..base` is not supported",
-            ));
-        }
         let fields = self.field_names(Role::States);
+        if let Some(rest) = &literal.rest {
+            // `..base` fills the missing fields, so they are not reported one by one.
+            let dot2 = &literal.dot2_token;
+            return Err(vec![syn::Error::new_spanned(
+                quote::quote!(#dot2 #rest),
+                format!("write every field of `{struct_name}` out: `..base` is not supported"),
+            )]);
+        }
         let mut given: HashMap<String, &Expr> = HashMap::new();
         for fv in &literal.fields {
             let name = match &fv.member {
@@ -443,13 +445,20 @@ impl<'c, 'm> Lowering<'c, 'm> {
                 syn::Member::Unnamed(i) => i.index.to_string(),
             };
             if !fields.contains(&name) {
-                errors.push(syn::Error::new(
-                    fv.member.span(),
-                    format!("`{struct_name}` has no field `{name}`"),
+                errors.push(syn::Error::new_spanned(
+                    &fv.member,
+                    format!(
+                        "`{struct_name}` has no field `{name}` (fields: {})",
+                        fields
+                            .iter()
+                            .map(|f| format!("`{f}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                 ));
             } else if given.insert(name.clone(), &fv.expr).is_some() {
-                errors.push(syn::Error::new(
-                    fv.member.span(),
+                errors.push(syn::Error::new_spanned(
+                    &fv.member,
                     format!("field `{name}` is given twice"),
                 ));
             }
@@ -458,8 +467,8 @@ impl<'c, 'm> Lowering<'c, 'm> {
         for field in &fields {
             match given.get(field) {
                 Some(e) => values.push(*e),
-                None => errors.push(syn::Error::new(
-                    literal.span(),
+                None => errors.push(syn::Error::new_spanned(
+                    &literal.path,
                     missing.replacen("{}", field, 1),
                 )),
             }
@@ -528,13 +537,27 @@ fn helper_function(item: &ItemFn, struct_types: &[String]) -> Option<Function> {
 
 /// A function body as its `let` statements and its final expression.
 fn split_body(func: &ItemFn) -> Result<(&[Stmt], &Expr), Vec<syn::Error>> {
-    match func.block.stmts.split_last() {
-        Some((Stmt::Expr(value, None), lets)) => Ok((lets, value)),
-        _ => Err(vec![syn::Error::new(
-            func.block.span(),
-            "the body must end with its value as an expression (no `return`, no trailing `;`)",
-        )]),
-    }
+    let message = match func.block.stmts.split_last() {
+        Some((Stmt::Expr(value, None), lets)) => return Ok((lets, value)),
+        Some((last @ Stmt::Expr(Expr::Return(_), _), _)) => (
+            quote::quote!(#last),
+            "write the value as the body's last expression, without `return`",
+        ),
+        Some((last @ Stmt::Expr(_, Some(_)), _)) => (
+            quote::quote!(#last),
+            "remove the trailing `;`: the body's last expression is its value",
+        ),
+        Some((last, _)) => (
+            quote::quote!(#last),
+            "the body must end with its value as an expression",
+        ),
+        None => (
+            quote::quote!(#func),
+            "the body is empty: it must end with its value as an expression",
+        ),
+    };
+    let (at, message) = message;
+    Err(vec![syn::Error::new_spanned(at, message)])
 }
 
 fn unparen(e: &Expr) -> &Expr {

@@ -44,9 +44,9 @@ pub fn parse_model(args: TokenStream, mut module: ItemMod) -> Result<Model, Vec<
         ..module.clone()
     };
     let Some((_, items)) = module.content.as_mut() else {
-        errors.push(syn::Error::new(
-            module.semi.span(),
-            "`#[hybrid_model]` needs an inline module: `mod name { ... }`",
+        errors.push(syn::Error::new_spanned(
+            &header,
+            "`#[hybrid_model]` needs an inline module: write the model's items in `mod name { ... }`",
         ));
         return Err(errors);
     };
@@ -177,7 +177,7 @@ fn take_our_attribute(attrs: &mut Vec<Attribute>) -> syn::Result<Option<Attribut
         _ => Err(syn::Error::new_spanned(
             &ours[1],
             format!(
-                "an item can have one role: `#[{}]` and `#[{}]` together",
+                "an item has one role, not `#[{}]` and `#[{}]` together: split it into two functions",
                 attr_name(&ours[0]),
                 attr_name(&ours[1])
             ),
@@ -259,18 +259,31 @@ fn parse_mode_arguments(attr: &Attribute) -> syn::Result<Initial> {
         match key.to_string().as_str() {
             "initial" => Ok(Initial::Fixed(key.span())),
             "initial_if" => {
-                let content;
-                syn::parenthesized!(content in input);
-                let guard: Ident = content.parse()?;
-                content.parse::<Token![,]>()?;
-                let sign: Ident = content.parse()?;
+                let rule = || -> syn::Result<(Ident, Ident)> {
+                    let content;
+                    syn::parenthesized!(content in input);
+                    let guard: Ident = content.parse()?;
+                    content.parse::<Token![,]>()?;
+                    let sign: Ident = content.parse()?;
+                    if content.is_empty() {
+                        Ok((guard, sign))
+                    } else {
+                        Err(content.error("unexpected tokens"))
+                    }
+                };
+                let (guard, sign) = rule().map_err(|_| {
+                    syn::Error::new(
+                        key.span(),
+                        "write `#[mode(initial_if(guard, positive))]` or `#[mode(initial_if(guard, negative))]`: this mode is the first when the guard has that sign at t0",
+                    )
+                })?;
                 let positive = match sign.to_string().as_str() {
                     "positive" => true,
                     "negative" => false,
                     _ => {
                         return Err(syn::Error::new(
                             sign.span(),
-                            "expected `positive` or `negative`",
+                            "expected `positive` or `negative`: the sign of the guard at t0 for which this mode is the first",
                         ))
                     }
                 };

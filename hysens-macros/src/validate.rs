@@ -113,7 +113,7 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Vec<syn::Error>> {
         if seen.insert(name.clone(), f.sig.ident.span()).is_some() {
             errors.push(syn::Error::new(
                 f.sig.ident.span(),
-                format!("duplicate name `{name}`: modes, guards, resets, costs and outputs need distinct names"),
+                format!("duplicate name `{name}`: the functions of a model (modes, guards, resets, costs, outputs, helpers) need distinct names; rename one"),
             ));
         }
     }
@@ -121,7 +121,7 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Vec<syn::Error>> {
     if model.modes.is_empty() {
         errors.push(syn::Error::new(
             module_span,
-            "a hybrid model needs at least one `#[mode]` function",
+            "a hybrid model needs at least one mode: add a `#[mode(initial)]` function returning the state derivatives",
         ));
     }
     let mode_index: HashMap<String, usize> = model
@@ -136,13 +136,15 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Vec<syn::Error>> {
         .enumerate()
         .map(|(i, g)| (g.func.sig.ident.to_string(), i))
         .collect();
+    let mode_names = names_of(model.modes.iter().map(|m| &m.func));
+    let guard_names = names_of(model.guards.iter().map(|g| &g.func));
     let resolve_mode = |id: &Ident, errors: &mut Vec<syn::Error>| -> usize {
         match mode_index.get(&id.to_string()) {
             Some(&i) => i,
             None => {
                 errors.push(syn::Error::new(
                     id.span(),
-                    format!("unknown mode `{id}`: a guard connects two `#[mode]` functions of this model"),
+                    format!("unknown mode `{id}`: a guard connects two `#[mode]` functions of this model (modes: {mode_names})"),
                 ));
                 0
             }
@@ -182,13 +184,13 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Vec<syn::Error>> {
         match guard_index.get(&r.guard.to_string()) {
             Some(&g) if resets[g].is_some() => errors.push(syn::Error::new(
                 r.guard.span(),
-                format!("guard `{}` already has a reset", r.guard),
+                format!("guard `{}` already has a reset: a switch applies one reset, so merge them into one `#[reset]` function", r.guard),
             )),
             Some(&g) => resets[g] = Some((k, sig)),
             None => errors.push(syn::Error::new(
                 r.guard.span(),
                 format!(
-                    "unknown guard `{}`: `#[reset(name)]` names a `#[guard]` function",
+                    "unknown guard `{}`: `#[reset(name)]` names a `#[guard]` function (guards: {guard_names})",
                     r.guard
                 ),
             )),
@@ -238,7 +240,7 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Vec<syn::Error>> {
         })
         .collect();
 
-    let initial = initial_rule(model, &guard_index, &guards, &mut errors);
+    let initial = initial_rule(model, &guard_index, &guards, &guard_names, &mut errors);
 
     if errors.is_empty() {
         Ok(Checked {
@@ -256,6 +258,16 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Vec<syn::Error>> {
         })
     } else {
         Err(errors)
+    }
+}
+
+/// `` `a`, `b` `` for naming the candidates in an error, or `none`.
+fn names_of<'a>(functions: impl Iterator<Item = &'a ItemFn>) -> String {
+    let names: Vec<String> = functions.map(|f| format!("`{}`", f.sig.ident)).collect();
+    if names.is_empty() {
+        "none".to_owned()
+    } else {
+        names.join(", ")
     }
 }
 
@@ -517,6 +529,7 @@ fn initial_rule(
     model: &Model,
     guard_index: &HashMap<String, usize>,
     guards: &[(usize, usize, Signature)],
+    guard_names: &str,
     errors: &mut Vec<syn::Error>,
 ) -> InitialRule {
     let mut fixed: Option<usize> = None;
@@ -529,7 +542,7 @@ fn initial_rule(
                 if fixed.is_some() {
                     errors.push(syn::Error::new(
                         *span,
-                        "two modes are marked `initial`: the first mode must be unambiguous",
+                        "two modes are marked `initial`: the first mode must be unambiguous, so mark only one; the others are entered by switches",
                     ));
                 }
                 fixed = Some(m);
@@ -550,7 +563,7 @@ fn initial_rule(
                     None => errors.push(syn::Error::new(
                         guard.span(),
                         format!(
-                            "unknown guard `{guard}`: `initial_if` names a `#[guard]` function"
+                            "unknown guard `{guard}`: `initial_if` names a `#[guard]` function (guards: {guard_names})"
                         ),
                     )),
                 }

@@ -7,6 +7,7 @@
 use std::fmt;
 
 use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
 
 use crate::function::{Func1, Func2};
 
@@ -52,6 +53,9 @@ pub enum ErrorKind {
 #[derive(Clone, Debug)]
 pub struct Error {
     span: Span,
+    /// The offending syntax, so that a diagnostic can underline all of it, not only its first
+    /// token (stable Rust cannot join spans).
+    tokens: Option<TokenStream>,
     kind: ErrorKind,
 }
 
@@ -63,10 +67,29 @@ const SWITCHING_HINT: &str = "model expressions must be smooth so that they can 
 impl Error {
     /// An error of `kind` at `span`.
     pub fn new(span: Span, kind: ErrorKind) -> Self {
-        Error { span, kind }
+        Error {
+            span,
+            tokens: None,
+            kind,
+        }
     }
 
-    /// Where the offending syntax is.
+    /// An error of `kind` covering the syntax `at`.
+    pub fn spanned<T: ToTokens + ?Sized>(at: &T, kind: ErrorKind) -> Self {
+        let tokens = at.to_token_stream();
+        let span = tokens
+            .clone()
+            .into_iter()
+            .next()
+            .map_or_else(Span::call_site, |t| t.span());
+        Error {
+            span,
+            tokens: Some(tokens),
+            kind,
+        }
+    }
+
+    /// Where the offending syntax starts.
     pub fn span(&self) -> Span {
         self.span
     }
@@ -116,6 +139,11 @@ impl Error {
     /// What to do about it, when there is something useful to say.
     pub fn hint(&self) -> Option<String> {
         match &self.kind {
+            ErrorKind::UnknownVariable(_) => Some(
+                "names are the fields of the function's parameters (such as `x.h`), `let` \
+                 bindings, the time `t`, and the module's `const`s"
+                    .to_owned(),
+            ),
             ErrorKind::NonSmooth(_) => Some(SWITCHING_HINT.to_owned()),
             ErrorKind::UnknownFunction(_) => Some(format!(
                 "supported: {}, powi, powf, {}, and helper functions defined in the model",
@@ -140,7 +168,10 @@ impl Error {
 
     /// This error as a `syn::Error`, for a proc macro to report.
     pub fn to_syn_error(&self) -> syn::Error {
-        syn::Error::new(self.span, self.to_string())
+        match &self.tokens {
+            Some(tokens) => syn::Error::new_spanned(tokens, self.to_string()),
+            None => syn::Error::new(self.span, self.to_string()),
+        }
     }
 
     /// All errors as one `compile_error!` invocation per error, at their spans.

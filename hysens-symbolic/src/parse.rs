@@ -3,8 +3,8 @@
 //! The accepted subset is straight-line `f64` arithmetic:
 //!
 //! - `f64` literals (`1.0`, `2.5e-3`, `3f64`) and `core::f64::consts` constants
-//!   (`PI`, `f64::consts::PI`, `core::f64::consts::PI`, `std::f64::consts::PI` — the bare name
-//!   only if the scope binds it);
+//!   (`core::f64::consts::PI`, `std::f64::consts::PI`; the bare `PI` only if the scope binds
+//!   it — `f64::consts::PI` is not a Rust path, so it is not accepted either);
 //! - names from the [`Scope`], field accesses such as `x.v` (looked up as `"x.v"`), and `let`
 //!   bindings inside blocks;
 //! - unary `-`, binary `+ - * /`, parentheses;
@@ -16,7 +16,7 @@
 //! Anything else is an error at its span, naming the construct. Errors are collected, not
 //! stopped at: one pass reports every problem of the expression.
 
-use syn::spanned::Spanned;
+use quote::ToTokens;
 
 use crate::error::{Error, ErrorKind};
 use crate::function::{f64_constant, Func1, Func2};
@@ -78,8 +78,9 @@ struct Parser<'g, 's> {
 }
 
 impl Parser<'_, '_> {
-    fn error(&mut self, span: proc_macro2::Span, kind: ErrorKind) -> Option<ExprId> {
-        self.errors.push(Error::new(span, kind));
+    /// Records an error covering the syntax `at`.
+    fn error<T: ToTokens + ?Sized>(&mut self, at: &T, kind: ErrorKind) -> Option<ExprId> {
+        self.errors.push(Error::spanned(at, kind));
         None
     }
 
@@ -97,17 +98,11 @@ impl Parser<'_, '_> {
             E::MethodCall(m) => self.method_call(m),
             E::Call(c) => self.call(c),
             E::Block(b) if b.label.is_none() && b.attrs.is_empty() => self.block(&b.block),
-            E::If(_) => self.error(
-                expr.span(),
-                ErrorKind::NonSmooth("an `if` expression".into()),
-            ),
-            E::Match(_) => self.error(
-                expr.span(),
-                ErrorKind::NonSmooth("a `match` expression".into()),
-            ),
+            E::If(_) => self.error(&expr, ErrorKind::NonSmooth("an `if` expression".into())),
+            E::Match(_) => self.error(&expr, ErrorKind::NonSmooth("a `match` expression".into())),
             other => {
                 let what = describe(other);
-                self.error(other.span(), ErrorKind::Unsupported(what.into()))
+                self.error(&other, ErrorKind::Unsupported(what.into()))
             }
         }
     }
@@ -122,12 +117,11 @@ impl Parser<'_, '_> {
                 let value: f64 = i.base10_digits().parse().ok()?;
                 Some(self.graph.constant(value))
             }
-            syn::Lit::Int(i) if i.suffix().is_empty() => self.error(
-                i.span(),
-                ErrorKind::IntegerLiteral(i.base10_digits().to_owned()),
-            ),
+            syn::Lit::Int(i) if i.suffix().is_empty() => {
+                self.error(&i, ErrorKind::IntegerLiteral(i.base10_digits().to_owned()))
+            }
             other => self.error(
-                other.span(),
+                &other,
                 ErrorKind::Unsupported("a literal that is not an f64".into()),
             ),
         }
@@ -135,10 +129,10 @@ impl Parser<'_, '_> {
 
     fn path(&mut self, p: &syn::ExprPath) -> Option<ExprId> {
         if p.qself.is_some() {
-            return self.error(p.span(), ErrorKind::Unsupported("a qualified path".into()));
+            return self.error(&p, ErrorKind::Unsupported("a qualified path".into()));
         }
         if let Some(ident) = p.path.get_ident() {
-            return self.name(&ident.to_string(), ident.span());
+            return self.name(&ident.to_string(), ident);
         }
         let segments: Vec<String> = p
             .path
@@ -148,18 +142,18 @@ impl Parser<'_, '_> {
             .collect();
         let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
         let constant = match segments.as_slice() {
-            ["f64", "consts", name] | ["core" | "std", "f64", "consts", name] => f64_constant(name),
+            ["core" | "std", "f64", "consts", name] => f64_constant(name),
             _ => None,
         };
         match constant {
             Some(value) => Some(self.graph.constant(value)),
-            None => self.error(p.span(), ErrorKind::UnknownVariable(segments.join("::"))),
+            None => self.error(&p, ErrorKind::UnknownVariable(segments.join("::"))),
         }
     }
 
     /// A name: the innermost `let` binding or helper parameter, then the scope (through the
     /// struct parameters of a helper being inlined).
-    fn name(&mut self, name: &str, span: proc_macro2::Span) -> Option<ExprId> {
+    fn name<T: ToTokens + ?Sized>(&mut self, name: &str, at: &T) -> Option<ExprId> {
         let local = self.locals.iter().rev().find(|(n, _)| n == name);
         let found = match local {
             Some(&(_, id)) => Some(id),
@@ -167,7 +161,7 @@ impl Parser<'_, '_> {
         };
         match found {
             Some(id) => Some(id),
-            None => self.error(span, ErrorKind::UnknownVariable(name.to_owned())),
+            None => self.error(at, ErrorKind::UnknownVariable(name.to_owned())),
         }
     }
 
@@ -190,9 +184,9 @@ impl Parser<'_, '_> {
     /// `x.v` or `a.b.c`, looked up by its dotted name.
     fn field(&mut self, expr: &syn::Expr) -> Option<ExprId> {
         match dotted_name(expr) {
-            Some(name) => self.name(&name, expr.span()),
+            Some(name) => self.name(&name, expr),
             None => self.error(
-                expr.span(),
+                &expr,
                 ErrorKind::Unsupported("a field access on something that is not a name".into()),
             ),
         }
@@ -204,11 +198,10 @@ impl Parser<'_, '_> {
                 let a = self.expr(&u.expr)?;
                 Some(self.graph.neg(a))
             }
-            syn::UnOp::Not(_) => self.error(
-                u.span(),
-                ErrorKind::NonSmooth("logical negation `!`".into()),
-            ),
-            _ => self.error(u.span(), ErrorKind::Unsupported("a dereference `*`".into())),
+            syn::UnOp::Not(_) => {
+                self.error(&u, ErrorKind::NonSmooth("logical negation `!`".into()))
+            }
+            _ => self.error(&u, ErrorKind::Unsupported("a dereference `*`".into())),
         }
     }
 
@@ -225,7 +218,7 @@ impl Parser<'_, '_> {
             } else {
                 ErrorKind::Unsupported(what)
             };
-            return self.error(b.op.span(), err);
+            return self.error(&b.op, err);
         }
         let left = self.expr(&b.left);
         let right = self.expr(&b.right);
@@ -244,24 +237,16 @@ impl Parser<'_, '_> {
         let name = m.method.to_string();
         let receiver = self.expr(&m.receiver);
         if m.turbofish.is_some() {
-            return self.error(m.span(), ErrorKind::Unsupported("a turbofish".into()));
+            return self.error(&m, ErrorKind::Unsupported("a turbofish".into()));
         }
         let args: Vec<&syn::Expr> = m.args.iter().collect();
-        self.function(
-            &name,
-            m.method.span(),
-            receiver.map(|r| (r, &*m.receiver)),
-            &args,
-        )
+        self.function(&name, &m.method, receiver.map(|r| (r, &*m.receiver)), &args)
     }
 
     /// `f64::name(args)` or a helper `name(args)`.
     fn call(&mut self, c: &syn::ExprCall) -> Option<ExprId> {
         let syn::Expr::Path(p) = &*c.func else {
-            return self.error(
-                c.func.span(),
-                ErrorKind::Unsupported("a computed call".into()),
-            );
+            return self.error(&c.func, ErrorKind::Unsupported("a computed call".into()));
         };
         let args: Vec<&syn::Expr> = c.args.iter().collect();
         let segments: Vec<String> = p
@@ -279,7 +264,7 @@ impl Parser<'_, '_> {
             ["f64", name] => {
                 let Some((first, rest)) = args.split_first() else {
                     return self.error(
-                        c.span(),
+                        &c,
                         ErrorKind::WrongArity {
                             name: format!("f64::{name}"),
                             expected: arity(name).unwrap_or(1),
@@ -288,10 +273,10 @@ impl Parser<'_, '_> {
                     );
                 };
                 let receiver = self.expr(first);
-                self.function(name, p.span(), receiver.map(|r| (r, *first)), rest)
+                self.function(name, p, receiver.map(|r| (r, *first)), rest)
             }
             [name] => self.helper(name, c, &args),
-            _ => self.error(p.span(), ErrorKind::UnknownFunction(segments.join("::"))),
+            _ => self.error(&p, ErrorKind::UnknownFunction(segments.join("::"))),
         }
     }
 
@@ -301,7 +286,7 @@ impl Parser<'_, '_> {
     fn function(
         &mut self,
         name: &str,
-        span: proc_macro2::Span,
+        at: &dyn ToTokens,
         receiver: Option<(ExprId, &syn::Expr)>,
         args: &[&syn::Expr],
     ) -> Option<ExprId> {
@@ -314,11 +299,11 @@ impl Parser<'_, '_> {
             } else {
                 ErrorKind::UnknownFunction(name.to_owned())
             };
-            return self.error(span, kind);
+            return self.error(at, kind);
         };
         if args.len() != expected {
             return self.error(
-                span,
+                at,
                 ErrorKind::WrongArity {
                     name: name.to_owned(),
                     expected: expected + 1,
@@ -329,7 +314,7 @@ impl Parser<'_, '_> {
         if name == "powi" {
             let exponent = integer_literal(args[0]);
             if exponent.is_none() {
-                self.error(args[0].span(), ErrorKind::NonLiteralPowi);
+                self.error(&args[0], ErrorKind::NonLiteralPowi);
             }
             let (x, _) = receiver?;
             return Some(self.graph.powi(x, exponent?));
@@ -362,12 +347,12 @@ impl Parser<'_, '_> {
             } else {
                 ErrorKind::UnknownFunction(name.to_owned())
             };
-            return self.error(call.func.span(), kind);
+            return self.error(&call.func, kind);
         };
         if function.params.len() != args.len() {
             let expected = function.params.len();
             return self.error(
-                call.span(),
+                &call,
                 ErrorKind::WrongArity {
                     name: name.to_owned(),
                     expected,
@@ -376,7 +361,7 @@ impl Parser<'_, '_> {
             );
         }
         if self.inlining.iter().any(|n| n == name) {
-            return self.error(call.span(), ErrorKind::RecursiveFunction(name.to_owned()));
+            return self.error(&call, ErrorKind::RecursiveFunction(name.to_owned()));
         }
         let mut values = Vec::new();
         let mut aliases = Vec::new();
@@ -390,7 +375,7 @@ impl Parser<'_, '_> {
                             "an argument for the struct parameter `{}` that is not a name",
                             param.name
                         );
-                        self.error(arg.span(), ErrorKind::Unsupported(what));
+                        self.error(&arg, ErrorKind::Unsupported(what));
                         values.push(None);
                     }
                 },
@@ -419,7 +404,7 @@ impl Parser<'_, '_> {
             }
             _ => {
                 self.statements(&block.stmts);
-                self.error(block.span(), ErrorKind::BlockWithoutValue)
+                self.error(&block, ErrorKind::BlockWithoutValue)
             }
         };
         self.locals.truncate(outer);
@@ -435,7 +420,7 @@ impl Parser<'_, '_> {
                 syn::Stmt::Local(local) => {
                     let binding = let_binding(local);
                     if !binding.supported {
-                        self.error(local.span(), ErrorKind::UnsupportedLet);
+                        self.error(&local, ErrorKind::UnsupportedLet);
                         complete = false;
                     }
                     // Bind the name even of a rejected `let`, so its uses raise no more errors.
@@ -450,19 +435,19 @@ impl Parser<'_, '_> {
                     // A statement in the middle: report what it is, or that its value is lost.
                     if self.expr(e).is_some() {
                         let what = "a statement whose value is discarded".to_owned();
-                        self.error(e.span(), ErrorKind::Unsupported(what));
+                        self.error(&e, ErrorKind::Unsupported(what));
                     }
                     complete = false;
                 }
                 syn::Stmt::Item(item) => {
                     self.error(
-                        item.span(),
+                        &item,
                         ErrorKind::Unsupported("an item inside a block".into()),
                     );
                     complete = false;
                 }
                 syn::Stmt::Macro(m) => {
-                    self.error(m.span(), ErrorKind::Unsupported("a macro".into()));
+                    self.error(&m, ErrorKind::Unsupported("a macro".into()));
                     complete = false;
                 }
             }
@@ -678,7 +663,7 @@ mod tests {
             x.sin() * x.cos() + y.atan2(x) + x.hypot(y),
         );
         assert_close(
-            value("core::f64::consts::PI * f64::consts::E + std::f64::consts::LN_2"),
+            value("core::f64::consts::PI * std::f64::consts::E + std::f64::consts::LN_2"),
             core::f64::consts::PI * core::f64::consts::E + core::f64::consts::LN_2,
         );
         assert_close(

@@ -1,0 +1,208 @@
+//! The simple hybrid ODE of Serban & Recuero 2019, Example 5.1 (note 000 §4.1), as a
+//! `#[hybrid_model]`: every emitted kernel against num-dual, and the generated tables.
+//!
+//! `x' = 4 − x` in mode A while `h = x³ − 5x² + 7x − p ≤ 0`, `x' = 10 − 2x` in mode B otherwise;
+//! the switch A → B fires when `h` rises through zero, B → A when it falls; `x` is continuous;
+//! the cost is `∫ x dt`. `x(0) = 0`, so `h(0) = −p < 0` and the solve starts in A.
+#![deny(missing_docs)]
+
+mod support;
+
+use hysens::hybrid_model;
+use hysens::runtime::hybrid_model::{
+    Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
+};
+use support::{check_model, Reference, Rng, Scalar, TestPoint, Vars};
+
+/// Example 5.1 of Serban & Recuero (2019): a scalar ODE that switches on a cubic guard.
+#[hybrid_model]
+pub mod ex51 {
+    /// The state.
+    #[states]
+    pub struct X {
+        /// The scalar state `x`.
+        pub x: f64,
+    }
+
+    /// The parameter.
+    #[params]
+    pub struct P {
+        /// The switching level `p` of the cubic.
+        pub p: f64,
+    }
+
+    /// The guard function `h = x³ − 5x² + 7x − p`, shared by both switches.
+    fn cubic(x: &X, p: &P) -> f64 {
+        x.x.powi(3) - 5.0 * x.x.powi(2) + 7.0 * x.x - p.p
+    }
+
+    #[mode(initial_if(a_to_b, negative))]
+    fn mode_a(x: &X) -> X {
+        X { x: 4.0 - x.x }
+    }
+
+    #[mode(initial_if(b_to_a, positive))]
+    fn mode_b(x: &X) -> X {
+        X {
+            x: 10.0 - 2.0 * x.x,
+        }
+    }
+
+    #[guard(mode_a -> mode_b, rising)]
+    fn a_to_b(x: &X, p: &P) -> f64 {
+        cubic(x, p)
+    }
+
+    #[guard(mode_b -> mode_a, falling)]
+    fn b_to_a(x: &X, p: &P) -> f64 {
+        cubic(x, p)
+    }
+
+    #[cost(integral)]
+    fn total(x: &X) -> f64 {
+        x.x
+    }
+}
+
+/// The model again, in plain Rust over a number type.
+struct Ex51;
+
+fn cubic<D: Scalar>(v: &Vars<D, 1, 0, 1>) -> D {
+    let x = v.y[0];
+    x.powi(3) - x.powi(2) * 5.0 + x * 7.0 - v.p[0]
+}
+
+impl Reference<1, 0, 1> for Ex51 {
+    fn f<D: Scalar>(&self, mode: usize, v: &Vars<D, 1, 0, 1>) -> [D; 1] {
+        let x = v.y[0];
+        match mode {
+            0 => [-x + 4.0],
+            _ => [-(x * 2.0) + 10.0],
+        }
+    }
+
+    fn guard<D: Scalar>(&self, _guard: usize, v: &Vars<D, 1, 0, 1>) -> D {
+        cubic(v)
+    }
+
+    fn integral_cost<D: Scalar>(&self, _mode: usize, v: &Vars<D, 1, 0, 1>) -> Option<D> {
+        Some(v.y[0])
+    }
+}
+
+type M = ex51::Model;
+
+/// The switching points `r1, r2, r3` at the nominal `p = 2.9` (note 000 §4.1, rounded to `f64`).
+const ROOTS: [f64; 3] = [
+    0.787_406_872_744_586,
+    1.238_247_029_080_623,
+    2.974_346_098_174_791,
+];
+
+fn points() -> Vec<TestPoint<1, 0, 1>> {
+    let mut rng = Rng::new(51);
+    let mut points: Vec<TestPoint<1, 0, 1>> = (0..24)
+        .map(|_| {
+            let y = [rng.uniform(-1.0, 6.0)];
+            let memory = Memory {
+                y: [rng.uniform(-1.0, 6.0)],
+                z: [],
+            };
+            let t = rng.uniform(0.0, 5.0);
+            let p = [rng.uniform(1.5, 3.5)];
+            rng.point(t, y, [], p, memory)
+        })
+        .collect();
+    // The paper's switching points r1, r2, r3 at the nominal p = 2.9 (note 000 §4.1).
+    for r in ROOTS {
+        points.push(rng.point(1.0, [r], [], [2.9], Memory { y: [0.0], z: [] }));
+    }
+    points
+}
+
+#[test]
+fn every_kernel_matches_num_dual() {
+    check_model("ex51", &M::default(), &Ex51, &points());
+}
+
+#[test]
+fn guard_partials_at_the_papers_switching_points() {
+    // h_x at the switches and h_p = −1 (note 000 §4.1's table, to its printed digits).
+    let expected = [
+        0.985_960_022_290_366,
+        -0.782_703_175_725_263,
+        3.796_743_153_434_90,
+    ];
+    for (r, hx) in ROOTS.into_iter().zip(expected) {
+        let at = hysens::runtime::hybrid_model::Point {
+            t: 1.0,
+            y: &[r],
+            z: &[],
+            p: &[2.9],
+            memory: &Memory { y: [0.0], z: [] },
+        };
+        let mut partials = hysens::runtime::hybrid_model::ScalarPartials::ZERO;
+        M::default().guard_partials(0, &at, &mut partials);
+        assert!(
+            (partials.y[0] - hx).abs() < 1e-13,
+            "{} vs {hx}",
+            partials.y[0]
+        );
+        assert_eq!(partials.p[0], -1.0);
+        assert!(M::default().guard(0, &at).abs() < 1e-14);
+    }
+}
+
+#[test]
+fn tables() {
+    assert_eq!((M::NY, M::NZ, M::NP), (1, 0, 1));
+    assert_eq!(
+        <M as HybridModel<1, 0, 1>>::MODES,
+        &[
+            ModeInfo {
+                name: "mode_a",
+                uses_memory: false
+            },
+            ModeInfo {
+                name: "mode_b",
+                uses_memory: false
+            }
+        ]
+    );
+    assert_eq!(
+        <M as HybridModel<1, 0, 1>>::GUARDS,
+        &[
+            GuardInfo {
+                name: "a_to_b",
+                from: 0,
+                to: 1,
+                direction: Direction::Rising,
+                has_reset: false
+            },
+            GuardInfo {
+                name: "b_to_a",
+                from: 1,
+                to: 0,
+                direction: Direction::Falling,
+                has_reset: false
+            }
+        ]
+    );
+    assert_eq!(
+        <M as HybridModel<1, 0, 1>>::INITIAL_MODE,
+        InitialMode::ByGuardSigns {
+            rules: &[(0, false, 0), (1, true, 1)],
+            fallback: None
+        }
+    );
+    assert_eq!(<M as HybridModel<1, 0, 1>>::STATE_NAMES, ["y.x"]);
+    assert_eq!(<M as HybridModel<1, 0, 1>>::ALGEBRAIC_NAMES, [""; 0]);
+    assert_eq!(<M as HybridModel<1, 0, 1>>::PARAMETER_NAMES, ["p.p"]);
+    assert_eq!(ex51::X::NAMES, ["x"]);
+    assert_eq!(ex51::P::NAMES, ["p"]);
+    let x = ex51::X::from_array([0.25]);
+    assert_eq!(x.x, 0.25);
+    assert_eq!(x.to_array(), [0.25]);
+    assert_eq!(ex51::P::from_array([2.9]).to_array(), [2.9]);
+    assert!(M::OUTPUT_NAMES.is_empty());
+}

@@ -1,0 +1,23 @@
+//! One function marked both mode and guard.
+use hysens::hybrid_model;
+
+#[hybrid_model]
+mod ball {
+    #[states]
+    pub struct X {
+        pub h: f64,
+        pub v: f64,
+    }
+    #[params]
+    pub struct P {
+        pub g: f64,
+        pub e: f64,
+    }
+    #[mode(initial)]
+    #[guard(flight -> flight, falling)]
+    fn flight(x: &X, p: &P) -> X {
+        X { h: x.v, v: -p.g }
+    }
+}
+
+fn main() {}
