@@ -58,7 +58,8 @@ impl PiController {
         let upper = if self.rejected { 1.0 } else { fac_max };
         self.prev = Some((r, h));
         self.rejected = false;
-        fac.clamp(fac_min, upper)
+        // max/min rather than f64::clamp, which panics for fac_min > upper (bad options).
+        fac.max(fac_min).min(upper)
     }
 
     /// Step-size factor after a step rejected by the error test (eq. 27, never growing).
@@ -69,7 +70,7 @@ impl PiController {
         if fac.is_nan() {
             fac_min
         } else {
-            fac.clamp(fac_min, 1.0)
+            fac.max(fac_min).min(1.0)
         }
     }
 }

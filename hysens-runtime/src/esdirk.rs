@@ -154,12 +154,18 @@ pub struct Esdirk<
     zs: [[f64; NZ]; S],
     fs: [[f64; NY]; S],
     iters: [usize; S],
+    /// Step attempts so far (accepted and rejected), against `max_steps`.
+    attempts: usize,
     /// Forward sensitivities enabled (see `esdirk_fsa.rs`).
     fsa: bool,
     /// `∂y/∂p` at [`Esdirk::t`] (`NY × NP`).
     sy: [[f64; NP]; NY],
     /// `∂z/∂p` at [`Esdirk::t`] (`NZ × NP`).
     sz: [[f64; NP]; NZ],
+    /// Stage sensitivities `∂Y_i/∂p` of the last accepted step (for cost quadratures).
+    stage_sy: [[[f64; NP]; NY]; S],
+    /// Stage sensitivities `∂Z_i/∂p` of the last accepted step.
+    stage_sz: [[[f64; NP]; NZ]; S],
 }
 
 impl<'m, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
@@ -240,9 +246,12 @@ where
             zs: [[0.0; NZ]; S],
             fs: [[0.0; NY]; S],
             iters: [0; S],
+            attempts: 0,
             fsa: false,
             sy: [[0.0; NP]; NY],
             sz: [[0.0; NP]; NZ],
+            stage_sy: [[[0.0; NP]; NY]; S],
+            stage_sz: [[[0.0; NP]; NZ]; S],
         };
         s.make_consistent()?;
         Ok(s)
@@ -311,16 +320,28 @@ where
             for (zi, d) in self.z.iter_mut().zip(gv.iter()) {
                 *zi -= d;
             }
+            let prev = last;
             last = rms(sum_sq(&gv, &w), NZ);
             if !last.is_finite() {
                 break;
             }
             // Converged when the correction is far below the tolerance (1e-3 of it), so the
-            // initial inconsistency does not pollute the first error estimate.
-            if last <= 1e-3 {
+            // initial inconsistency does not pollute the first error estimate; then iterated to
+            // round-off (Newton converges quadratically: stop when the correction is at the
+            // round-off level of z or no longer shrinks), so that a re-initialized z is an exact
+            // function of its inputs, as the sensitivities assume (hybrid restarts).
+            let roundoff = gv
+                .iter()
+                .zip(self.z.iter())
+                .all(|(d, z)| d.abs() <= 4.0 * f64::EPSILON * z.abs());
+            if last <= 1e-3 && (roundoff || last == 0.0 || last > 0.5 * prev) {
                 self.jac_state = JacState::Invalid; // evaluated before the last update
                 return Ok(());
             }
+        }
+        if last <= 1e-3 {
+            self.jac_state = JacState::Invalid;
+            return Ok(());
         }
         Err(SolveError::InconsistentInitialValues {
             t: self.t,
@@ -499,12 +520,13 @@ where
         let mut wz = [0.0; NZ];
         let mut nrm_prev = 0.0;
         for k in 0..maxit {
-            self.model.f(ti, y, z, &self.p, &mut fv);
-            self.stats.f_evals += 1;
             if NZ > 0 {
-                self.model.g(ti, y, z, &self.p, &mut gv);
+                self.model.residual(ti, y, z, &self.p, &mut fv, &mut gv);
                 self.stats.g_evals += 1;
+            } else {
+                self.model.f(ti, y, z, &self.p, &mut fv);
             }
+            self.stats.f_evals += 1;
             if !all_finite(&fv) || !all_finite(&gv) {
                 return Err(true);
             }
@@ -639,19 +661,36 @@ where
                 what: "final time",
             });
         }
-        if tf == self.t {
-            return Ok(());
+        self.attempts = 0;
+        while self.t < tf {
+            let trial = self.try_step(tf)?;
+            self.commit(&trial, &mut observer)?;
+        }
+        Ok(())
+    }
+
+    /// Computes the next adaptive step towards `t_stop > t` (clipped to land exactly on it),
+    /// retrying with smaller steps until one passes the error test, but does **not** accept it:
+    /// the stage storage ([`Esdirk::stages`]) holds the step and the state is unchanged until
+    /// [`Esdirk::commit`]. A caller that finds an event in the step instead re-takes a shorter
+    /// step with [`Esdirk::evaluate_fixed`] (the hybrid driver, `hybrid_solve.rs`).
+    pub fn try_step(&mut self, t_stop: f64) -> Result<Trial, SolveError> {
+        if !t_stop.is_finite() || t_stop <= self.t {
+            return Err(SolveError::InvalidArgument {
+                t: self.t,
+                mode: self.mode,
+                what: "final time",
+            });
         }
         if !positive_finite(self.h) {
-            self.h = self.initial_step(tf - self.t)?;
+            self.h = self.initial_step(t_stop - self.t)?;
         }
         let k = self.tableau.error_estimate_order();
-        let mut attempts = 0usize;
         let mut last_stage = 0usize;
         let mut last_singular: Option<usize> = None;
-        while self.t < tf {
-            attempts += 1;
-            if attempts > self.opts.max_steps {
+        loop {
+            self.attempts += 1;
+            if self.attempts > self.opts.max_steps {
                 return Err(SolveError::TooManySteps {
                     t: self.t,
                     mode: self.mode,
@@ -659,7 +698,7 @@ where
                 });
             }
             let mut h = self.h.min(self.opts.h_max);
-            let remaining = tf - self.t;
+            let remaining = t_stop - self.t;
             let last = h >= remaining;
             if last {
                 h = remaining;
@@ -722,37 +761,63 @@ where
                 Attempt::Done { error } => {
                     last_stage = 0;
                     if error <= 1.0 {
-                        self.accept(h, error, last, tf, &mut observer)?;
-                        let fac = self.ctrl.accept(
+                        return Ok(Trial {
                             h,
                             error,
-                            k,
-                            self.opts.target,
-                            self.opts.fac_min,
-                            self.opts.fac_max,
-                        );
-                        self.theta_last = self.theta_step;
-                        self.jac_state = JacState::Stale;
-                        self.h = h * fac;
-                    } else {
-                        self.stats.rejected_steps += 1;
-                        let fac = self
-                            .ctrl
-                            .reject(error, k, self.opts.target, self.opts.fac_min);
-                        self.h = h * fac;
+                            landing: last,
+                            t_end: if last { t_stop } else { self.t + h },
+                        });
                     }
+                    self.stats.rejected_steps += 1;
+                    let fac = self
+                        .ctrl
+                        .reject(error, k, self.opts.target, self.opts.fac_min);
+                    self.h = h * fac;
                 }
             }
         }
+    }
+
+    /// Accepts the step computed by [`Esdirk::try_step`] (which must be the last step computed):
+    /// propagates the sensitivities, advances the state to `trial.t_end`, calls `observer` and
+    /// updates the step-size controller.
+    pub fn commit<F>(&mut self, trial: &Trial, observer: &mut F) -> Result<(), SolveError>
+    where
+        F: FnMut(&StepRecord<'_, S, NY, NZ>),
+    {
+        self.accept(trial.h, trial.error, trial.t_end, observer)?;
+        let fac = self.ctrl.accept(
+            trial.h,
+            trial.error,
+            self.tableau.error_estimate_order(),
+            self.opts.target,
+            self.opts.fac_min,
+            self.opts.fac_max,
+        );
+        self.theta_last = self.theta_step;
+        self.jac_state = JacState::Stale;
+        self.h = trial.h * fac;
         Ok(())
+    }
+
+    /// Stage storage of the last computed step: `(Y_i, Z_i, F_i)` (see [`StepRecord`]). After
+    /// [`Esdirk::try_step`] or [`Esdirk::evaluate_fixed`], `Y_S, Z_S` is the end state of the
+    /// not yet accepted step; after a commit, the stages of the accepted step.
+    #[allow(clippy::type_complexity)]
+    pub fn stages(&self) -> (&[[f64; NY]; S], &[[f64; NZ]; S], &[[f64; NY]; S]) {
+        (&self.ys, &self.zs, &self.fs)
+    }
+
+    /// The tableau in use.
+    pub fn tableau(&self) -> &Tableau<S> {
+        self.tableau
     }
 
     fn accept<F>(
         &mut self,
         h: f64,
         error: f64,
-        last: bool,
-        tf: f64,
+        t_end: f64,
         observer: &mut F,
     ) -> Result<(), SolveError>
     where
@@ -772,22 +837,20 @@ where
             newton_iterations: &self.iters,
             error,
         });
-        self.t = if last { tf } else { self.t + h };
+        self.t = t_end;
         self.y = self.ys[S - 1];
         self.z = self.zs[S - 1];
         Ok(())
     }
 
-    /// Takes one step of exactly size `h > 0` without error control (fixed-step mode, seed 004;
-    /// also used to replay a frozen step sequence). The Jacobian policy is the same as in
-    /// [`Esdirk::integrate_to`]; set `jacobian_reuse_rate = 0` to evaluate it every step.
+    /// Computes one step of exactly size `h > 0` from the current state without error control
+    /// and without accepting it (fills the stage storage; returns the WRMS error estimate). The
+    /// Jacobian policy is that of [`Esdirk::integrate_to`]; on a Newton failure with a stale
+    /// Jacobian the step is retried once with a fresh one.
     ///
     /// Errors: [`SolveError::NewtonFailure`] if the Newton iteration fails even with a fresh
     /// Jacobian, [`SolveError::SingularMatrix`], [`SolveError::NonFiniteValue`].
-    pub fn step_fixed<F>(&mut self, h: f64, mut observer: F) -> Result<(), SolveError>
-    where
-        F: FnMut(&StepRecord<'_, S, NY, NZ>),
-    {
+    pub fn evaluate_fixed(&mut self, h: f64) -> Result<f64, SolveError> {
         if !positive_finite(h) {
             return Err(SolveError::InvalidArgument {
                 t: self.t,
@@ -795,6 +858,7 @@ where
                 what: "step size",
             });
         }
+        let mut stage = 0;
         for _ in 0..2 {
             let refresh = match self.jac_state {
                 JacState::Invalid => true,
@@ -812,25 +876,15 @@ where
                 return Err(self.lu_error(e));
             }
             match self.attempt(h)? {
-                Attempt::Done { error } => {
-                    let tf = self.t + h;
-                    self.accept(h, error, false, tf, &mut observer)?;
-                    self.theta_last = self.theta_step;
-                    self.jac_state = JacState::Stale;
-                    return Ok(());
-                }
-                Attempt::NewtonFailed { stage, .. } => {
+                Attempt::Done { error } => return Ok(error),
+                Attempt::NewtonFailed { stage: s, .. } => {
                     self.stats.newton_failures += 1;
+                    stage = s;
                     if self.jac_state == JacState::Stale {
                         self.jac_state = JacState::Invalid;
                         continue;
                     }
-                    return Err(SolveError::NewtonFailure {
-                        t: self.t,
-                        mode: self.mode,
-                        h,
-                        stage,
-                    });
+                    break;
                 }
             }
         }
@@ -838,9 +892,55 @@ where
             t: self.t,
             mode: self.mode,
             h,
-            stage: 0,
+            stage,
         })
     }
+
+    /// Accepts the step of size `h` just computed by [`Esdirk::evaluate_fixed`], ending at
+    /// `t_end` (pass `t + h`, or the exact target time the step was sized for).
+    pub fn commit_fixed<F>(
+        &mut self,
+        h: f64,
+        error: f64,
+        t_end: f64,
+        observer: &mut F,
+    ) -> Result<(), SolveError>
+    where
+        F: FnMut(&StepRecord<'_, S, NY, NZ>),
+    {
+        self.accept(h, error, t_end, observer)?;
+        self.theta_last = self.theta_step;
+        self.jac_state = JacState::Stale;
+        Ok(())
+    }
+
+    /// Takes one step of exactly size `h > 0` without error control (fixed-step mode, seed 004;
+    /// also used to replay a frozen step sequence). The Jacobian policy is the same as in
+    /// [`Esdirk::integrate_to`]; set `jacobian_reuse_rate = 0` to evaluate it every step.
+    ///
+    /// Errors: [`SolveError::NewtonFailure`] if the Newton iteration fails even with a fresh
+    /// Jacobian, [`SolveError::SingularMatrix`], [`SolveError::NonFiniteValue`].
+    pub fn step_fixed<F>(&mut self, h: f64, mut observer: F) -> Result<(), SolveError>
+    where
+        F: FnMut(&StepRecord<'_, S, NY, NZ>),
+    {
+        let error = self.evaluate_fixed(h)?;
+        let t_end = self.t + h;
+        self.commit_fixed(h, error, t_end, &mut observer)
+    }
+}
+
+/// A step computed by [`Esdirk::try_step`] that passed the error test but is not yet accepted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Trial {
+    /// Step size.
+    pub h: f64,
+    /// WRMS norm of the local error estimate (≤ 1).
+    pub error: f64,
+    /// Whether the step was clipped to land exactly on the stop time.
+    pub landing: bool,
+    /// End time of the step (exactly the stop time when `landing`).
+    pub t_end: f64,
 }
 
 #[path = "esdirk_fsa.rs"]

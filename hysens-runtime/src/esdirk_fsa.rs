@@ -86,6 +86,19 @@ where
         (&self.sy, &self.sz)
     }
 
+    /// Stage sensitivities `(∂Y_i/∂p, ∂Z_i/∂p)` of the last accepted step (zero before the
+    /// first step or if sensitivities are disabled); integral-cost gradients use them
+    /// (`cost.rs`).
+    #[allow(clippy::type_complexity)]
+    pub fn stage_sensitivities(&self) -> (&[[[f64; NP]; NY]; S], &[[[f64; NP]; NZ]; S]) {
+        (&self.stage_sy, &self.stage_sz)
+    }
+
+    /// Whether sensitivities are enabled.
+    pub fn sensitivities_enabled(&self) -> bool {
+        self.fsa
+    }
+
     /// Propagates the sensitivities over the accepted step of size `h` whose stages are in
     /// the stage storage and whose iteration matrix is factorized in `self.lu`.
     pub(super) fn propagate_sensitivities(&mut self, h: f64) -> Result<(), SolveError> {
@@ -147,6 +160,14 @@ where
                 }
                 // Lengths agree: N = NY + NZ is a compile-time assertion in `Esdirk::new`.
                 dz[i].copy_from_slice(&x[NY..]);
+            }
+            for i in 0..S {
+                for c in 0..NY {
+                    self.stage_sy[i][c][q] = dy[i][c];
+                }
+                for c in 0..NZ {
+                    self.stage_sz[i][c][q] = dz[i][c];
+                }
             }
             for c in 0..NY {
                 self.sy[c][q] = dy[S - 1][c];

@@ -36,7 +36,13 @@ pub struct Point<'a, const NY: usize, const NZ: usize, const NP: usize> {
     pub memory: &'a Memory<NY, NZ>,
 }
 
-/// The state right after the last mode entry, `(y*, z*)` (Serban & Recuero 2019, §4).
+/// The state at the last mode entry, `(y*, z*)` (Serban & Recuero 2019, §4).
+///
+/// `y* = y⁺` is the differential state right after the entry (after the reset). `z*` is the
+/// algebraic state captured from the *left*, `z⁻` at the switch: it equals `z⁺` whenever `z` is
+/// continuous, and it is the only well-posed choice when the new mode's constraint reads `z*`
+/// (note 000 §6 item 3: with `z* = z⁺` the EM model's constraint is an identity at `t⁺`). In the
+/// first mode the memory is `(y0, z0)` with the caller's `z0` (see `HybridProblem::z0`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Memory<const NY: usize, const NZ: usize> {
     /// `y*`

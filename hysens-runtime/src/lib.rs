@@ -6,8 +6,13 @@
 //!
 //! Status: tableaus ([`tableau`]), fixed-size LU ([`linalg`]), the error type ([`error`]), the
 //! model interface of one smooth mode ([`model`]), adaptive and fixed-step ESDIRK integration
-//! of a semi-explicit index-1 DAE ([`esdirk`]) and its forward parameter sensitivities. Events,
-//! resets, dense output and the adjoint are not implemented yet.
+//! of a semi-explicit index-1 DAE ([`esdirk`]) and its forward parameter sensitivities, dense
+//! output ([`dense`]), and the hybrid solve ([`hybrid_solve::solve`]) of a [`HybridModel`]:
+//! events located on the discrete solution ([`events`]), resets, consistent re-initialization
+//! and sensitivity jumps ([`jump`]), memory ([`mode_adapter`]), costs and their gradients
+//! ([`cost`]), caller-provided outputs ([`hybrid_io`]). The adjoint is not implemented yet.
+//!
+//! The solve of one smooth mode:
 //!
 //! ```
 //! use hysens_runtime::{Esdirk, ModeJacobian, Options, SmoothMode, ESDIRK34};
@@ -49,18 +54,37 @@
 extern crate std;
 
 pub mod controller;
+pub mod cost;
+pub mod dense;
 pub mod error;
 pub mod esdirk;
+pub mod events;
+pub mod hybrid_io;
 pub mod hybrid_model;
+pub mod hybrid_solve;
+pub mod jump;
 pub mod linalg;
+pub mod mode_adapter;
 pub mod model;
 pub mod norm;
 pub mod options;
 pub mod stats;
 pub mod tableau;
 
+#[cfg(test)]
+mod hybrid_tests;
+
 pub use error::SolveError;
-pub use esdirk::{Esdirk, StepRecord};
+pub use esdirk::{Esdirk, StepRecord, Trial};
+pub use hybrid_io::{
+    EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, Sample,
+    StepKind, StepPlan,
+};
+pub use hybrid_model::{
+    Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo, Point, ResetJacobian,
+    ScalarPartials,
+};
+pub use hybrid_solve::solve;
 pub use model::{ModeJacobian, SmoothMode};
 pub use options::Options;
 pub use stats::Stats;

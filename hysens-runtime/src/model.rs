@@ -50,6 +50,22 @@ pub trait SmoothMode<const NY: usize, const NZ: usize, const NP: usize> {
     /// Algebraic constraints: `out = g(t, y, z, p)` (zero on the solution).
     fn g(&self, t: f64, y: &[f64; NY], z: &[f64; NZ], p: &[f64; NP], out: &mut [f64; NZ]);
 
+    /// Both residuals at once, `f` and `g` at the same point (the Newton iteration needs both;
+    /// a model whose `f` and `g` share work, such as a hybrid-model mode, overrides this). The
+    /// default calls [`SmoothMode::f`] and [`SmoothMode::g`].
+    fn residual(
+        &self,
+        t: f64,
+        y: &[f64; NY],
+        z: &[f64; NZ],
+        p: &[f64; NP],
+        f: &mut [f64; NY],
+        g: &mut [f64; NZ],
+    ) {
+        self.f(t, y, z, p, f);
+        self.g(t, y, z, p, g);
+    }
+
     /// State Jacobians `f_y, f_z, g_y, g_z` at `(t, y, z, p)`, written into `jac` (zeroed by the
     /// caller). One method for all four blocks so that shared subexpressions are evaluated once.
     fn jacobian(

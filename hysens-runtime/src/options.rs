@@ -22,7 +22,8 @@ pub struct Options<const NY: usize, const NZ: usize> {
     pub h_max: f64,
     /// Smallest allowed step size (in addition to the round-off limit `16 ε |t|`).
     pub h_min: f64,
-    /// Maximum number of step attempts (accepted + rejected) per call.
+    /// Maximum number of step attempts (accepted + rejected) per call of
+    /// [`crate::Esdirk::integrate_to`], or per mode segment of a hybrid solve.
     pub max_steps: usize,
     /// Maximum Newton iterations per stage (note §2.4 uses 20; Hairer's RADAU5 uses 7; default 10:
     /// with 7 the "predicted failure" test rejected iterations converging at rate θ ≈ 0.09 from

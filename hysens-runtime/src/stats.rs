@@ -26,4 +26,44 @@ pub struct Stats {
     pub sensitivity_jacobian_evals: usize,
     /// Refinement iterations of the stage sensitivity solves (each one LU solve).
     pub sensitivity_iterations: usize,
+    /// Events (mode switches) processed by a hybrid solve.
+    pub events: usize,
+    /// Steps re-taken to locate event times on the discrete solution (hybrid solve).
+    pub event_retakes: usize,
+}
+
+impl Stats {
+    /// All counters zero (a `const` for static initializers).
+    pub const ZERO: Self = Stats {
+        steps: 0,
+        rejected_steps: 0,
+        newton_failures: 0,
+        f_evals: 0,
+        g_evals: 0,
+        jacobian_evals: 0,
+        lu_factorizations: 0,
+        lu_solves: 0,
+        newton_iterations: 0,
+        sensitivity_jacobian_evals: 0,
+        sensitivity_iterations: 0,
+        events: 0,
+        event_retakes: 0,
+    };
+
+    /// Adds every counter of `other` (statistics of consecutive mode segments).
+    pub fn add(&mut self, other: &Stats) {
+        self.steps += other.steps;
+        self.rejected_steps += other.rejected_steps;
+        self.newton_failures += other.newton_failures;
+        self.f_evals += other.f_evals;
+        self.g_evals += other.g_evals;
+        self.jacobian_evals += other.jacobian_evals;
+        self.lu_factorizations += other.lu_factorizations;
+        self.lu_solves += other.lu_solves;
+        self.newton_iterations += other.newton_iterations;
+        self.sensitivity_jacobian_evals += other.sensitivity_jacobian_evals;
+        self.sensitivity_iterations += other.sensitivity_iterations;
+        self.events += other.events;
+        self.event_retakes += other.event_retakes;
+    }
 }

@@ -1,0 +1,230 @@
+//! Inputs and outputs of a hybrid solve ([`crate::hybrid_solve::solve`]): the problem, the
+//! options, caller-provided output storage and the solution summary.
+//!
+//! Nothing here allocates: samples, the event log and the step log go into slices the caller
+//! owns; a full slice ends the solve with [`crate::SolveError::StorageFull`] and keeps
+//! everything computed up to that point (ARCHITECTURE.md, "Fixed size").
+
+use crate::hybrid_model::Memory;
+use crate::options::Options;
+use crate::stats::Stats;
+
+/// What to solve: time span, initial values, parameters, sensitivities and sample times.
+#[derive(Clone, Copy, Debug)]
+pub struct HybridProblem<'a, const NY: usize, const NZ: usize, const NP: usize> {
+    /// Initial time `t0`.
+    pub t0: f64,
+    /// Final time `t_f ≥ t0` (independent of `p`, note 000 §1.2).
+    pub tf: f64,
+    /// Initial differential state `y0`.
+    pub y0: [f64; NY],
+    /// Guess of the initial algebraic variables (made consistent with `g = 0` by Newton's
+    /// method). If the first mode's `g` reads the memory `z*`, pass consistent values: the
+    /// memory of the first mode is `(y0, z0)` with this `z0`.
+    pub z0: [f64; NZ],
+    /// Parameters (inputs appended).
+    pub p: [f64; NP],
+    /// `∂y0/∂p`, or `None` to solve without sensitivities. Sensitivities with respect to
+    /// initial states are obtained by making them parameters: `y0 = (p_i, …)` and a unit
+    /// column here.
+    pub sensitivities: Option<[[f64; NP]; NY]>,
+    /// Output times, non-decreasing, in `[t0, t_f]`. The integrator lands exactly on each one.
+    pub sample_times: &'a [f64],
+    /// One datum per sample time for the sampled cost `ℓ(t_k, y, z, p, d_k)`, or empty (all 0).
+    pub sample_data: &'a [f64],
+}
+
+/// Settings of a hybrid solve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HybridOptions<const NY: usize, const NZ: usize> {
+    /// Settings of the ESDIRK integrator (tolerances, step limits, Newton).
+    pub integrator: Options<NY, NZ>,
+    /// Maximum number of events; more is reported as Zeno behaviour
+    /// ([`crate::SolveError::TooManyEvents`]). Default 10 000.
+    pub max_events: usize,
+    /// Events closer together than `min_event_separation · max(1, |t|)` count as "vanishing
+    /// separation"; [`ZENO_CLOSE_EVENTS`] of them in a row are reported as Zeno behaviour.
+    /// Default `1e-10`.
+    pub min_event_separation: f64,
+    /// Grazing test: an event whose guard satisfies `|ḣ|·Δ ≤ grazing_tol · (|h_a| + |h_b|)` on
+    /// the bracketing interval `[a, b]` of length `Δ` is reported as
+    /// [`crate::SolveError::GrazingEvent`]. For a transversal crossing the ratio
+    /// `|ḣ|Δ/(|h_a| + |h_b|)` is ≈ 1 (the guard is nearly linear over the bracket); near a
+    /// tangency it is `≈ 4√δ/Δ` for a guard that overshoots zero by `δ` (two roots `2√δ`
+    /// apart, one of which can be missed). Default `1e-3`.
+    pub grazing_tol: f64,
+}
+
+/// Consecutive events with vanishing separation that are reported as Zeno behaviour.
+pub const ZENO_CLOSE_EVENTS: usize = 3;
+
+impl<const NY: usize, const NZ: usize> HybridOptions<NY, NZ> {
+    /// Uniform scalar tolerances and the defaults documented on each field.
+    pub fn new(rtol: f64, atol: f64) -> Self {
+        HybridOptions {
+            integrator: Options::new(rtol, atol),
+            max_events: 10_000,
+            min_event_separation: 1e-10,
+            grazing_tol: 1e-3,
+        }
+    }
+}
+
+/// The state at one requested output time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sample<const NY: usize, const NZ: usize, const NP: usize> {
+    /// Sample time.
+    pub t: f64,
+    /// Mode at the sample (the mode entered, if an event happens exactly at the sample time).
+    pub mode: usize,
+    /// `y(t)`.
+    pub y: [f64; NY],
+    /// `z(t)`.
+    pub z: [f64; NZ],
+    /// `∂y(t)/∂p` (zero without sensitivities).
+    pub sy: [[f64; NP]; NY],
+    /// `∂z(t)/∂p`.
+    pub sz: [[f64; NP]; NZ],
+}
+
+impl<const NY: usize, const NZ: usize, const NP: usize> Sample<NY, NZ, NP> {
+    /// All zero (to initialize storage).
+    pub const ZERO: Self = Sample {
+        t: 0.0,
+        mode: 0,
+        y: [0.0; NY],
+        z: [0.0; NZ],
+        sy: [[0.0; NP]; NY],
+        sz: [[0.0; NP]; NZ],
+    };
+}
+
+/// One event (mode switch) in the event log.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EventRecord<const NP: usize> {
+    /// Event time `t_i`.
+    pub t: f64,
+    /// Guard index.
+    pub guard: usize,
+    /// Mode left.
+    pub from: usize,
+    /// Mode entered.
+    pub to: usize,
+    /// Event-time sensitivity `τ = dt_i/dp` (note 000 §2.2; zero without sensitivities).
+    pub tau: [f64; NP],
+}
+
+impl<const NP: usize> EventRecord<NP> {
+    /// All zero (to initialize storage).
+    pub const ZERO: Self = EventRecord {
+        t: 0.0,
+        guard: 0,
+        from: 0,
+        to: 0,
+        tau: [0.0; NP],
+    };
+}
+
+/// How a logged step was sized (for replaying a solve with the step sequence frozen).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepKind {
+    /// Size chosen by the step-size controller.
+    Free,
+    /// Clipped to land exactly on a sample time or the final time.
+    Landing,
+    /// A trial step in which an event was found; the step actually taken ends at the event
+    /// (located on the discrete solution), the logged size is the trial's.
+    EventTrial,
+}
+
+/// One entry of the step log.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LoggedStep {
+    /// Step size (for [`StepKind::EventTrial`], the trial step size).
+    pub h: f64,
+    /// How it was sized.
+    pub kind: StepKind,
+}
+
+impl LoggedStep {
+    /// Zero (to initialize storage).
+    pub const ZERO: Self = LoggedStep {
+        h: 0.0,
+        kind: StepKind::Free,
+    };
+}
+
+/// How step sizes are chosen.
+#[derive(Clone, Copy, Debug)]
+pub enum StepPlan<'a> {
+    /// Adaptive error control.
+    Adaptive,
+    /// Replay a step log: the same step sizes (landing steps re-land, event trials re-locate
+    /// their event), no error control. Used to check sensitivities against finite differences
+    /// of the same integrator with the step sequence and event handling frozen, and (later) by
+    /// the adjoint.
+    Replay(&'a [LoggedStep]),
+}
+
+/// Caller-provided output storage.
+#[derive(Debug)]
+pub struct HybridOutputs<'a, const NY: usize, const NZ: usize, const NP: usize> {
+    /// One entry per sample time (must hold `sample_times.len()` entries).
+    pub samples: &'a mut [Sample<NY, NZ, NP>],
+    /// Event log (`None`: not recorded).
+    pub events: Option<&'a mut [EventRecord<NP>]>,
+    /// Step log (`None`: not recorded).
+    pub steps: Option<&'a mut [LoggedStep]>,
+}
+
+/// Summary of a solve, updated as the solve proceeds, so that after an error it holds the
+/// last accepted state and everything computed up to it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HybridSolution<const NY: usize, const NZ: usize, const NP: usize> {
+    /// Time reached (`t_f` on success).
+    pub t: f64,
+    /// Current mode.
+    pub mode: usize,
+    /// `y(t)`.
+    pub y: [f64; NY],
+    /// `z(t)`.
+    pub z: [f64; NZ],
+    /// `∂y(t)/∂p`.
+    pub sy: [[f64; NP]; NY],
+    /// `∂z(t)/∂p`.
+    pub sz: [[f64; NP]; NZ],
+    /// Memory of the current mode.
+    pub memory: Memory<NY, NZ>,
+    /// Objective `G = ∫ L dt + Σ_k ℓ_k + φ(t_f)` (the terminal term is added at `t_f`; the
+    /// integral and sampled terms as far as computed).
+    pub cost: f64,
+    /// `dG/dp` (zero without sensitivities).
+    pub cost_gradient: [f64; NP],
+    /// Samples written.
+    pub n_samples: usize,
+    /// Events processed (written to the event log, if any).
+    pub n_events: usize,
+    /// Steps written to the step log.
+    pub n_logged_steps: usize,
+    /// Solver statistics over all segments.
+    pub stats: Stats,
+}
+
+impl<const NY: usize, const NZ: usize, const NP: usize> HybridSolution<NY, NZ, NP> {
+    /// Empty summary (to initialize storage; [`crate::hybrid_solve::solve`] resets it).
+    pub const ZERO: Self = HybridSolution {
+        t: 0.0,
+        mode: 0,
+        y: [0.0; NY],
+        z: [0.0; NZ],
+        sy: [[0.0; NP]; NY],
+        sz: [[0.0; NP]; NZ],
+        memory: Memory::ZERO,
+        cost: 0.0,
+        cost_gradient: [0.0; NP],
+        n_samples: 0,
+        n_events: 0,
+        n_logged_steps: 0,
+        stats: Stats::ZERO,
+    };
+}

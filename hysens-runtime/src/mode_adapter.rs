@@ -1,0 +1,191 @@
+//! One mode of a [`HybridModel`] with its memory, seen as a [`SmoothMode`] by the ESDIRK
+//! integrator.
+//!
+//! Inside a mode the memory `(y*, z*)` is constant, so the mode is the smooth DAE
+//! `y' = f(t, y, z, p, m)`, `0 = g(t, y, z, p, m)`. The memory depends on the parameters
+//! (through the state at the last mode entry), with constant total derivatives
+//! `s* = dy*/dp`, `w* = dz*/dp` (note 000 §2.4: the total derivatives `s⁺ + ẏ⁺τ`, not the
+//! paper's literal Eq. 25 `s* = s⁺`). The sensitivity equations inside the mode are
+//! (note 000 §2.1, Eq. 25a–b with the correction of §2.4)
+//!
+//! ```text
+//! ṡ = f_y s + f_z w + (f_p + f_{y*} s* + f_{z*} w*),   0 = g_y s + g_z w + (g_p + g_{y*} s* + g_{z*} w*)
+//! ```
+//!
+//! i.e. those of a memory-free mode whose parameter Jacobians are the bracketed totals. This
+//! adapter returns those totals from [`SmoothMode::parameter_jacobian`], so the existing IND
+//! sensitivities (`esdirk_fsa.rs`) carry the memory terms as extra sources unchanged.
+#![allow(clippy::needless_range_loop)]
+
+use crate::hybrid_model::{HybridModel, Memory, Point};
+use crate::model::{ModeJacobian, SmoothMode};
+
+/// A mode of a hybrid model with fixed memory and memory sensitivities.
+#[derive(Clone, Copy, Debug)]
+pub struct ModeAdapter<'a, M, const NY: usize, const NZ: usize, const NP: usize> {
+    model: &'a M,
+    mode: usize,
+    uses_memory: bool,
+    memory: Memory<NY, NZ>,
+    /// `s* = dy*/dp` (total derivative).
+    memory_sy: [[f64; NP]; NY],
+    /// `w* = dz*/dp` (total derivative).
+    memory_sz: [[f64; NP]; NZ],
+}
+
+impl<'a, M, const NY: usize, const NZ: usize, const NP: usize> ModeAdapter<'a, M, NY, NZ, NP>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    /// Mode `mode` of `model` with memory `memory` and its sensitivities `(s*, w*)`.
+    pub fn new(
+        model: &'a M,
+        mode: usize,
+        memory: Memory<NY, NZ>,
+        memory_sy: [[f64; NP]; NY],
+        memory_sz: [[f64; NP]; NZ],
+    ) -> Self {
+        let uses_memory = M::MODES.get(mode).is_some_and(|m| m.uses_memory);
+        ModeAdapter {
+            model,
+            mode,
+            uses_memory,
+            memory,
+            memory_sy,
+            memory_sz,
+        }
+    }
+
+    /// The evaluation point `(t, y, z, p, m)`.
+    pub fn point<'b>(
+        &'b self,
+        t: f64,
+        y: &'b [f64; NY],
+        z: &'b [f64; NZ],
+        p: &'b [f64; NP],
+    ) -> Point<'b, NY, NZ, NP> {
+        Point {
+            t,
+            y,
+            z,
+            p,
+            memory: &self.memory,
+        }
+    }
+
+    /// The memory.
+    pub fn memory(&self) -> &Memory<NY, NZ> {
+        &self.memory
+    }
+
+    /// `(s*, w*)`.
+    #[allow(clippy::type_complexity)]
+    pub fn memory_sensitivities(&self) -> (&[[f64; NP]; NY], &[[f64; NP]; NZ]) {
+        (&self.memory_sy, &self.memory_sz)
+    }
+
+    /// The mode index.
+    pub fn mode(&self) -> usize {
+        self.mode
+    }
+
+    /// Whether the mode reads its memory.
+    pub fn uses_memory(&self) -> bool {
+        self.uses_memory
+    }
+}
+
+impl<M, const NY: usize, const NZ: usize, const NP: usize> SmoothMode<NY, NZ, NP>
+    for ModeAdapter<'_, M, NY, NZ, NP>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    fn f(&self, t: f64, y: &[f64; NY], z: &[f64; NZ], p: &[f64; NP], out: &mut [f64; NY]) {
+        let mut g = [0.0; NZ];
+        self.model
+            .residual(self.mode, &self.point(t, y, z, p), out, &mut g);
+    }
+
+    fn g(&self, t: f64, y: &[f64; NY], z: &[f64; NZ], p: &[f64; NP], out: &mut [f64; NZ]) {
+        let mut f = [0.0; NY];
+        self.model
+            .residual(self.mode, &self.point(t, y, z, p), &mut f, out);
+    }
+
+    fn residual(
+        &self,
+        t: f64,
+        y: &[f64; NY],
+        z: &[f64; NZ],
+        p: &[f64; NP],
+        f: &mut [f64; NY],
+        g: &mut [f64; NZ],
+    ) {
+        self.model
+            .residual(self.mode, &self.point(t, y, z, p), f, g);
+    }
+
+    fn jacobian(
+        &self,
+        t: f64,
+        y: &[f64; NY],
+        z: &[f64; NZ],
+        p: &[f64; NP],
+        jac: &mut ModeJacobian<NY, NZ>,
+    ) {
+        self.model.jacobian(self.mode, &self.point(t, y, z, p), jac);
+    }
+
+    /// `f_p + f_{y*} s* + f_{z*} w*` and `g_p + g_{y*} s* + g_{z*} w*` (module docs).
+    fn parameter_jacobian(
+        &self,
+        t: f64,
+        y: &[f64; NY],
+        z: &[f64; NZ],
+        p: &[f64; NP],
+        fp: &mut [[f64; NP]; NY],
+        gp: &mut [[f64; NP]; NZ],
+    ) {
+        let at = self.point(t, y, z, p);
+        self.model.parameter_jacobian(self.mode, &at, fp, gp);
+        if !self.uses_memory {
+            return;
+        }
+        let mut mj = ModeJacobian::ZERO;
+        self.model.memory_jacobian(self.mode, &at, &mut mj);
+        add_memory_terms(&mj, &self.memory_sy, &self.memory_sz, fp, gp);
+    }
+}
+
+/// `fp += f_{y*} s* + f_{z*} w*`, `gp += g_{y*} s* + g_{z*} w*` with the memory Jacobian `mj`
+/// (blocks `fy, fz, gy, gz` hold `∂f/∂y*, ∂f/∂z*, ∂g/∂y*, ∂g/∂z*`).
+pub fn add_memory_terms<const NY: usize, const NZ: usize, const NP: usize>(
+    mj: &ModeJacobian<NY, NZ>,
+    sy: &[[f64; NP]; NY],
+    sz: &[[f64; NP]; NZ],
+    fp: &mut [[f64; NP]; NY],
+    gp: &mut [[f64; NP]; NZ],
+) {
+    for q in 0..NP {
+        for r in 0..NY {
+            let mut v = 0.0;
+            for c in 0..NY {
+                v += mj.fy[r][c] * sy[c][q];
+            }
+            for c in 0..NZ {
+                v += mj.fz[r][c] * sz[c][q];
+            }
+            fp[r][q] += v;
+        }
+        for r in 0..NZ {
+            let mut v = 0.0;
+            for c in 0..NY {
+                v += mj.gy[r][c] * sy[c][q];
+            }
+            for c in 0..NZ {
+                v += mj.gz[r][c] * sz[c][q];
+            }
+            gp[r][q] += v;
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! A whole hybrid solve with sensitivities allocates nothing on the heap.
+//!
+//! A counting global allocator counts, per thread, the allocations made while the thread's flag
+//! is set (the test harness runs tests on other threads concurrently; `const` thread-locals
+//! need no allocation themselves). The solves use stack storage for samples, events and steps.
+#![allow(missing_docs)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use hysens_runtime::hybrid_model::{
+    Direction, GuardInfo, HybridModel, InitialMode, ModeInfo, Point, ResetJacobian, ScalarPartials,
+};
+use hysens_runtime::{
+    solve, EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,
+    ModeJacobian, Sample, StepPlan, ESDIRK34, ESDIRK436L2SA,
+};
+
+mod models {
+    use super::*;
+    include!("../src/hybrid_test_models.rs");
+}
+use models::{Ball, Ex51};
+
+struct Counting;
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn note() {
+    if COUNTING.with(|c| c.get()) {
+        ALLOCATIONS.with(|n| n.set(n.get() + 1));
+    }
+}
+
+// SAFETY: forwards every call unchanged to the system allocator; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note();
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note();
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Runs `f` and returns the number of heap allocations this thread made meanwhile.
+fn count<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    let before = ALLOCATIONS.with(|n| n.get());
+    COUNTING.with(|c| c.set(true));
+    let r = f();
+    COUNTING.with(|c| c.set(false));
+    (r, ALLOCATIONS.with(|n| n.get()) - before)
+}
+
+#[test]
+fn ex51_solve_with_sensitivities_does_not_allocate() {
+    let model = Ex51 {
+        terminal: true,
+        sampled: true,
+    };
+    let times = [0.1, 0.25, 0.5, 1.0, 2.0];
+    let data = [0.4, 1.0, 1.8, 2.7, 4.5];
+    let problem = HybridProblem {
+        t0: 0.0,
+        tf: 5.0,
+        y0: [0.0],
+        z0: [],
+        p: [2.9],
+        sensitivities: Some([[0.0]]),
+        sample_times: &times,
+        sample_data: &data,
+    };
+    let opts = HybridOptions::new(1e-8, 1e-10);
+    let mut samples = [Sample::<1, 0, 1>::ZERO; 5];
+    let mut events = [EventRecord::<1>::ZERO; 8];
+    let mut steps = [LoggedStep::ZERO; 2048];
+    let mut sol = HybridSolution::ZERO;
+    let (r, n) = count(|| {
+        let mut out = HybridOutputs {
+            samples: &mut samples,
+            events: Some(&mut events),
+            steps: Some(&mut steps),
+        };
+        solve::<_, 6, 1, 0, 1, 1>(
+            &model,
+            &ESDIRK436L2SA,
+            &problem,
+            &opts,
+            StepPlan::Adaptive,
+            &mut out,
+            &mut sol,
+        )
+    });
+    assert_eq!(r, Ok(()));
+    assert_eq!(sol.n_events, 3);
+    assert_eq!(sol.n_samples, 5);
+    // Replaying the step log allocates nothing either.
+    let logged = sol.n_logged_steps;
+    let plan = steps;
+    let (r2, n2) = count(|| {
+        let mut out = HybridOutputs {
+            samples: &mut samples,
+            events: None,
+            steps: None,
+        };
+        solve::<_, 6, 1, 0, 1, 1>(
+            &model,
+            &ESDIRK436L2SA,
+            &problem,
+            &opts,
+            StepPlan::Replay(&plan[..logged]),
+            &mut out,
+            &mut sol,
+        )
+    });
+    assert_eq!(r2, Ok(()));
+    assert_eq!((n, n2), (0, 0), "heap allocations during the solves");
+}
+
+#[test]
+fn ball_solve_with_sensitivities_does_not_allocate() {
+    let p = [5.0, -0.1, 10.0, 0.8];
+    let problem = HybridProblem {
+        t0: 0.0,
+        tf: 4.5,
+        y0: [p[0], p[1]],
+        z0: [],
+        p,
+        sensitivities: Some([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]]),
+        sample_times: &[],
+        sample_data: &[],
+    };
+    let opts = HybridOptions::new(1e-8, 1e-10);
+    let mut events = [EventRecord::<4>::ZERO; 8];
+    let mut sol = HybridSolution::ZERO;
+    let (r, n) = count(|| {
+        let mut out = HybridOutputs {
+            samples: &mut [],
+            events: Some(&mut events),
+            steps: None,
+        };
+        solve::<_, 4, 2, 0, 4, 2>(
+            &Ball,
+            &ESDIRK34,
+            &problem,
+            &opts,
+            StepPlan::Adaptive,
+            &mut out,
+            &mut sol,
+        )
+    });
+    assert_eq!(r, Ok(()));
+    assert_eq!(sol.n_events, 3);
+    assert_eq!(n, 0, "heap allocations during the solve");
+    // The counter works: an allocation inside `count` is seen.
+    let (_, m) = count(|| std::hint::black_box(Box::new(1u64)));
+    assert!(m >= 1);
+}
