@@ -338,6 +338,8 @@ fn model_items(
         }
     };
 
+    let entry_points = entry_points(checked, ny, nz, np);
+
     quote! {
         #(#docs)*
         #[doc = #model_doc]
@@ -354,6 +356,7 @@ fn model_items(
             /// Names of the named outputs, in index order.
             pub const OUTPUT_NAMES: &'static [&'static str] = &[#(#output_names),*];
             #output_sig
+            #entry_points
         }
 
         impl #rt::HybridModel<#lny, #lnz, #lnp> for Model {
@@ -380,6 +383,106 @@ fn model_items(
             #terminal_partials_sig
             #sampled_sig
             #sampled_partials_sig
+        }
+    }
+}
+
+/// `parameters`, `problem`, `solve`, `solve_with_sensitivities` and `solve_with`: the calls a
+/// user makes, in terms of the model's own structs.
+fn entry_points(checked: &Checked<'_>, ny: usize, nz: usize, np: usize) -> TokenStream {
+    let rt = quote!(::hysens::runtime);
+    let (lny, lnz, lnp) = (
+        Literal::usize_unsuffixed(ny),
+        Literal::usize_unsuffixed(nz),
+        Literal::usize_unsuffixed(np),
+    );
+    let ln = Literal::usize_unsuffixed(ny + nz);
+    let states = &checked.states.item.ident;
+    let x0 = hygienic("x0");
+    let z0 = hygienic("z0");
+    let params = hygienic("params");
+    let inputs = hygienic("inputs");
+
+    // Arguments and the expressions of `p`, for the structs this model has.
+    let mut struct_args = Vec::new();
+    let mut p_values = Vec::new();
+    for (s, arg) in [(checked.params, &params), (checked.inputs, &inputs)] {
+        if let Some(s) = s {
+            let ty = &s.item.ident;
+            struct_args.push(quote!(#arg: &#ty));
+            let fields = s.field_names();
+            p_values.extend(fields.iter().map(|f| quote!(#arg.#f)));
+        }
+    }
+    let (z_arg, z_value) = match checked.algebraic {
+        Some(a) => {
+            let ty = &a.item.ident;
+            (quote!(#z0: &#ty,), quote!(#z0.to_array()))
+        }
+        None => (quote!(), quote!([])),
+    };
+    let p_values_args: Vec<&Ident> = [(checked.params, &params), (checked.inputs, &inputs)]
+        .into_iter()
+        .filter_map(|(s, arg)| s.map(|_| arg))
+        .collect();
+    let parameters_doc = "The runtime's parameter vector `p`: the parameter fields, then the input fields, in declaration order.";
+    let problem_doc = "The problem of solving from `t0` to `tf` from the states `x0` (and the guess `z0` of the algebraic variables, made consistent by the solver), without sensitivities, samples or data; set those fields as needed.";
+    let tableau = quote!(#rt::tableau::Tableau);
+    let io = quote!(#rt::hybrid_io);
+    let signature = quote! {
+        problem: &#io::HybridProblem<'_, #lny, #lnz, #lnp>,
+        options: &#io::HybridOptions<#lny, #lnz>,
+        outputs: &mut #io::HybridOutputs<'_, #lny, #lnz, #lnp>,
+        solution: &mut #io::HybridSolution<#lny, #lnz, #lnp>,
+    };
+    quote! {
+        #[doc = #parameters_doc]
+        pub fn parameters(#(#struct_args),*) -> [f64; #lnp] {
+            [#(#p_values),*]
+        }
+
+        #[doc = #problem_doc]
+        pub fn problem(t0: f64, tf: f64, #x0: &#states, #z_arg #(#struct_args),*) -> #io::HybridProblem<'static, #lny, #lnz, #lnp> {
+            #io::HybridProblem {
+                t0,
+                tf,
+                y0: #x0.to_array(),
+                z0: #z_value,
+                p: Self::parameters(#(#p_values_args),*),
+                sensitivities: None,
+                sample_times: &[],
+                sample_data: &[],
+            }
+        }
+
+        /// Solves `problem` with the ESDIRK34 method of Jørgensen, Kristensen & Thomsen,
+        /// without sensitivities (whatever `problem.sensitivities` says). On failure,
+        /// `solution` and `outputs` keep everything computed up to the failure.
+        pub fn solve(&self, #signature) -> Result<(), #rt::SolveError> {
+            let problem = #io::HybridProblem { sensitivities: None, ..*problem };
+            self.solve_with(&#rt::tableau::ESDIRK34, &problem, options, #io::StepPlan::Adaptive, outputs, solution)
+        }
+
+        /// Solves `problem` with ESDIRK34 and forward sensitivities with respect to the
+        /// parameters: `∂y/∂p`, `∂z/∂p`, event-time sensitivities and `dG/dp`, starting from
+        /// `problem.sensitivities` (`∂y0/∂p`, zero if `None`).
+        pub fn solve_with_sensitivities(&self, #signature) -> Result<(), #rt::SolveError> {
+            let seeds = problem.sensitivities.unwrap_or([[0.0; #lnp]; #lny]);
+            let problem = #io::HybridProblem { sensitivities: Some(seeds), ..*problem };
+            self.solve_with(&#rt::tableau::ESDIRK34, &problem, options, #io::StepPlan::Adaptive, outputs, solution)
+        }
+
+        /// Solves `problem` with any tableau and step plan (sensitivities as `problem` says).
+        pub fn solve_with<const S: usize>(
+            &self,
+            tableau: &#tableau<S>,
+            problem: &#io::HybridProblem<'_, #lny, #lnz, #lnp>,
+            options: &#io::HybridOptions<#lny, #lnz>,
+            plan: #io::StepPlan<'_>,
+            outputs: &mut #io::HybridOutputs<'_, #lny, #lnz, #lnp>,
+            solution: &mut #io::HybridSolution<#lny, #lnz, #lnp>,
+        ) -> Result<(), #rt::SolveError> {
+            #rt::hybrid_solve::solve::<Self, S, #lny, #lnz, #lnp, #ln>(self, tableau, problem, options, plan, outputs, solution)
         }
     }
 }

@@ -1,12 +1,8 @@
 //! A whole hybrid solve with sensitivities allocates nothing on the heap.
 //!
-//! A counting global allocator counts, per thread, the allocations made while the thread's flag
-//! is set (the test harness runs tests on other threads concurrently; `const` thread-locals
-//! need no allocation themselves). The solves use stack storage for samples, events and steps.
+//! The counting allocator of `support/counting_alloc.rs` counts this thread's allocations; the
+//! solves use stack storage for samples, events and steps.
 #![allow(missing_docs)]
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
 use hysens_runtime::hybrid_model::{
     Direction, GuardInfo, HybridModel, InitialMode, ModeInfo, Point, ResetJacobian, ScalarPartials,
@@ -22,49 +18,9 @@ mod models {
 }
 use models::{Ball, Ex51};
 
-struct Counting;
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note() {
-    if COUNTING.with(|c| c.get()) {
-        ALLOCATIONS.with(|n| n.set(n.get() + 1));
-    }
-}
-
-// SAFETY: forwards every call unchanged to the system allocator; only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Runs `f` and returns the number of heap allocations this thread made meanwhile.
-fn count<R>(f: impl FnOnce() -> R) -> (R, usize) {
-    let before = ALLOCATIONS.with(|n| n.get());
-    COUNTING.with(|c| c.set(true));
-    let r = f();
-    COUNTING.with(|c| c.set(false));
-    (r, ALLOCATIONS.with(|n| n.get()) - before)
-}
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::count;
 
 #[test]
 fn ex51_solve_with_sensitivities_does_not_allocate() {
