@@ -154,3 +154,10 @@ fn tables_and_outputs() {
     M::default().residual(0, &at, &mut f, &mut g);
     assert!((f[0] + f[1] + f[2]).abs() < 1e-15);
 }
+
+#[test]
+fn jacobian_sparsity_is_known_at_compile_time() {
+    // ∂y3'/∂y1 and ∂y3'/∂y3 are structurally zero (y3' = k2 y2²); every other entry is not.
+    let expected: &[(usize, usize)] = &[(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2), (2, 1)];
+    assert_eq!(robertson::Model::JACOBIAN_NONZEROS, [expected]);
+}

@@ -183,6 +183,14 @@ fn model_items(
     let terminal = lowered.terminal;
     let sampled = lowered.sampled;
     let mut k = Kernels::new(lowered);
+    let patterns = k.jacobian_patterns().into_iter().map(|nonzeros| {
+        let entries = nonzeros.iter().map(|&(i, j)| {
+            let (i, j) = (Literal::usize_unsuffixed(i), Literal::usize_unsuffixed(j));
+            quote!((#i, #j))
+        });
+        quote!(&[#(#entries),*])
+    });
+    let n_modes = Literal::usize_unsuffixed(model.modes.len());
     let residual = k.residual();
     let jacobian = k.state_jacobian(false);
     let memory_jacobian = k.state_jacobian(true);
@@ -355,6 +363,9 @@ fn model_items(
             pub const NP: usize = #lnp;
             /// Names of the named outputs, in index order.
             pub const OUTPUT_NAMES: &'static [&'static str] = &[#(#output_names),*];
+            /// The structural nonzeros `(row, column)` of each mode's Jacobian `∂(f, g)/∂(y, z)`
+            /// (rows `f` then `g`, columns `y` then `z`), known at compile time.
+            pub const JACOBIAN_NONZEROS: [&'static [(usize, usize)]; #n_modes] = [#(#patterns),*];
             #output_sig
             #entry_points
         }

@@ -115,6 +115,27 @@ impl<'l> Kernels<'l> {
             .collect()
     }
 
+    /// The structural nonzeros of each mode's full Jacobian `∂(f, g)/∂(y, z)`, with rows
+    /// `f` then `g` and columns `y` then `z` (the layout of the Newton iteration matrix).
+    pub fn jacobian_patterns(&mut self) -> Vec<Vec<(usize, usize)>> {
+        let vars: Vec<VarId> = self
+            .lowered
+            .vars
+            .y
+            .iter()
+            .chain(&self.lowered.vars.z)
+            .copied()
+            .collect();
+        (0..self.lowered.modes.len())
+            .map(|m| {
+                let mode = &self.lowered.modes[m];
+                let rows: Vec<ExprId> = mode.f.iter().chain(&mode.g).copied().collect();
+                let j = self.jacobian(&rows, &vars);
+                j.sparsity(&self.lowered.graph).nonzeros
+            })
+            .collect()
+    }
+
     /// `parameter_jacobian`: `f_p`, `g_p`.
     pub fn parameter_jacobian(&mut self) -> Arms {
         let (fp, gp) = (hygienic("fp"), hygienic("gp"));
