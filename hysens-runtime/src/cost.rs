@@ -1,12 +1,19 @@
 //! Cost terms and their forward-sensitivity gradients.
 //!
-//! * Integral cost `∫ L dt`: by the step's own quadrature `h Σ_i b_i L(T_i, Y_i, Z_i)` over the
-//!   stages of every accepted step. This is exactly the ESDIRK solution of the augmented state
-//!   `q' = L` (a quadrature variable advanced with the same tableau), so the cost is consistent
-//!   with the discrete solution, and its gradient is the derivative of that quadrature:
-//!   `h Σ_i b_i (L_y dY_i + L_z dZ_i + L_p + L_{y*} s* + L_{z*} w*)` with the IND stage
-//!   sensitivities `dY_i, dZ_i` (`esdirk_fsa.rs`). At switches the Leibniz term
-//!   `(L⁻ − L⁺) τ` is added (`jump.rs`; note 000 §3.1, §6 item 8).
+//! * Integral cost `∫ L dt`: by the step's own quadrature `Q = H Σ_i b_i L(T_i, Y_i, Z_i)`,
+//!   `T_i = t_n + c_i H`, over the stages of every accepted step. This is exactly the ESDIRK
+//!   solution of the augmented state `q' = L` (a quadrature variable advanced with the same
+//!   tableau), so the cost is consistent with the discrete solution, and its gradient is the
+//!   exact derivative of that quadrature (with the step sequence frozen):
+//!   ```text
+//!   dQ/dp = dH Σ_i b_i L_i + H Σ_i b_i (L_t (dt_n + c_i dH) + L_y dY_i + L_z dZ_i + L_p
+//!                                        + L_{y*} s* + L_{z*} w*)
+//!   ```
+//!   with the total IND stage sensitivities `dY_i, dZ_i` and the step's start-time and length
+//!   sensitivities `dt_n = ∂t_n/∂p`, `dH = ∂H/∂p` (`esdirk_fsa.rs`; nonzero only at and after
+//!   an event). The `dH` terms of the event step and of the landing step that ends the shifted
+//!   segment are the exact discrete counterpart of the Leibniz term `(L⁻ − L⁺) τ` of the
+//!   continuous problem (note 000 §3.1, §6 item 8), which is therefore not added.
 //! * Terminal cost `φ(t_f, y, z, p)` and sampled cost `Σ_k ℓ(t_k, y_k, z_k, p, d_k)`:
 //!   gradients `φ_y s + φ_z w + φ_p + φ_{y*} s* + φ_{z*} w*` at the point (sample times and
 //!   `t_f` are fixed, so there is no `τ` term).
@@ -38,9 +45,19 @@ pub fn add_scalar_gradient<const NY: usize, const NZ: usize, const NP: usize>(
     }
 }
 
-/// Stage sensitivities of one step, `(dY_i, dZ_i)`.
-pub type StageSensitivities<'a, const S: usize, const NY: usize, const NZ: usize, const NP: usize> =
-    (&'a [[[f64; NP]; NY]; S], &'a [[[f64; NP]; NZ]; S]);
+/// Sensitivities of one step: stages `(dY_i, dZ_i)`, start time `dt_n` and length `dH`.
+#[derive(Clone, Copy, Debug)]
+pub struct StageSensitivities<'a, const S: usize, const NY: usize, const NZ: usize, const NP: usize>
+{
+    /// `dY_i` (total).
+    pub sy: &'a [[[f64; NP]; NY]; S],
+    /// `dZ_i` (total).
+    pub sz: &'a [[[f64; NP]; NZ]; S],
+    /// `∂t_n/∂p`.
+    pub dt: &'a [f64; NP],
+    /// `∂H/∂p`.
+    pub dh: &'a [f64; NP],
+}
 
 /// Adds the quadrature `h Σ_i b_i L_i` of one accepted step (stages `ys, zs` starting at `t`)
 /// to `cost` and, with stage sensitivities, its derivative to `grad` (module docs).
@@ -62,16 +79,23 @@ pub fn add_integral_step<M, const S: usize, const NY: usize, const NZ: usize, co
 {
     let (msy, msz) = mode.memory_sensitivities();
     for i in 0..S {
-        let w = h * tableau.b[i];
-        if w == 0.0 {
+        let b = tableau.b[i];
+        if b == 0.0 {
             continue;
         }
+        let w = h * b;
         let at = mode.point(t + tableau.c[i] * h, &ys[i], &zs[i], p);
-        *cost += w * model.integral_cost(mode.mode(), &at);
-        if let Some((sy, sz)) = sens {
+        let l = model.integral_cost(mode.mode(), &at);
+        *cost += w * l;
+        if let Some(s) = sens {
             let mut d = ScalarPartials::ZERO;
             model.integral_cost_partials(mode.mode(), &at, &mut d);
-            add_scalar_gradient(&d, &sy[i], &sz[i], msy, msz, w, grad);
+            add_scalar_gradient(&d, &s.sy[i], &s.sz[i], msy, msz, w, grad);
+            // Start-time and length dependence: dH b_i L_i + H b_i L_t dT_i.
+            for q in 0..NP {
+                let dti = s.dt[q] + tableau.c[i] * s.dh[q];
+                grad[q] += b * (s.dh[q] * l + h * d.t * dti);
+            }
         }
     }
 }

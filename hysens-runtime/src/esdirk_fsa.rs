@@ -1,18 +1,49 @@
 //! Forward parametric sensitivities of the ESDIRK solution by internal numerical
 //! differentiation (IND) of the *converged* stage equations (note 003_004 §3.3; the
-//! architecture guide's "FSA").
+//! architecture guide's "FSA"): the exact derivative of the discrete solution with the step
+//! sequence frozen, including steps whose start time or length depends on the parameters
+//! (after an event of a hybrid solve, `hybrid_solve.rs`).
 //!
-//! For an accepted step with (frozen) step size `h`, differentiate with respect to each
-//! parameter `p_q`:
+//! **The step map.** One step from `(t_n, y_n, z_n)` of length `H` is
+//! `Φ(t_n, y_n, z_n, H, p) = (Y_S, Z_S)` with the stage equations (`T_i = t_n + c_i H`,
+//! `Y_1 = y_n`, `Z_1 = z_n`, `F_1 = f(t_n, y_n, z_n)`)
 //!
-//! * stage 1: `dY_1 = S_y`, `dZ_1 = S_z`, `dF_1 = f_y dY_1 + f_z dZ_1 + f_{p_q}` at `(t_n, y_n, z_n)`;
-//! * stage `i ≥ 2`: with `dψ_i = S_y + h Σ_{j<i} a_ij dF_j`, solve
-//!   `J_i [dY_i; dZ_i] = [dψ_i + hγ f_{p_q}; −g_{p_q}]`,
-//!   `J_i = [I − hγ f_y, −hγ f_z; g_y, g_z]` evaluated **at the converged stage** `(T_i, Y_i, Z_i)`
+//! ```text
+//! ψ_i = y_n + H Σ_{j<i} a_ij F_j,   Y_i = ψ_i + Hγ F_i,   F_i = f(T_i, Y_i, Z_i),   0 = g(T_i, Y_i, Z_i)
+//! ```
+//!
+//! **Its derivative** in a direction `(dy_n, dz_n, dt_n, dH)` plus a parameter source
+//! `(f_{p_q}, g_{p_q})` (one column; all partials at the converged stage points):
+//!
+//! * stage 1: `dY_1 = dy_n`, `dZ_1 = dz_n`, `dF_1 = f_y dY_1 + f_z dZ_1 + f_t dt_n + f_{p_q}`;
+//! * stage `i ≥ 2`: `dT_i = dt_n + c_i dH`, `dψ_i = dy_n + Σ_{j<i} a_ij (dH F_j + H dF_j)`,
+//!   ```text
+//!   J_i [dY_i; dZ_i] = [dψ_i + γ dH F_i + Hγ (f_t dT_i + f_{p_q});  −(g_t dT_i + g_{p_q})],
+//!   J_i = [I − Hγ f_y, −Hγ f_z; g_y, g_z]   at (T_i, Y_i, Z_i)
+//!   ```
 //!   (the exact Jacobian, note §3.3 item 3 and §7.2 P6; a Jacobian frozen at `t_n` would give
-//!   the O(h)-inaccurate sensitivities of seed 003, note §3.2 / P5);
-//!   then `dF_i = (dY_i − dψ_i)/(hγ)`, consistent with `F_i = (Y_i − ψ_i)/(hγ)`;
-//! * output (stiffly accurate): `S_y ← dY_S`, `S_z ← dZ_S`.
+//!   the O(h)-inaccurate sensitivities of seed 003, note §3.2 / P5), and
+//!   `dF_i = (dY_i − dψ_i − γ dH F_i)/(Hγ)`, the derivative of `F_i = (Y_i − ψ_i)/(Hγ)`;
+//! * output (stiffly accurate): `dy_{n+1} = dY_S`, `dz_{n+1} = dZ_S`, `dt_{n+1} = dt_n + dH`.
+//!
+//! Two kinds of columns are computed with this one linear map:
+//!
+//! * **parameter columns** `q = 1..NP`: `(s_n[:,q], w_n[:,q], ∂t_n/∂p_q, dH = 0)` with the
+//!   source `(f_{p_q}, g_{p_q})` (the memory terms are part of the source, `mode_adapter.rs`);
+//!   the integrator's `S_y = ∂y_n/∂p`, `S_z = ∂z_n/∂p` are *total* derivatives of the state at
+//!   the grid point `t_n(p)`, and `∂t_n/∂p` ("grid shift") is carried along
+//!   ([`Esdirk::time_sensitivity`]);
+//! * the **H-direction** `Φ_H = ∂(Y_i, Z_i)/∂H`: `(0, 0, 0, dH = 1)` without source, computed
+//!   only when a step's length depends on `p`.
+//!
+//! **Step length** ([`super::StepLength`]): with the step sequence frozen, a `Fixed` step has
+//! `∂H/∂p = 0` (its end moves with its start: `∂t_{n+1}/∂p = ∂t_n/∂p`); a `Landing` step on a
+//! fixed target has `H = t_target − t_n`, so `∂H/∂p = −∂t_n/∂p` and
+//! `∂t_{n+1}/∂p = 0`; an `Event` step ends at the event time `t*(p)` and its `∂H/∂p` is
+//! supplied by the caller ([`Esdirk::apply_step_length_derivative`], computed from the guard
+//! in `jump.rs`). In every case the total step derivative is the parameter column plus
+//! `Φ_H ∂H/∂p` (linearity), applied by [`Esdirk::apply_step_length_derivative`] to the stage
+//! and end sensitivities alike.
 //!
 //! The linear stage systems are solved by iterative refinement preconditioned with the step's
 //! LU of the iteration matrix `M` (`x ← x + M⁻¹(rhs − J_i x)`), so no extra factorization is
@@ -23,16 +54,35 @@
 //! the Newton error (≤ `newton_tol` times the tolerance).
 //!
 //! Only accepted steps contribute (note §7.2 P8). Cost per step: `S` Jacobian and parameter
-//! Jacobian evaluations, and `NP` refinement sequences per implicit stage.
+//! Jacobian evaluations (plus `S` time-partial evaluations when the grid is shifted or the
+//! H-direction is needed), and `NP` (`+1`) refinement sequences per implicit stage.
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
-use super::{all_finite, Esdirk};
+use super::{all_finite, Esdirk, StepLength};
 use crate::error::SolveError;
 use crate::linalg::Lu;
 use crate::model::{ModeJacobian, SmoothMode};
 
 /// Maximum refinement iterations per stage and parameter.
 const MAX_REFINE: usize = 60;
+
+/// Partials at the converged stage points of one step: `J_i` blocks, `f_t`, `g_t`.
+struct StagePartials<'a, const S: usize, const NY: usize, const NZ: usize> {
+    jac: &'a [ModeJacobian<NY, NZ>; S],
+    ft: &'a [[f64; NY]; S],
+    gt: &'a [[f64; NZ]; S],
+}
+
+/// One column of the step derivative (module docs): the direction `(dy_n, dz_n, dt_n, dH)`
+/// and the parameter source `(f_{p_q}, g_{p_q})` at each stage (zero for the H-direction).
+struct StepDirection<'a, const S: usize, const NY: usize, const NZ: usize> {
+    dy: &'a [f64; NY],
+    dz: &'a [f64; NZ],
+    dt: f64,
+    dh: f64,
+    src_f: &'a [[f64; NY]; S],
+    src_g: &'a [[f64; NZ]; S],
+}
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
     Esdirk<'_, M, S, NY, NZ, NP, N>
@@ -41,28 +91,47 @@ where
 {
     /// Turns on forward sensitivities with respect to the parameters, starting from
     /// `∂y/∂p (t) = sy0` at the current time (zero if the initial state does not depend on
-    /// `p`). The algebraic sensitivities are made consistent with the linearized constraint:
-    /// `S_z = −g_z⁻¹ (g_y S_y + g_p)` (note §3.1).
+    /// `p`), with a fixed current time. See [`Esdirk::enable_sensitivities_at`].
     pub fn enable_sensitivities(&mut self, sy0: [[f64; NP]; NY]) -> Result<(), SolveError> {
-        if !sy0.iter().all(all_finite) {
+        self.enable_sensitivities_at(sy0, [0.0; NP])
+    }
+
+    /// Turns on forward sensitivities starting from the total derivative `sy0 = dy/dp` of the
+    /// state at the current time, which itself depends on the parameters with
+    /// `dt/dp = st0` (a restart at an event time, module docs). The algebraic sensitivities are
+    /// made consistent with the differentiated constraint:
+    /// `S_z = −g_z⁻¹ (g_y S_y + g_t st0 + g_p)` (note §3.1).
+    pub fn enable_sensitivities_at(
+        &mut self,
+        sy0: [[f64; NP]; NY],
+        st0: [f64; NP],
+    ) -> Result<(), SolveError> {
+        if !sy0.iter().all(all_finite) || !all_finite(&st0) {
             return Err(self.err_nonfinite("initial sensitivities"));
         }
         self.sy = sy0;
+        self.st = st0;
         self.sz = [[0.0; NP]; NZ];
         if NZ > 0 {
             let mut jac = ModeJacobian::ZERO;
             let mut fp = [[0.0; NP]; NY];
             let mut gp = [[0.0; NP]; NZ];
+            let mut ft = [0.0; NY];
+            let mut gt = [0.0; NZ];
             self.model
                 .jacobian(self.t, &self.y, &self.z, &self.p, &mut jac);
             self.model
                 .parameter_jacobian(self.t, &self.y, &self.z, &self.p, &mut fp, &mut gp);
+            if st0.iter().any(|x| *x != 0.0) {
+                self.model
+                    .time_partials(self.t, &self.y, &self.z, &self.p, &mut ft, &mut gt);
+            }
             self.stats.sensitivity_jacobian_evals += 1;
             let lu = Lu::factor(jac.gz).map_err(|e| self.lu_error(e))?;
             for q in 0..NP {
                 let mut rhs = [0.0; NZ];
                 for r in 0..NZ {
-                    let mut v = gp[r][q];
+                    let mut v = gp[r][q] + gt[r] * st0[q];
                     for c in 0..NY {
                         v += jac.gy[r][c] * self.sy[c][q];
                     }
@@ -81,17 +150,38 @@ where
         Ok(())
     }
 
-    /// Sensitivities `(∂y/∂p, ∂z/∂p)` at [`Esdirk::t`] (zero if not enabled).
+    /// Sensitivities `(∂y/∂p, ∂z/∂p)` at [`Esdirk::t`] (zero if not enabled): total
+    /// derivatives of the state at the grid point, whose own time derivative is
+    /// [`Esdirk::time_sensitivity`].
     pub fn sensitivities(&self) -> (&[[f64; NP]; NY], &[[f64; NP]; NZ]) {
         (&self.sy, &self.sz)
     }
 
+    /// Grid shift `∂t/∂p` of the current time [`Esdirk::t`] (module docs): zero unless the
+    /// segment started at a parameter-dependent time and has not yet landed on a fixed time.
+    pub fn time_sensitivity(&self) -> &[f64; NP] {
+        &self.st
+    }
+
     /// Stage sensitivities `(∂Y_i/∂p, ∂Z_i/∂p)` of the last accepted step (zero before the
-    /// first step or if sensitivities are disabled); integral-cost gradients use them
-    /// (`cost.rs`).
+    /// first step or if sensitivities are disabled), total derivatives including the step's
+    /// length and start-time dependence; integral-cost gradients use them (`cost.rs`).
     #[allow(clippy::type_complexity)]
     pub fn stage_sensitivities(&self) -> (&[[[f64; NP]; NY]; S], &[[[f64; NP]; NZ]; S]) {
         (&self.stage_sy, &self.stage_sz)
+    }
+
+    /// `(∂t_n/∂p, ∂H/∂p)` of the last accepted step: its start time `t_n` and length `H`
+    /// (stage times `T_i = t_n + c_i H`); integral-cost gradients use them (`cost.rs`).
+    pub fn step_time_sensitivities(&self) -> (&[f64; NP], &[f64; NP]) {
+        (&self.step_dt, &self.step_dh)
+    }
+
+    /// The H-direction `(∂Y_i/∂H, ∂Z_i/∂H)` of the last accepted step (module docs); valid
+    /// after a step of [`super::StepLength::Event`] (or a `Landing` step from a shifted start).
+    #[allow(clippy::type_complexity)]
+    pub fn step_length_direction(&self) -> (&[[f64; NY]; S], &[[f64; NZ]; S]) {
+        (&self.stage_yh, &self.stage_zh)
     }
 
     /// Whether sensitivities are enabled.
@@ -99,68 +189,103 @@ where
         self.fsa
     }
 
+    /// Adds `Φ_H ∂H/∂p` to the stage and end sensitivities of the last accepted step and
+    /// `∂H/∂p` to the grid shift (module docs, "Step length"): the step length of the last
+    /// step, accepted as [`super::StepLength::Event`], is `H + dh·δp` to first order. Call once,
+    /// right after the commit.
+    pub fn apply_step_length_derivative(&mut self, dh: &[f64; NP]) -> Result<(), SolveError> {
+        if !all_finite(dh) {
+            return Err(self.err_nonfinite("step length sensitivity"));
+        }
+        for q in 0..NP {
+            for i in 0..S {
+                for c in 0..NY {
+                    self.stage_sy[i][c][q] += self.stage_yh[i][c] * dh[q];
+                }
+                for c in 0..NZ {
+                    self.stage_sz[i][c][q] += self.stage_zh[i][c] * dh[q];
+                }
+            }
+            for c in 0..NY {
+                self.sy[c][q] = self.stage_sy[S - 1][c][q];
+            }
+            for c in 0..NZ {
+                self.sz[c][q] = self.stage_sz[S - 1][c][q];
+            }
+            self.st[q] += dh[q];
+            self.step_dh[q] += dh[q];
+        }
+        Ok(())
+    }
+
     /// Propagates the sensitivities over the accepted step of size `h` whose stages are in
-    /// the stage storage and whose iteration matrix is factorized in `self.lu`.
-    pub(super) fn propagate_sensitivities(&mut self, h: f64) -> Result<(), SolveError> {
+    /// the stage storage and whose iteration matrix is factorized in `self.lu` (module docs).
+    pub(super) fn propagate_sensitivities(
+        &mut self,
+        h: f64,
+        length: StepLength,
+    ) -> Result<(), SolveError> {
         let tab = self.tableau;
-        let hg = h * tab.gamma;
+        let shifted = self.st.iter().any(|x| *x != 0.0);
+        let need_h = match length {
+            StepLength::Fixed => false,
+            StepLength::Landing => shifted,
+            StepLength::Event => true,
+        };
+        let need_t = shifted || need_h;
         // Jacobians at every stage point.
         let mut jac = [ModeJacobian::<NY, NZ>::ZERO; S];
         let mut fp = [[[0.0; NP]; NY]; S];
         let mut gp = [[[0.0; NP]; NZ]; S];
+        let mut ft = [[0.0; NY]; S];
+        let mut gt = [[0.0; NZ]; S];
         for i in 0..S {
             let ti = self.t + tab.c[i] * h;
             let (y, z) = (&self.ys[i], &self.zs[i]);
             self.model.jacobian(ti, y, z, &self.p, &mut jac[i]);
             self.model
                 .parameter_jacobian(ti, y, z, &self.p, &mut fp[i], &mut gp[i]);
+            if need_t {
+                self.model
+                    .time_partials(ti, y, z, &self.p, &mut ft[i], &mut gt[i]);
+            }
             self.stats.sensitivity_jacobian_evals += 1;
         }
+        let partials = StagePartials {
+            jac: &jac,
+            ft: &ft,
+            gt: &gt,
+        };
         let mut dy = [[0.0; NY]; S];
         let mut dz = [[0.0; NZ]; S];
-        let mut df = [[0.0; NY]; S];
         for q in 0..NP {
+            let mut src_f = [[0.0; NY]; S];
+            let mut src_g = [[0.0; NZ]; S];
+            for i in 0..S {
+                for c in 0..NY {
+                    src_f[i][c] = fp[i][c][q];
+                }
+                for c in 0..NZ {
+                    src_g[i][c] = gp[i][c][q];
+                }
+            }
+            let mut dy0 = [0.0; NY];
+            let mut dz0 = [0.0; NZ];
             for c in 0..NY {
-                dy[0][c] = self.sy[c][q];
+                dy0[c] = self.sy[c][q];
             }
             for c in 0..NZ {
-                dz[0][c] = self.sz[c][q];
+                dz0[c] = self.sz[c][q];
             }
-            // dF_1 = f_y dY_1 + f_z dZ_1 + f_p
-            let j0 = &jac[0];
-            for r in 0..NY {
-                let mut v = fp[0][r][q];
-                for c in 0..NY {
-                    v += j0.fy[r][c] * dy[0][c];
-                }
-                for c in 0..NZ {
-                    v += j0.fz[r][c] * dz[0][c];
-                }
-                df[0][r] = v;
-            }
-            for i in 1..S {
-                let mut dpsi = dy[0];
-                for j in 0..i {
-                    let a = h * tab.a[i][j];
-                    for c in 0..NY {
-                        dpsi[c] += a * df[j][c];
-                    }
-                }
-                let mut rhs = [0.0; N];
-                for c in 0..NY {
-                    rhs[c] = dpsi[c] + hg * fp[i][c][q];
-                }
-                for c in 0..NZ {
-                    rhs[NY + c] = -gp[i][c][q];
-                }
-                let x = self.refine(&jac[i], hg, &rhs, i)?;
-                for c in 0..NY {
-                    dy[i][c] = x[c];
-                    df[i][c] = (x[c] - dpsi[c]) / hg;
-                }
-                // Lengths agree: N = NY + NZ is a compile-time assertion in `Esdirk::new`.
-                dz[i].copy_from_slice(&x[NY..]);
-            }
+            let dir = StepDirection {
+                dy: &dy0,
+                dz: &dz0,
+                dt: self.st[q],
+                dh: 0.0,
+                src_f: &src_f,
+                src_g: &src_g,
+            };
+            self.step_derivative(h, &partials, &dir, &mut dy, &mut dz)?;
             for i in 0..S {
                 for c in 0..NY {
                     self.stage_sy[i][c][q] = dy[i][c];
@@ -176,8 +301,112 @@ where
                 self.sz[c][q] = dz[S - 1][c];
             }
         }
+        self.step_dt = self.st;
+        self.step_dh = [0.0; NP];
+        if need_h {
+            self.step_length_column(h, &partials)?;
+        }
+        if length == StepLength::Landing && shifted {
+            // H = t_target − t_n: ∂H/∂p = −∂t_n/∂p.
+            let mut dh = [0.0; NP];
+            for q in 0..NP {
+                dh[q] = -self.st[q];
+            }
+            self.apply_step_length_derivative(&dh)?;
+            // Exactly on the fixed target (not merely at round-off of it).
+            self.st = [0.0; NP];
+        }
         if !self.sy.iter().all(all_finite) || !self.sz.iter().all(all_finite) {
             return Err(self.err_nonfinite("sensitivities"));
+        }
+        Ok(())
+    }
+
+    /// The H-direction `Φ_H = ∂(Y_i, Z_i)/∂H` of the step of size `h` (module docs): the step
+    /// derivative in the direction `dH = 1` without parameter source, stored in
+    /// `stage_yh`, `stage_zh`.
+    fn step_length_column(
+        &mut self,
+        h: f64,
+        partials: &StagePartials<'_, S, NY, NZ>,
+    ) -> Result<(), SolveError> {
+        let zero_f = [[0.0; NY]; S];
+        let zero_g = [[0.0; NZ]; S];
+        let dir = StepDirection {
+            dy: &[0.0; NY],
+            dz: &[0.0; NZ],
+            dt: 0.0,
+            dh: 1.0,
+            src_f: &zero_f,
+            src_g: &zero_g,
+        };
+        let mut yh = [[0.0; NY]; S];
+        let mut zh = [[0.0; NZ]; S];
+        self.step_derivative(h, partials, &dir, &mut yh, &mut zh)?;
+        if !yh.iter().all(all_finite) || !zh.iter().all(all_finite) {
+            return Err(self.err_nonfinite("step length sensitivity"));
+        }
+        self.stage_yh = yh;
+        self.stage_zh = zh;
+        Ok(())
+    }
+
+    /// The derivative of the step map of size `h` (module docs) in the direction `dir`:
+    /// stage derivatives `(dY_i, dZ_i)` into `dy`, `dz`.
+    fn step_derivative(
+        &mut self,
+        h: f64,
+        partials: &StagePartials<'_, S, NY, NZ>,
+        dir: &StepDirection<'_, S, NY, NZ>,
+        dy: &mut [[f64; NY]; S],
+        dz: &mut [[f64; NZ]; S],
+    ) -> Result<(), SolveError> {
+        let tab = self.tableau;
+        let hg = h * tab.gamma;
+        let mut df = [[0.0; NY]; S];
+        dy[0] = *dir.dy;
+        dz[0] = *dir.dz;
+        // dF_1 = f_y dY_1 + f_z dZ_1 + f_t dt_n + f_p
+        let j0 = &partials.jac[0];
+        for r in 0..NY {
+            let mut v = dir.src_f[0][r] + partials.ft[0][r] * dir.dt;
+            for c in 0..NY {
+                v += j0.fy[r][c] * dy[0][c];
+            }
+            for c in 0..NZ {
+                v += j0.fz[r][c] * dz[0][c];
+            }
+            df[0][r] = v;
+        }
+        for i in 1..S {
+            let dti = dir.dt + tab.c[i] * dir.dh;
+            // dψ_i = dy_n + Σ_j a_ij (dH F_j + H dF_j)
+            let mut dpsi = dy[0];
+            for j in 0..i {
+                let a = tab.a[i][j];
+                if a == 0.0 {
+                    continue;
+                }
+                for c in 0..NY {
+                    dpsi[c] += a * (dir.dh * self.fs[j][c] + h * df[j][c]);
+                }
+            }
+            let mut rhs = [0.0; N];
+            for c in 0..NY {
+                rhs[c] = dpsi[c]
+                    + tab.gamma * dir.dh * self.fs[i][c]
+                    + hg * (partials.ft[i][c] * dti + dir.src_f[i][c]);
+            }
+            for c in 0..NZ {
+                rhs[NY + c] = -(partials.gt[i][c] * dti + dir.src_g[i][c]);
+            }
+            let x = self.refine(&partials.jac[i], hg, &rhs, i)?;
+            for c in 0..NY {
+                dy[i][c] = x[c];
+                df[i][c] = (x[c] - dpsi[c] - tab.gamma * dir.dh * self.fs[i][c]) / hg;
+            }
+            // Lengths agree: N = NY + NZ is a compile-time assertion in `Esdirk::new`.
+            dz[i].copy_from_slice(&x[NY..]);
         }
         Ok(())
     }

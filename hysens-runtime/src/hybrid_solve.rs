@@ -15,12 +15,29 @@
 //!    step `t_n → t_n + H` is accepted, so the state, its sensitivities and the cost at the
 //!    event are exact functions of the step, as an adjoint replay needs. (Each re-take is
 //!    counted in `Stats::event_retakes`.)
-//! 4. The event is applied (`jump.rs`): `τ`, reset, consistent `z⁺`, new memory, `s⁺`,
-//!    Leibniz term; the grazing test (`HybridOptions::grazing_tol`) and the Zeno tests
-//!    (`max_events`, vanishing separation) run here and end the solve with an error rather than
-//!    loop.
-//! 5. A new segment starts at the event time in the target mode; its guards are armed with the
-//!    look-ahead rule of `events.rs`, so a guard that is zero at the restart does not re-fire.
+//! 4. With sensitivities, the event step is accepted with `∂H/∂p = 0` plus its H-direction
+//!    `Φ_H = ∂Φ/∂H`; the root condition of the guard on the discrete step gives `∂H/∂p` and
+//!    `τ = dt*/dp` (`jump.rs`, [`crate::jump::event_step_length_derivative`]), which completes
+//!    the step's sensitivities and its cost quadrature derivative. Then the event is applied
+//!    (`jump.rs`): reset, consistent `z⁺`, new memory, `s⁺`; the grazing test
+//!    (`HybridOptions::grazing_tol`) and the Zeno tests (`max_events`, vanishing separation) run
+//!    here and end the solve with an error rather than loop.
+//! 5. A new segment starts at the event time in the target mode, with the grid shift
+//!    `∂t/∂p = τ` carried by its steps until one lands on a fixed time (sample or `t_f`;
+//!    `esdirk_fsa.rs`, "Step length"); its guards are armed with the look-ahead rule of
+//!    `events.rs`, so a guard that is zero at the restart does not re-fire.
+//!
+//! **Sensitivities are those of the discrete solution.** With the step sequence frozen (the
+//! sizes the controller chose, or a replayed [`StepPlan`]), every accepted step is a smooth
+//! map of its start point and length, and the chain of step maps, event roots and reset maps
+//! is differentiated exactly: the reported sensitivities, `τ` and cost gradient are the
+//! derivatives of what the integrator computes (to round-off and the Newton error), so they
+//! agree with central differences of [`StepPlan::Replay`] runs at any tolerance. A `Fixed`
+//! step keeps its length and moves with the grid shift, a `Landing` step ends at its fixed
+//! target (`∂H/∂p = −∂t_n/∂p`), the event step ends at `t*(p)` (`∂H/∂p = τ − ∂t_n/∂p`). The
+//! discrete derivatives converge to the continuous ones of note 000 §2.2 as the tolerance
+//! goes to zero. Samples and the terminal cost sit at fixed times (after a landing step), so
+//! their sensitivities are the usual fixed-time ones.
 //!
 //! The initial mode follows [`InitialMode`]; a guard that is zero (within its tolerance band)
 //! at `t0` is decided by the sign of its time derivative under the candidate mode's `f`
@@ -31,17 +48,20 @@
 //! error.
 #![allow(clippy::needless_range_loop)]
 
+use crate::cost::StageSensitivities;
 use crate::cost::{add_integral_step, add_scalar_gradient};
 use crate::dense::{hermite, lerp};
 use crate::error::SolveError;
-use crate::esdirk::{Esdirk, Trial};
+use crate::esdirk::{Esdirk, StepLength, Trial};
 use crate::events::{fires, illinois, sign, Armed, MAX_GUARDS, SCAN};
 use crate::hybrid_io::{
     EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, Sample,
     StepKind, StepPlan, ZENO_CLOSE_EVENTS,
 };
 use crate::hybrid_model::{HybridModel, InitialMode, Memory, Point, ScalarPartials};
-use crate::jump::{algebraic_rate, apply_event, PostEvent, PreEvent};
+use crate::jump::{
+    algebraic_rate, apply_event, event_step_length_derivative, EventStep, PostEvent, PreEvent,
+};
 use crate::mode_adapter::ModeAdapter;
 use crate::model::SmoothMode;
 use crate::tableau::Tableau;
@@ -362,6 +382,8 @@ where
         let mut y = pr.y0;
         let mut z = pr.z0;
         let mut sy = pr.sensitivities.unwrap_or([[0.0; NP]; NY]);
+        // Grid shift ∂t/∂p of the segment's start time (τ of the event that started it).
+        let mut st = [0.0; NP];
         let mut memory = Memory { y: pr.y0, z: pr.z0 };
         // Memory sensitivities of the first mode: s* = ∂y0/∂p; w* = 0 because z* is the
         // caller's (constant) z0 (hybrid_io.rs, HybridProblem::z0).
@@ -382,7 +404,7 @@ where
                     self.options.integrator,
                 )?;
                 let r = if self.fsa {
-                    it.enable_sensitivities(sy)
+                    it.enable_sensitivities_at(sy, st)
                         .and_then(|()| self.segment(&mut it, &adapter, outputs, sol))
                 } else {
                     self.segment(&mut it, &adapter, outputs, sol)
@@ -398,6 +420,7 @@ where
                     y = post.y;
                     z = post.z;
                     sy = post.sy;
+                    st = post.tau;
                     memory = post.memory;
                     memory_sy = post.memory_sy;
                     memory_sz = post.memory_sz;
@@ -582,7 +605,12 @@ where
                 if adaptive {
                     it.commit(&trial, &mut |_| {})?;
                 } else {
-                    it.commit_fixed(trial.h, trial.error, trial.t_end, &mut |_| {})?;
+                    let length = if trial.landing {
+                        StepLength::Landing
+                    } else {
+                        StepLength::Fixed
+                    };
+                    it.commit_fixed(trial.h, trial.error, trial.t_end, length, &mut |_| {})?;
                 }
                 self.after_step(it, adapter, tn, trial.h, sol);
                 armed = next_armed;
@@ -607,7 +635,14 @@ where
             } else {
                 tn + h_ev
             };
-            it.commit_fixed(h_ev, err_ev, t_ev, &mut |_| {})?;
+            it.commit_fixed(h_ev, err_ev, t_ev, StepLength::Event, &mut |_| {})?;
+            // 4. τ from the root condition on the discrete step; completes the step's
+            // sensitivities before its cost quadrature is differentiated.
+            let tau = if self.fsa {
+                self.event_time_sensitivity(it, adapter, cr.guard)?
+            } else {
+                [0.0; NP]
+            };
             self.after_step(it, adapter, tn, h_ev, sol);
             self.log_step(
                 LoggedStep {
@@ -619,8 +654,8 @@ where
                 outputs,
                 sol,
             )?;
-            // 4. Apply the event.
-            break self.event(it, adapter, &cr, outputs, sol);
+            // 5. Apply the event.
+            break self.event(it, adapter, &cr, &tau, outputs, sol);
         };
         sol.stats.event_retakes += retakes;
         result
@@ -638,7 +673,9 @@ where
         Self::sync(it, sol);
         let (ys, zs, _) = it.stages();
         let sens = if self.fsa {
-            Some(it.stage_sensitivities())
+            let (sy, sz) = it.stage_sensitivities();
+            let (dt, dh) = it.step_time_sensitivities();
+            Some(StageSensitivities { sy, sz, dt, dh })
         } else {
             None
         };
@@ -851,6 +888,33 @@ where
         Ok((best_h, ea, n))
     }
 
+    /// `τ = dt*/dp` of the event step just accepted as [`StepLength::Event`] (jump.rs): solves
+    /// the differentiated root condition for `∂H/∂p` and applies it to the step's
+    /// sensitivities (`Esdirk::apply_step_length_derivative`).
+    fn event_time_sensitivity<const N: usize>(
+        &self,
+        it: &mut Esdirk<'_, ModeAdapter<'_, M, NY, NZ, NP>, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        guard: usize,
+    ) -> Result<[f64; NP], SolveError> {
+        let (msy, msz) = adapter.memory_sensitivities();
+        let (sy, sz) = it.sensitivities();
+        let (yh, zh) = it.step_length_direction();
+        let step = EventStep {
+            sy,
+            sz,
+            yh: &yh[S - 1],
+            zh: &zh[S - 1],
+            dt: it.time_sensitivity(),
+            memory_sy: msy,
+            memory_sz: msz,
+        };
+        let at = adapter.point(it.t(), it.y(), it.z(), &self.problem.p);
+        let (dh, _) = event_step_length_derivative(self.model, guard, adapter.mode(), &at, &step)?;
+        it.apply_step_length_derivative(&dh)?;
+        Ok(*it.time_sensitivity())
+    }
+
     /// Applies the event after the step to it was accepted (jump.rs), with the grazing and
     /// Zeno tests and the event log.
     fn event<const N: usize>(
@@ -858,6 +922,7 @@ where
         it: &Esdirk<'_, ModeAdapter<'_, M, NY, NZ, NP>, S, NY, NZ, NP, N>,
         adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
         cr: &Crossing,
+        tau: &[f64; NP],
         outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
         sol: &mut HybridSolution<NY, NZ, NP>,
     ) -> Result<SegmentEnd<NY, NZ, NP>, SolveError> {
@@ -895,6 +960,7 @@ where
             z: it.z(),
             sy: if self.fsa { Some(sy) } else { None },
             sz,
+            tau,
             p: &self.problem.p,
             memory: adapter.memory(),
             memory_sy: msy,
@@ -912,9 +978,6 @@ where
                 mode,
                 guard: cr.guard,
             });
-        }
-        for q in 0..NP {
-            sol.cost_gradient[q] += post.leibniz[q];
         }
         sol.stats.events += 1;
         self.last_event_t = t;

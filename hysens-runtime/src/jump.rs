@@ -1,36 +1,55 @@
-//! What happens at an event: the reset, the consistent re-initialization of the algebraic
-//! variables, the new memory, and the jumps of the forward sensitivities.
+//! What happens at an event: the event-time sensitivity, the reset, the consistent
+//! re-initialization of the algebraic variables, the new memory, and the jumps of the forward
+//! sensitivities — all as exact derivatives of the *discrete* solution (with the step sequence
+//! frozen; `esdirk_fsa.rs` for the step map and its derivative).
 //!
-//! At an event of guard `h` at `t_i` (all partials at `t_i⁻` in the mode being left, with its
-//! memory `m⁻ = (y*, z*)` and memory sensitivities `(s*, w*)`):
+//! **The event step.** The hybrid driver ends the step from `(t_n, y_n, z_n)` exactly at the
+//! root of the guard on the discrete solution: `t* = t_n + H` with
+//! `h(t*, Φ_y(t_n, y_n, z_n, H, p), Φ_z(…), p, m) = 0`. Its sensitivities are first propagated
+//! with `∂H/∂p = 0` (`StepLength::Event`), giving the end sensitivities `S = dY_S`,
+//! `W = dZ_S` (which already carry the grid shift `dt_n = ∂t_n/∂p` of the step's start), and
+//! the H-direction `Φ_H = ∂Y_S/∂H`, `Z_H = ∂Z_S/∂H`. Differentiating the root condition
+//! (all partials at the end of the step, `t*⁻`, in the mode being left, with its memory
+//! `m⁻ = (y*, z*)` and memory sensitivities `(s*, w*)`):
 //!
-//! 1. `ẏ⁻ = f(t_i, y⁻, z⁻)`; `ż⁻` from the time-differentiated constraint
-//!    `g_y ẏ⁻ + g_z ż⁻ + g_t = 0` (note 000 §2.2: "`yddot` and `zdot` come from the
-//!    time-differentiated DAE"; the memory is constant in time).
-//! 2. Event-time sensitivity (note 000 §2.2, explicit form of Eq. 6b, with the memory terms of
-//!    §2.3):
-//!    `τ = −(h_y s⁻ + h_z w⁻ + h_p + h_{y*} s* + h_{z*} w*) / (h_y ẏ⁻ + h_z ż⁻ + h_t)`.
-//!    The denominator `ḣ⁻` is the transversality quantity of Eq. 4.
-//! 3. Reset `y⁺ = R(t_i, y⁻, z⁻, p, m⁻)` (`y⁺ = y⁻` without a reset).
-//! 4. New memory `m⁺ = (y⁺, z⁻)`: the differential part is the state right after entry, the
+//! ```text
+//! h_t (dt_n + dH) + h_y (S + Φ_H dH) + h_z (W + Z_H dH) + h_p + h_{y*} s* + h_{z*} w* = 0
+//! dH = −(h_t dt_n + h_y S + h_z W + h_p + h_{y*} s* + h_{z*} w*) / (h_t + h_y Φ_H + h_z Z_H)
+//! τ  = dt*/dp = dt_n + dH
+//! ```
+//!
+//! ([`event_step_length_derivative`]; the denominator is the discrete counterpart of the
+//! transversality quantity `ḣ⁻` of note 000 Eq. 4). The total pre-event sensitivities are then
+//! `s⁻ = S + Φ_H dH`, `w⁻ = W + Z_H dH` (`Esdirk::apply_step_length_derivative`), and the
+//! step's cost quadrature is differentiated with the same `dH` (`cost.rs`).
+//!
+//! **Applying the event** ([`apply_event`], given `τ` and the total `s⁻, w⁻`):
+//!
+//! 1. Reset `y⁺ = R(t*, y⁻, z⁻, p, m⁻)` (`y⁺ = y⁻` without a reset).
+//! 2. New memory `m⁺ = (y⁺, z⁻)`: the differential part is the state right after entry, the
 //!    algebraic part is captured from the left state. The two coincide whenever `z` is
 //!    continuous, and the left capture is the only well-posed choice when the new mode's `g`
 //!    reads `z*` (note 000 §6 item 3: for the EM model `g(z⁺; z*)` is an identity if `z* = z⁺`).
-//! 5. Consistent `z⁺`: Newton's method on `g_new(t_i, y⁺, z, p, m⁺) = 0` with `y⁺` fixed,
+//! 3. Consistent `z⁺`: Newton's method on `g_new(t*, y⁺, z, p, m⁺) = 0` with `y⁺` fixed,
 //!    iterated to round-off.
-//! 6. Sensitivities (note 000 §2.2, Eq. 6c for an explicit transfer `y⁺ = R`):
-//!    `s⁺ = R_y (s⁻ + ẏ⁻τ) + R_z (w⁻ + ż⁻τ) + R_p + R_{y*} s* + R_{z*} w* + R_t τ − ẏ⁺ τ`,
-//!    with `ẏ⁺ = f_new(t_i, y⁺, z⁺, p, m⁺)`. Without a reset `R_y = I`, the rest zero, so
-//!    `s⁺ = s⁻ + (ẏ⁻ − ẏ⁺)τ` (note 000 §4.1, Ex. 5.1 jumps).
-//! 7. New memory sensitivities, the *total* derivatives (note 000 §2.4, never the paper's
-//!    literal Eq. 25): `s*⁺ = s⁺ + ẏ⁺τ`, `w*⁺ = w⁻ + ż⁻τ` (the latter because `z*` is captured
-//!    from the left).
-//! 8. `w⁺` follows from the differentiated constraint of the new mode,
-//!    `g_y s⁺ + g_z w⁺ + g_p + g_{y*} s*⁺ + g_{z*} w*⁺ = 0`; the integrator computes it when
-//!    sensitivities are enabled for the new segment (`Esdirk::enable_sensitivities` with the
-//!    memory terms supplied by `mode_adapter.rs`).
-//! 9. Leibniz term of the integral cost (note 000 §3.1 / §5 item 5): `(L⁻ − L⁺) τ`, with
-//!    `L⁻` in the old mode at `t_i⁻` and `L⁺` in the new mode at `t_i⁺`.
+//! 4. Reset map derivative ([`reset_sensitivity`]), the total derivative of `y⁺` at `t*(p)`:
+//!    `s⁺ = R_y s⁻ + R_z w⁻ + R_p + R_t τ + R_{y*} s* + R_{z*} w*` (without a reset `s⁺ = s⁻`).
+//!    Because `s⁻, s⁺` are total derivatives at the moving point `t*(p)`, there is no
+//!    `(ẏ⁻ − ẏ⁺)τ` term: the next segment starts at `t*` with the grid shift `∂t/∂p = τ`,
+//!    and its steps carry it (`esdirk_fsa.rs`). With the continuous formulas of note 000 §2.2
+//!    (`s⁺_fixed = s⁺ − ẏ⁺ τ`) the two conventions agree in the limit `h → 0`.
+//! 5. New memory sensitivities, the total derivatives (note 000 §2.4): `s*⁺ = s⁺`,
+//!    `w*⁺ = w⁻` (`z*` is captured from the left).
+//! 6. `w⁺` follows from the differentiated constraint of the new mode at the moving point,
+//!    `g_y s⁺ + g_z w⁺ + g_t τ + g_p + g_{y*} s*⁺ + g_{z*} w*⁺ = 0`; the integrator computes it
+//!    (`Esdirk::enable_sensitivities_at` with the memory terms supplied by `mode_adapter.rs`).
+//!
+//! The integral cost needs no Leibniz term `(L⁻ − L⁺)τ`: its exact discrete counterpart is
+//! the `∂H/∂p` and `∂t_n/∂p` dependence of the quadratures of the event step and of the steps
+//! after it (`cost.rs`).
+//!
+//! The continuous rate `ḣ⁻ = h_y ẏ⁻ + h_z ż⁻ + h_t` (`ẏ⁻ = f(t*, y⁻, z⁻)`) is still computed,
+//! for the grazing test of the driver only; it enters no sensitivity.
 #![allow(clippy::needless_range_loop)]
 
 use crate::error::SolveError;
@@ -155,6 +174,85 @@ where
     Ok(zdot)
 }
 
+/// The H-direction and partial step sensitivities of an event step (module docs).
+#[derive(Clone, Copy, Debug)]
+pub struct EventStep<'a, const NY: usize, const NZ: usize, const NP: usize> {
+    /// `S = dY_S` propagated with `∂H/∂p = 0`.
+    pub sy: &'a [[f64; NP]; NY],
+    /// `W = dZ_S` propagated with `∂H/∂p = 0`.
+    pub sz: &'a [[f64; NP]; NZ],
+    /// `Φ_H = ∂Y_S/∂H`.
+    pub yh: &'a [f64; NY],
+    /// `Z_H = ∂Z_S/∂H`.
+    pub zh: &'a [f64; NZ],
+    /// Grid shift `∂t_n/∂p` of the step's start.
+    pub dt: &'a [f64; NP],
+    /// Memory sensitivities `s*` of the mode being left.
+    pub memory_sy: &'a [[f64; NP]; NY],
+    /// Memory sensitivities `w*`.
+    pub memory_sz: &'a [[f64; NP]; NZ],
+}
+
+/// Derivative of the event step's length (module docs): returns
+/// `(∂H/∂p, h_t + h_y Φ_H + h_z Z_H)`, with the guard partials at `at` (the end of the
+/// event step, `t*⁻`). Then `τ = ∂t_n/∂p + ∂H/∂p`.
+///
+/// Errors: [`SolveError::GrazingEvent`] if the denominator is zero,
+/// [`SolveError::NonFiniteValue`] if anything is not finite.
+pub fn event_step_length_derivative<M, const NY: usize, const NZ: usize, const NP: usize>(
+    model: &M,
+    guard: usize,
+    mode: usize,
+    at: &Point<'_, NY, NZ, NP>,
+    step: &EventStep<'_, NY, NZ, NP>,
+) -> Result<([f64; NP], f64), SolveError>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    let mut hp = ScalarPartials::ZERO;
+    model.guard_partials(guard, at, &mut hp);
+    let mut den = hp.t;
+    for c in 0..NY {
+        den += hp.y[c] * step.yh[c];
+    }
+    for c in 0..NZ {
+        den += hp.z[c] * step.zh[c];
+    }
+    if !den.is_finite() {
+        return Err(SolveError::NonFiniteValue {
+            t: at.t,
+            mode,
+            what: "guard rate at an event",
+        });
+    }
+    if den == 0.0 {
+        return Err(SolveError::GrazingEvent {
+            t: at.t,
+            mode,
+            guard,
+        });
+    }
+    let mut dh = [0.0; NP];
+    for q in 0..NP {
+        let mut v = hp.p[q] + hp.t * step.dt[q];
+        for c in 0..NY {
+            v += hp.y[c] * step.sy[c][q] + hp.memory_y[c] * step.memory_sy[c][q];
+        }
+        for c in 0..NZ {
+            v += hp.z[c] * step.sz[c][q] + hp.memory_z[c] * step.memory_sz[c][q];
+        }
+        dh[q] = -v / den;
+    }
+    if !finite(&dh) {
+        return Err(SolveError::NonFiniteValue {
+            t: at.t,
+            mode,
+            what: "event time sensitivity",
+        });
+    }
+    Ok((dh, den))
+}
+
 /// The state just before an event and the data of the mode being left.
 #[derive(Clone, Copy, Debug)]
 pub struct PreEvent<'a, const NY: usize, const NZ: usize, const NP: usize> {
@@ -166,10 +264,12 @@ pub struct PreEvent<'a, const NY: usize, const NZ: usize, const NP: usize> {
     pub y: &'a [f64; NY],
     /// `z⁻`.
     pub z: &'a [f64; NZ],
-    /// `s⁻` (`None`: no sensitivities).
+    /// Total `s⁻` at `t*(p)` (`None`: no sensitivities).
     pub sy: Option<&'a [[f64; NP]; NY]>,
-    /// `w⁻`.
+    /// Total `w⁻`.
     pub sz: &'a [[f64; NP]; NZ],
+    /// `τ = dt*/dp` (zero without sensitivities).
+    pub tau: &'a [f64; NP],
     /// Parameters.
     pub p: &'a [f64; NP],
     /// Memory of the mode being left.
@@ -180,12 +280,12 @@ pub struct PreEvent<'a, const NY: usize, const NZ: usize, const NP: usize> {
     pub memory_sz: &'a [[f64; NP]; NZ],
 }
 
-/// Everything an event changes (module docs, items 1–9).
+/// Everything an event changes (module docs).
 #[derive(Clone, Copy, Debug)]
 pub struct PostEvent<const NY: usize, const NZ: usize, const NP: usize> {
-    /// `ḣ⁻ = h_y ẏ⁻ + h_z ż⁻ + h_t` (transversality).
+    /// Continuous `ḣ⁻ = h_y ẏ⁻ + h_z ż⁻ + h_t` (grazing test only).
     pub hdot: f64,
-    /// `τ = dt_i/dp` (zero without sensitivities).
+    /// `τ = dt*/dp` (zero without sensitivities).
     pub tau: [f64; NP],
     /// `y⁺`.
     pub y: [f64; NY],
@@ -193,17 +293,39 @@ pub struct PostEvent<const NY: usize, const NZ: usize, const NP: usize> {
     pub z: [f64; NZ],
     /// New memory `(y⁺, z⁻)`.
     pub memory: Memory<NY, NZ>,
-    /// `s⁺`.
+    /// Total `s⁺` at `t*(p)`.
     pub sy: [[f64; NP]; NY],
-    /// New memory sensitivities `s*⁺ = s⁺ + ẏ⁺τ`.
+    /// New memory sensitivities `s*⁺ = s⁺`.
     pub memory_sy: [[f64; NP]; NY],
-    /// `w*⁺ = w⁻ + ż⁻τ`.
+    /// `w*⁺ = w⁻`.
     pub memory_sz: [[f64; NP]; NZ],
-    /// Leibniz term `(L⁻ − L⁺) τ` of the integral cost.
-    pub leibniz: [f64; NP],
 }
 
-/// Applies the event of `guard` (from `pre.mode` to `to`), module docs items 1–9.
+/// Reset map derivative (module docs, item 4):
+/// `s⁺ = R_y s⁻ + R_z w⁻ + R_p + R_t τ + R_{y*} s* + R_{z*} w*`, with `rj` the reset
+/// Jacobian (identity `R_y` without a reset).
+pub fn reset_sensitivity<const NY: usize, const NZ: usize, const NP: usize>(
+    rj: &ResetJacobian<NY, NZ, NP>,
+    pre: &PreEvent<'_, NY, NZ, NP>,
+    sm: &[[f64; NP]; NY],
+) -> [[f64; NP]; NY] {
+    let mut out = [[0.0; NP]; NY];
+    for q in 0..NP {
+        for r in 0..NY {
+            let mut v = rj.p[r][q] + rj.t[r] * pre.tau[q];
+            for c in 0..NY {
+                v += rj.y[r][c] * sm[c][q] + rj.memory_y[r][c] * pre.memory_sy[c][q];
+            }
+            for c in 0..NZ {
+                v += rj.z[r][c] * pre.sz[c][q] + rj.memory_z[r][c] * pre.memory_sz[c][q];
+            }
+            out[r][q] = v;
+        }
+    }
+    out
+}
+
+/// Applies the event of `guard` (from `pre.mode` to `to`), module docs items 1–6.
 pub fn apply_event<M, const NY: usize, const NZ: usize, const NP: usize>(
     model: &M,
     guard: usize,
@@ -227,12 +349,11 @@ where
         mode: pre.mode,
         what,
     };
-    // 1. ẏ⁻, ż⁻.
+    // Continuous ḣ⁻ for the grazing test.
     let mut ydot_m = [0.0; NY];
     let mut gtmp = [0.0; NZ];
     model.residual(pre.mode, &at, &mut ydot_m, &mut gtmp);
     let zdot_m = algebraic_rate(model, pre.mode, &at, &ydot_m)?;
-    // 2. ḣ⁻ and τ.
     let mut hp = ScalarPartials::ZERO;
     model.guard_partials(guard, &at, &mut hp);
     let mut hdot = hp.t;
@@ -245,27 +366,7 @@ where
     if !hdot.is_finite() || !finite(&ydot_m) || !finite(&zdot_m) {
         return Err(nonfinite("guard rate at an event"));
     }
-    let mut tau = [0.0; NP];
-    if let Some(sm) = pre.sy {
-        if hdot == 0.0 {
-            return Err(SolveError::GrazingEvent {
-                t,
-                mode: pre.mode,
-                guard,
-            });
-        }
-        for q in 0..NP {
-            let mut v = hp.p[q];
-            for c in 0..NY {
-                v += hp.y[c] * sm[c][q] + hp.memory_y[c] * pre.memory_sy[c][q];
-            }
-            for c in 0..NZ {
-                v += hp.z[c] * pre.sz[c][q] + hp.memory_z[c] * pre.memory_sz[c][q];
-            }
-            tau[q] = -v / hdot;
-        }
-    }
-    // 3. Reset.
+    // 1. Reset.
     let mut y_plus = *pre.y;
     if has_reset {
         model.reset(guard, &at, &mut y_plus);
@@ -273,40 +374,27 @@ where
             return Err(nonfinite("reset"));
         }
     }
-    // 4.–5. New memory, consistent z⁺.
+    // 2.–3. New memory, consistent z⁺.
     let memory = Memory {
         y: y_plus,
         z: *pre.z,
     };
     let mut z_plus = *pre.z;
     consistent_z(model, to, t, &y_plus, &mut z_plus, pre.p, &memory)?;
-    let at_plus = Point {
-        t,
-        y: &y_plus,
-        z: &z_plus,
-        p: pre.p,
-        memory: &memory,
-    };
     let mut post = PostEvent {
         hdot,
-        tau,
+        tau: *pre.tau,
         y: y_plus,
         z: z_plus,
         memory,
         sy: [[0.0; NP]; NY],
         memory_sy: [[0.0; NP]; NY],
         memory_sz: [[0.0; NP]; NZ],
-        leibniz: [0.0; NP],
     };
     let Some(sm) = pre.sy else {
         return Ok(post);
     };
-    // 6. s⁺.
-    let mut ydot_p = [0.0; NY];
-    model.residual(to, &at_plus, &mut ydot_p, &mut gtmp);
-    if !finite(&ydot_p) {
-        return Err(nonfinite("f after an event"));
-    }
+    // 4. s⁺.
     let mut rj = ResetJacobian::ZERO;
     if has_reset {
         model.reset_jacobian(guard, &at, &mut rj);
@@ -315,39 +403,11 @@ where
             rj.y[i][i] = 1.0;
         }
     }
-    for q in 0..NP {
-        // Total derivatives of the pre-event state: s⁻ + ẏ⁻τ, w⁻ + ż⁻τ.
-        let mut ds = [0.0; NY];
-        let mut dw = [0.0; NZ];
-        for c in 0..NY {
-            ds[c] = sm[c][q] + ydot_m[c] * tau[q];
-        }
-        for c in 0..NZ {
-            dw[c] = pre.sz[c][q] + zdot_m[c] * tau[q];
-        }
-        for r in 0..NY {
-            let mut v = rj.p[r][q] + rj.t[r] * tau[q] - ydot_p[r] * tau[q];
-            for c in 0..NY {
-                v += rj.y[r][c] * ds[c] + rj.memory_y[r][c] * pre.memory_sy[c][q];
-            }
-            for c in 0..NZ {
-                v += rj.z[r][c] * dw[c] + rj.memory_z[r][c] * pre.memory_sz[c][q];
-            }
-            post.sy[r][q] = v;
-            // 7. s*⁺ = s⁺ + ẏ⁺τ.
-            post.memory_sy[r][q] = v + ydot_p[r] * tau[q];
-        }
-        for c in 0..NZ {
-            post.memory_sz[c][q] = dw[c];
-        }
-    }
-    // 9. Leibniz term.
-    let l_minus = model.integral_cost(pre.mode, &at);
-    let l_plus = model.integral_cost(to, &at_plus);
-    for q in 0..NP {
-        post.leibniz[q] = (l_minus - l_plus) * tau[q];
-    }
-    if !post.sy.iter().all(finite) || !post.leibniz.iter().all(|x| x.is_finite()) {
+    post.sy = reset_sensitivity(&rj, pre, sm);
+    // 5. Memory sensitivities.
+    post.memory_sy = post.sy;
+    post.memory_sz = *pre.sz;
+    if !post.sy.iter().all(finite) {
         return Err(nonfinite("sensitivities at an event"));
     }
     Ok(post)

@@ -9,7 +9,7 @@
 //! of a semi-explicit index-1 DAE ([`esdirk`]) and its forward parameter sensitivities, dense
 //! output ([`dense`]), and the hybrid solve ([`hybrid_solve::solve`]) of a [`HybridModel`]:
 //! events located on the discrete solution ([`events`]), resets, consistent re-initialization
-//! and sensitivity jumps ([`jump`]), memory ([`mode_adapter`]), costs and their gradients
+//! and the exact derivative of the discrete event step ([`jump`]), memory ([`mode_adapter`]), costs and their gradients
 //! ([`cost`]), caller-provided outputs ([`hybrid_io`]). The adjoint is not implemented yet.
 //!
 //! The solve of one smooth mode:

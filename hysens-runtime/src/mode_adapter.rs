@@ -4,8 +4,10 @@
 //! Inside a mode the memory `(y*, z*)` is constant, so the mode is the smooth DAE
 //! `y' = f(t, y, z, p, m)`, `0 = g(t, y, z, p, m)`. The memory depends on the parameters
 //! (through the state at the last mode entry), with constant total derivatives
-//! `s* = dy*/dp`, `w* = dz*/dp` (note 000 §2.4: the total derivatives `s⁺ + ẏ⁺τ`, not the
-//! paper's literal Eq. 25 `s* = s⁺`). The sensitivity equations inside the mode are
+//! `s* = dy*/dp`, `w* = dz*/dp` (note 000 §2.4: the total derivatives `s⁺ + ẏ⁺τ` of the
+//! continuous convention, not the paper's literal Eq. 25 `s* = s⁺` with a fixed-time `s⁺`;
+//! the hybrid driver's `s⁺` is already the total derivative at the moving switch, `jump.rs`).
+//! The sensitivity equations inside the mode are
 //! (note 000 §2.1, Eq. 25a–b with the correction of §2.4)
 //!
 //! ```text
@@ -154,6 +156,19 @@ where
         let mut mj = ModeJacobian::ZERO;
         self.model.memory_jacobian(self.mode, &at, &mut mj);
         add_memory_terms(&mj, &self.memory_sy, &self.memory_sz, fp, gp);
+    }
+
+    fn time_partials(
+        &self,
+        t: f64,
+        y: &[f64; NY],
+        z: &[f64; NZ],
+        p: &[f64; NP],
+        ft: &mut [f64; NY],
+        gt: &mut [f64; NZ],
+    ) {
+        self.model
+            .time_partials(self.mode, &self.point(t, y, z, p), ft, gt);
     }
 }
 

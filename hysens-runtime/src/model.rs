@@ -88,4 +88,21 @@ pub trait SmoothMode<const NY: usize, const NZ: usize, const NP: usize> {
         fp: &mut [[f64; NP]; NY],
         gp: &mut [[f64; NP]; NZ],
     );
+
+    /// Time partials `f_t` (`NY`) and `g_t` (`NZ`) at `(t, y, z, p)`, zeroed by the caller.
+    ///
+    /// Needed only for sensitivities of steps whose start time or length depends on the
+    /// parameters (after an event of a hybrid solve, `esdirk_fsa.rs`). The default writes
+    /// nothing, i.e. declares the mode autonomous; a non-autonomous mode used that way must
+    /// override it (the hybrid modes of [`crate::mode_adapter`] do).
+    fn time_partials(
+        &self,
+        _t: f64,
+        _y: &[f64; NY],
+        _z: &[f64; NZ],
+        _p: &[f64; NP],
+        _ft: &mut [f64; NY],
+        _gt: &mut [f64; NZ],
+    ) {
+    }
 }
