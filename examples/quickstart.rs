@@ -79,7 +79,7 @@ fn main() {
         std::process::exit(1);
     }
 
-    println!("Serban & Recuero Example 5.1, p = 2.9, rtol 1e-8, atol 1e-10 (ESDIRK34)");
+    println!("Serban & Recuero Example 5.1, p = 2.9, rtol 1e-8, atol 1e-10 (ESDIRK4(3)6L[2]SA)");
     for e in &events[..solution.n_events] {
         let (from, to) = (ex51_mode(e.from), ex51_mode(e.to));
         println!(

@@ -466,21 +466,23 @@ fn entry_points(checked: &Checked<'_>, ny: usize, nz: usize, np: usize) -> Token
             }
         }
 
-        /// Solves `problem` with the ESDIRK34 method of Jørgensen, Kristensen & Thomsen,
-        /// without sensitivities (whatever `problem.sensitivities` says). On failure,
-        /// `solution` and `outputs` keep everything computed up to the failure.
+        /// Solves `problem` with Kennedy & Carpenter's ESDIRK4(3)6L[2]SA (fourth order,
+        /// L-stable, stiffly accurate), without sensitivities (whatever
+        /// `problem.sensitivities` says). On failure, `solution` and `outputs` keep everything
+        /// computed up to the failure.
         pub fn solve(&self, #signature) -> Result<(), #rt::SolveError> {
             let problem = #io::HybridProblem { sensitivities: None, ..*problem };
-            self.solve_with(&#rt::tableau::ESDIRK34, &problem, options, #io::StepPlan::Adaptive, outputs, solution)
+            self.solve_with(&#rt::tableau::ESDIRK436L2SA, &problem, options, #io::StepPlan::Adaptive, outputs, solution)
         }
 
-        /// Solves `problem` with ESDIRK34 and forward sensitivities with respect to the
-        /// parameters: `∂y/∂p`, `∂z/∂p`, event-time sensitivities and `dG/dp`, starting from
-        /// `problem.sensitivities` (`∂y0/∂p`, zero if `None`).
+        /// Solves `problem` with ESDIRK4(3)6L[2]SA and forward sensitivities with respect to
+        /// the parameters: `∂y/∂p`, `∂z/∂p`, event-time sensitivities and `dG/dp` — the exact
+        /// derivatives of the discrete solution — starting from `problem.sensitivities`
+        /// (`∂y0/∂p`, zero if `None`).
         pub fn solve_with_sensitivities(&self, #signature) -> Result<(), #rt::SolveError> {
             let seeds = problem.sensitivities.unwrap_or([[0.0; #lnp]; #lny]);
             let problem = #io::HybridProblem { sensitivities: Some(seeds), ..*problem };
-            self.solve_with(&#rt::tableau::ESDIRK34, &problem, options, #io::StepPlan::Adaptive, outputs, solution)
+            self.solve_with(&#rt::tableau::ESDIRK436L2SA, &problem, options, #io::StepPlan::Adaptive, outputs, solution)
         }
 
         /// Solves `problem` with any tableau and step plan (sensitivities as `problem` says).
