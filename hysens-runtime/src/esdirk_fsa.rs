@@ -63,8 +63,9 @@ use crate::error::SolveError;
 use crate::linalg::Lu;
 use crate::model::{ModeJacobian, SmoothMode};
 
-/// Maximum refinement iterations per stage and parameter.
-const MAX_REFINE: usize = 60;
+/// Refinement iterations per stage and parameter before the exact stage matrix is factorized
+/// (see `refine`); a stale but good LU converges in two or three.
+const MAX_REFINE: usize = 6;
 
 /// Partials at the converged stage points of one step: `J_i` blocks, `f_t`, `g_t`.
 struct StagePartials<'a, const S: usize, const NY: usize, const NZ: usize> {
@@ -411,9 +412,14 @@ where
         Ok(())
     }
 
-    /// Solves `J x = rhs`, `J = [I − hγ f_y, −hγ f_z; g_y, g_z]` (from `jac`), by iterative
-    /// refinement preconditioned with the step's LU. Stops when the correction stagnates at
-    /// round-off: `‖d‖∞ ≤ 4ε‖x‖∞`, or `‖d‖∞ ≤ 1e-12‖x‖∞` and no longer decreasing by half.
+    /// Solves `J x = rhs`, `J = [I − hγ f_y, −hγ f_z; g_y, g_z]` (from `jac`, the Jacobian at
+    /// the converged stage). First by iterative refinement preconditioned with the step's LU,
+    /// which is cheap while that LU is close to `J`; it stops when the correction stagnates at
+    /// round-off: `‖d‖∞ ≤ 4ε‖x‖∞`, or `‖d‖∞ ≤ 1e-12‖x‖∞` and no longer decreasing by half. If
+    /// it has not converged after [`MAX_REFINE`] corrections — the step's Jacobian is stale, or
+    /// `J` is so ill-conditioned at large `hγ` that round-off stalls the refinement (Robertson
+    /// towards t = 4e10: `hγ` ≈ 1e6 and cond(J) ≈ 1e10) — `J` itself is factorized and solved
+    /// directly, which is backward stable whatever `hγ`.
     fn refine(
         &mut self,
         jac: &ModeJacobian<NY, NZ>,
@@ -421,6 +427,7 @@ where
         rhs: &[f64; N],
         stage: usize,
     ) -> Result<[f64; N], SolveError> {
+        let matrix = stage_matrix(jac, hg);
         let mut x = *rhs;
         self.lu.solve(&mut x);
         self.stats.lu_solves += 1;
@@ -428,25 +435,12 @@ where
         for _ in 0..MAX_REFINE {
             // d = M⁻¹ (rhs − J x)
             let mut d = *rhs;
-            for r in 0..NY {
-                let mut v = x[r];
-                for c in 0..NY {
-                    v -= hg * jac.fy[r][c] * x[c];
-                }
-                for c in 0..NZ {
-                    v -= hg * jac.fz[r][c] * x[NY + c];
+            for r in 0..N {
+                let mut v = 0.0;
+                for c in 0..N {
+                    v += matrix[r][c] * x[c];
                 }
                 d[r] -= v;
-            }
-            for r in 0..NZ {
-                let mut v = 0.0;
-                for c in 0..NY {
-                    v += jac.gy[r][c] * x[c];
-                }
-                for c in 0..NZ {
-                    v += jac.gz[r][c] * x[NY + c];
-                }
-                d[NY + r] -= v;
             }
             self.lu.solve(&mut d);
             self.stats.lu_solves += 1;
@@ -466,11 +460,53 @@ where
             }
             d_prev = dn;
         }
-        Err(SolveError::NewtonFailure {
+        // Direct solve with the exact stage matrix.
+        let lu = Lu::factor(matrix).map_err(|_| SolveError::NewtonFailure {
             t: self.t,
             mode: self.mode,
             h: hg / self.tableau.gamma,
             stage,
-        })
+        })?;
+        self.stats.lu_factorizations += 1;
+        let mut x = *rhs;
+        lu.solve(&mut x);
+        self.stats.lu_solves += 1;
+        if all_finite(&x) {
+            Ok(x)
+        } else {
+            Err(SolveError::NewtonFailure {
+                t: self.t,
+                mode: self.mode,
+                h: hg / self.tableau.gamma,
+                stage,
+            })
+        }
     }
+}
+
+/// The stage matrix `[I − hγ f_y, −hγ f_z; g_y, g_z]` of a semi-explicit index-1 DAE (note
+/// 003_004 §2.1), rows `f` then `g`, columns `y` then `z`.
+fn stage_matrix<const NY: usize, const NZ: usize, const N: usize>(
+    jac: &ModeJacobian<NY, NZ>,
+    hg: f64,
+) -> [[f64; N]; N] {
+    let mut m = [[0.0; N]; N];
+    for r in 0..NY {
+        for c in 0..NY {
+            m[r][c] = -hg * jac.fy[r][c];
+        }
+        m[r][r] += 1.0;
+        for c in 0..NZ {
+            m[r][NY + c] = -hg * jac.fz[r][c];
+        }
+    }
+    for r in 0..NZ {
+        for c in 0..NY {
+            m[NY + r][c] = jac.gy[r][c];
+        }
+        for c in 0..NZ {
+            m[NY + r][NY + c] = jac.gz[r][c];
+        }
+    }
+    m
 }
