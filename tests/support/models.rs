@@ -1,0 +1,216 @@
+//! The benchmark problems P1–P4 of the issues (and a DAE with memory) as `#[hybrid_model]`s,
+//! shared by the zero-allocation test and the criterion benchmarks. The quickstart example
+//! writes its Example 5.1 out in full on purpose: it is the model a newcomer reads first.
+// Each test or bench binary that includes this file uses a subset of its models.
+#![allow(dead_code)]
+
+use hysens::hybrid_model;
+
+/// P1: Serban & Recuero Example 5.1.
+#[hybrid_model]
+pub mod ex51 {
+    /// The state.
+    #[states]
+    pub struct X {
+        /// `x`.
+        pub x: f64,
+    }
+    /// The parameter.
+    #[params]
+    pub struct P {
+        /// The threshold `p`.
+        pub p: f64,
+    }
+    /// The switching function.
+    fn h(x: &X, p: &P) -> f64 {
+        x.x.powi(3) - 5.0 * x.x.powi(2) + 7.0 * x.x - p.p
+    }
+    #[mode(initial)]
+    fn a(x: &X) -> X {
+        X { x: 4.0 - x.x }
+    }
+    #[mode]
+    fn b(x: &X) -> X {
+        X {
+            x: 10.0 - 2.0 * x.x,
+        }
+    }
+    #[guard(a -> b, rising)]
+    fn to_b(x: &X, p: &P) -> f64 {
+        h(x, p)
+    }
+    #[guard(b -> a, falling)]
+    fn to_a(x: &X, p: &P) -> f64 {
+        h(x, p)
+    }
+    #[cost(integral)]
+    fn area(x: &X) -> f64 {
+        x.x
+    }
+}
+
+/// P2: the bouncing ball, with its initial state among the parameters.
+#[hybrid_model]
+pub mod ball {
+    /// Height and velocity.
+    #[states]
+    pub struct X {
+        /// Height.
+        pub z: f64,
+        /// Velocity.
+        pub v: f64,
+    }
+    /// Initial state, gravity, restitution.
+    #[params]
+    pub struct P {
+        /// Initial height.
+        pub z0: f64,
+        /// Initial velocity.
+        pub v0: f64,
+        /// Gravity.
+        pub g: f64,
+        /// Restitution.
+        pub gamma: f64,
+    }
+    #[mode(initial)]
+    fn flight(x: &X, p: &P) -> X {
+        X { z: x.v, v: -p.g }
+    }
+    #[guard(flight -> flight, falling)]
+    fn impact(x: &X) -> f64 {
+        x.z
+    }
+    #[reset(impact)]
+    fn bounce(x: &X, p: &P) -> X {
+        X {
+            z: x.z,
+            v: -p.gamma * x.v,
+        }
+    }
+}
+
+/// P3: Robertson's kinetics.
+#[hybrid_model]
+pub mod robertson {
+    /// Concentrations.
+    #[states]
+    pub struct X {
+        /// Species 1.
+        pub y1: f64,
+        /// Species 2.
+        pub y2: f64,
+        /// Species 3.
+        pub y3: f64,
+    }
+    /// Rate constants.
+    #[params]
+    pub struct P {
+        /// k1.
+        pub k1: f64,
+        /// k2.
+        pub k2: f64,
+        /// k3.
+        pub k3: f64,
+    }
+    #[mode(initial)]
+    fn kinetics(x: &X, p: &P) -> X {
+        X {
+            y1: -p.k1 * x.y1 + p.k3 * x.y2 * x.y3,
+            y2: p.k1 * x.y1 - p.k3 * x.y2 * x.y3 - p.k2 * x.y2.powi(2),
+            y3: p.k2 * x.y2.powi(2),
+        }
+    }
+}
+
+/// P4: the Van der Pol oscillator.
+#[hybrid_model]
+pub mod vdp {
+    /// Position and velocity.
+    #[states]
+    pub struct X {
+        /// Position.
+        pub y1: f64,
+        /// Velocity.
+        pub y2: f64,
+    }
+    /// Stiffness.
+    #[params]
+    pub struct P {
+        /// μ.
+        pub mu: f64,
+    }
+    #[mode(initial)]
+    fn oscillate(x: &X, p: &P) -> X {
+        X {
+            y1: x.y2,
+            y2: p.mu * (1.0 - x.y1.powi(2)) * x.y2 - x.y1,
+        }
+    }
+}
+
+/// A two-mode index-1 DAE with memory: the algebraic variable relaxes towards the state's
+/// value at the last switch, and the switch resets the velocity.
+#[hybrid_model]
+pub mod relay {
+    /// Position and velocity.
+    #[states]
+    pub struct X {
+        /// Position.
+        pub q: f64,
+        /// Velocity.
+        pub v: f64,
+    }
+    /// The force.
+    #[algebraic]
+    pub struct Z {
+        /// Force.
+        pub f: f64,
+    }
+    /// Stiffness and damping.
+    #[params]
+    pub struct P {
+        /// Stiffness.
+        pub k: f64,
+        /// Damping.
+        pub c: f64,
+    }
+    #[mode(initial)]
+    fn push(x: &X, z: &Z, p: &P, m: &Memory) -> (X, [f64; 1]) {
+        (
+            X {
+                q: x.v,
+                v: z.f - p.c * x.v,
+            },
+            [z.f + p.k * (x.q - m.y.q) - 1.0],
+        )
+    }
+    #[mode]
+    fn pull(x: &X, z: &Z, p: &P, m: &Memory) -> (X, [f64; 1]) {
+        (
+            X {
+                q: x.v,
+                v: z.f - p.c * x.v,
+            },
+            [z.f + p.k * (x.q - m.y.q) + 1.0],
+        )
+    }
+    #[guard(push -> pull, rising)]
+    fn far(x: &X) -> f64 {
+        x.q - 0.5
+    }
+    #[guard(pull -> push, falling)]
+    fn near(x: &X) -> f64 {
+        x.q + 0.5
+    }
+    #[reset(far)]
+    fn brake(x: &X) -> X {
+        X {
+            q: x.q,
+            v: 0.5 * x.v,
+        }
+    }
+    #[cost(integral)]
+    fn effort(z: &Z) -> f64 {
+        z.f.powi(2)
+    }
+}
