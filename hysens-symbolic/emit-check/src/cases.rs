@@ -98,10 +98,11 @@ pub fn scalar_cases() -> Vec<Case> {
             name: "named_constants",
             what: "folded constants equal to TAU, FRAC_PI_2, E, SQRT_2, LN_2, LN_10",
             domain: vec![(0.5, 2.0), (-2.0, 2.0)],
-            source: "(2.0 * core::f64::consts::PI * x0).sin() + x1 * (core::f64::consts::PI / 2.0) \
+            source:
+                "(2.0 * core::f64::consts::PI * x0).sin() + x1 * (core::f64::consts::PI / 2.0) \
                      - (-std::f64::consts::E) * x0 + (2.0_f64).sqrt() * x1 + x0.log2() \
                      + x0.log10() - core::f64::consts::PI"
-                .into(),
+                    .into(),
         },
         Case {
             name: "deep_nesting",
