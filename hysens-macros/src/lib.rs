@@ -5,11 +5,11 @@
 //! the kernels the runtime needs. The pipeline, one stage per module, in the style of
 //! `thiserror`'s implementation:
 //!
-//! 1. [`parse`](mod@parse): sort the module's items by their attributes into a [`model::Model`];
-//! 2. [`validate`]: resolve every name and signature, report every problem at its span;
-//! 3. [`lower`]: turn each function into expressions over the runtime's arrays;
-//! 4. [`kernels`]: differentiate and emit each runtime method's body;
-//! 5. [`expand`]: assemble the module with `Model` and its `HybridModel` implementation.
+//! 1. `parse`: sort the module's items by their attributes into a `model::Model`;
+//! 2. `validate`: resolve every name and signature, report every problem at its span;
+//! 3. `lower`: turn each function into expressions over the runtime's arrays;
+//! 4. `kernels`: differentiate and emit each runtime method's body;
+//! 5. `expand`: assemble the module with `Model` and its `HybridModel` implementation.
 //!
 //! See the `hysens` crate for the model language.
 #![forbid(unsafe_code)]

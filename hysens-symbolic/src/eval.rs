@@ -1,7 +1,7 @@
 //! Numeric evaluation of nodes, for tests and for checking emitted code.
 //!
 //! Evaluation uses the same `f64` operations, in the same order, as the code that
-//! [`crate::emit`] generates, so a compiled kernel and [`Graph::eval`] agree to rounding (the
+//! [`crate::emit`](mod@crate::emit) generates, so a compiled kernel and [`Graph::eval`] agree to rounding (the
 //! compiler may expand a constant `powi` into multiplications).
 
 use crate::graph::{ExprId, Graph, Node};

@@ -32,7 +32,7 @@
 //! - [`diff`]: differentiation, linear in the size of the expression;
 //! - [`jacobian`]: gradients, Jacobians, sparsity, `J·v` and `vᵀ·J`;
 //! - [`eval`]: numeric evaluation, for tests;
-//! - [`emit`]: common-subexpression elimination and Rust emission.
+//! - [`emit`](mod@emit): common-subexpression elimination and Rust emission.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
