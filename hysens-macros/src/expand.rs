@@ -225,19 +225,6 @@ fn model_items(
     let reset_jacobians = statements(&guard, &reset_jacobians);
     let output_values = value(&output, &output_values);
 
-    // Parameter names: hygienic, `_`-prefixed when the body does not read them.
-    let p = |name: &str, body: &TokenStream| -> Ident {
-        if reads(body, name) {
-            hygienic(name)
-        } else {
-            hygienic(&format!("_{name}"))
-        }
-    };
-    let m = |body: &TokenStream| p("mode", body);
-    let g = |body: &TokenStream| p("guard", body);
-    let at = |body: &TokenStream| p("at", body);
-    let out = |name: &str, body: &TokenStream| p(name, body);
-
     let model_doc = format!(
         "The hybrid model `{module_name}` for the hysens runtime: {ny} differential state(s), {nz} algebraic variable(s), {np} parameter(s) and input(s), {} mode(s), {} guard(s).",
         model.modes.len(),
@@ -245,107 +232,152 @@ fn model_items(
     );
     let mj = quote!(::hysens::runtime::model::ModeJacobian<#lny, #lnz>);
     let sp = quote!(#rt::ScalarPartials<#lny, #lnz, #lnp>);
-
-    let residual_sig = {
-        let b = &residual;
-        let (mm, aa, ff, gg) = (m(b), at(b), out("f", b), out("g", b));
-        quote!(fn residual(&self, #mm: usize, #aa: #point, #ff: &mut [f64; #lny], #gg: &mut [f64; #lnz]) { #b })
-    };
-    let jacobian_sig = {
-        let b = &jacobian;
-        let (mm, aa, jj) = (m(b), at(b), out("jac", b));
-        quote!(fn jacobian(&self, #mm: usize, #aa: #point, #jj: &mut #mj) { #b })
-    };
-    let memory_jacobian_sig = {
-        let b = &memory_jacobian;
-        let (mm, aa, jj) = (m(b), at(b), out("jac", b));
-        quote!(fn memory_jacobian(&self, #mm: usize, #aa: #point, #jj: &mut #mj) { #b })
-    };
-    let parameter_jacobian_sig = {
-        let b = &parameter_jacobian;
-        let (mm, aa, fp, gp) = (m(b), at(b), out("fp", b), out("gp", b));
-        quote!(fn parameter_jacobian(&self, #mm: usize, #aa: #point, #fp: &mut [[f64; #lnp]; #lny], #gp: &mut [[f64; #lnp]; #lnz]) { #b })
-    };
-    let time_partials_sig = {
-        let b = &time_partials;
-        let (mm, aa, ft, gt) = (m(b), at(b), out("ft", b), out("gt", b));
-        quote!(fn time_partials(&self, #mm: usize, #aa: #point, #ft: &mut [f64; #lny], #gt: &mut [f64; #lnz]) { #b })
-    };
-    let adjoint_sig = {
-        let b = &adjoint;
-        let (mm, aa, la, mu, oy, oz, op) = (
-            m(b),
-            at(b),
-            out("lambda", b),
-            out("mu", b),
-            out("out_y", b),
-            out("out_z", b),
-            out("out_p", b),
-        );
-        quote!(fn adjoint_products(&self, #mm: usize, #aa: #point, #la: &[f64; #lny], #mu: &[f64; #lnz], #oy: &mut [f64; #lny], #oz: &mut [f64; #lnz], #op: &mut [f64; #lnp]) { #b })
-    };
-    let guard_sig = {
-        let b = &guard_values;
-        let (gg, aa) = (g(b), at(b));
-        quote!(fn guard(&self, #gg: usize, #aa: #point) -> f64 { #b })
-    };
-    let guard_partials_sig = {
-        let b = &guard_partials;
-        let (gg, aa, pp) = (g(b), at(b), out("partials", b));
-        quote!(fn guard_partials(&self, #gg: usize, #aa: #point, #pp: &mut #sp) { #b })
-    };
-    let reset_sig = {
-        let b = &reset_values;
-        let (gg, aa, yp) = (g(b), at(b), out("y_plus", b));
-        quote!(fn reset(&self, #gg: usize, #aa: #point, #yp: &mut [f64; #lny]) { #b })
-    };
-    let reset_jacobian_sig = {
-        let b = &reset_jacobians;
-        let (gg, aa, jj) = (g(b), at(b), out("jac", b));
-        quote!(fn reset_jacobian(&self, #gg: usize, #aa: #point, #jj: &mut #rt::ResetJacobian<#lny, #lnz, #lnp>) { #b })
-    };
-    let integral_sig = {
-        let b = &integral_value;
-        let aa = at(b);
-        let mm = hygienic("_mode");
-        quote!(fn integral_cost(&self, #mm: usize, #aa: #point) -> f64 { #b })
-    };
-    let integral_partials_sig = {
-        let b = &integral_partials;
-        let (aa, pp) = (at(b), out("partials", b));
-        let mm = hygienic("_mode");
-        quote!(fn integral_cost_partials(&self, #mm: usize, #aa: #point, #pp: &mut #sp) { #b })
-    };
-    let terminal_sig = {
-        let b = &terminal_value;
-        let aa = at(b);
-        quote!(fn terminal_cost(&self, #aa: #point) -> f64 { #b })
-    };
-    let terminal_partials_sig = {
-        let b = &terminal_partials;
-        let (aa, pp) = (at(b), out("partials", b));
-        quote!(fn terminal_cost_partials(&self, #aa: #point, #pp: &mut #sp) { #b })
-    };
-    let sampled_sig = {
-        let b = &sampled_value;
-        let (aa, dd) = (at(b), out("datum", b));
-        quote!(fn sampled_cost(&self, #aa: #point, #dd: f64) -> f64 { #b })
-    };
-    let sampled_partials_sig = {
-        let b = &sampled_partials;
-        let (aa, dd, pp) = (at(b), out("datum", b), out("partials", b));
-        quote!(fn sampled_cost_partials(&self, #aa: #point, #dd: f64, #pp: &mut #sp) { #b })
-    };
-    let output_sig = {
-        let b = &output_values;
-        let (oo, aa) = (p("output", b), at(b));
-        quote! {
-            /// The value of named output number `output` (see [`Model::OUTPUT_NAMES`]); 0 for an
-            /// index out of range.
-            pub fn output(&self, #oo: usize, #aa: #point) -> f64 { #b }
-        }
-    };
-
+    let usize_ty = quote!(usize);
+    let f64_ty = quote!(f64);
+    let by_mode = ("mode", usize_ty.clone());
+    let by_guard = ("guard", usize_ty.clone());
+    let at = ("at", point.clone());
+    let f64_out = Some(f64_ty.clone());
+    let methods = [
+        method(
+            "residual",
+            &[
+                by_mode.clone(),
+                at.clone(),
+                ("f", quote!(&mut [f64; #lny])),
+                ("g", quote!(&mut [f64; #lnz])),
+            ],
+            None,
+            &residual,
+        ),
+        method(
+            "jacobian",
+            &[by_mode.clone(), at.clone(), ("jac", quote!(&mut #mj))],
+            None,
+            &jacobian,
+        ),
+        method(
+            "parameter_jacobian",
+            &[
+                by_mode.clone(),
+                at.clone(),
+                ("fp", quote!(&mut [[f64; #lnp]; #lny])),
+                ("gp", quote!(&mut [[f64; #lnp]; #lnz])),
+            ],
+            None,
+            &parameter_jacobian,
+        ),
+        method(
+            "time_partials",
+            &[
+                by_mode.clone(),
+                at.clone(),
+                ("ft", quote!(&mut [f64; #lny])),
+                ("gt", quote!(&mut [f64; #lnz])),
+            ],
+            None,
+            &time_partials,
+        ),
+        method(
+            "memory_jacobian",
+            &[by_mode.clone(), at.clone(), ("jac", quote!(&mut #mj))],
+            None,
+            &memory_jacobian,
+        ),
+        method(
+            "adjoint_products",
+            &[
+                by_mode.clone(),
+                at.clone(),
+                ("lambda", quote!(&[f64; #lny])),
+                ("mu", quote!(&[f64; #lnz])),
+                ("out_y", quote!(&mut [f64; #lny])),
+                ("out_z", quote!(&mut [f64; #lnz])),
+                ("out_p", quote!(&mut [f64; #lnp])),
+            ],
+            None,
+            &adjoint,
+        ),
+        method(
+            "guard",
+            &[by_guard.clone(), at.clone()],
+            f64_out.clone(),
+            &guard_values,
+        ),
+        method(
+            "guard_partials",
+            &[by_guard.clone(), at.clone(), ("partials", quote!(&mut #sp))],
+            None,
+            &guard_partials,
+        ),
+        method(
+            "reset",
+            &[
+                by_guard.clone(),
+                at.clone(),
+                ("y_plus", quote!(&mut [f64; #lny])),
+            ],
+            None,
+            &reset_values,
+        ),
+        method(
+            "reset_jacobian",
+            &[
+                by_guard,
+                at.clone(),
+                ("jac", quote!(&mut #rt::ResetJacobian<#lny, #lnz, #lnp>)),
+            ],
+            None,
+            &reset_jacobians,
+        ),
+        method(
+            "integral_cost",
+            &[by_mode.clone(), at.clone()],
+            f64_out.clone(),
+            &integral_value,
+        ),
+        method(
+            "integral_cost_partials",
+            &[by_mode, at.clone(), ("partials", quote!(&mut #sp))],
+            None,
+            &integral_partials,
+        ),
+        method(
+            "terminal_cost",
+            &[at.clone()],
+            f64_out.clone(),
+            &terminal_value,
+        ),
+        method(
+            "terminal_cost_partials",
+            &[at.clone(), ("partials", quote!(&mut #sp))],
+            None,
+            &terminal_partials,
+        ),
+        method(
+            "sampled_cost",
+            &[at.clone(), ("datum", f64_ty.clone())],
+            f64_out.clone(),
+            &sampled_value,
+        ),
+        method(
+            "sampled_cost_partials",
+            &[
+                at.clone(),
+                ("datum", f64_ty),
+                ("partials", quote!(&mut #sp)),
+            ],
+            None,
+            &sampled_partials,
+        ),
+    ];
+    let output_doc = "The value of named output number `output` (see [`Model::OUTPUT_NAMES`]); 0 for an index out of range.";
+    let output_method = method(
+        "output",
+        &[("output", usize_ty), at],
+        f64_out,
+        &output_values,
+    );
     let entry_points = entry_points(checked, ny, nz, np);
 
     quote! {
@@ -366,7 +398,8 @@ fn model_items(
             /// The structural nonzeros `(row, column)` of each mode's Jacobian `∂(f, g)/∂(y, z)`
             /// (rows `f` then `g`, columns `y` then `z`), known at compile time.
             pub const JACOBIAN_NONZEROS: [&'static [(usize, usize)]; #n_modes] = [#(#patterns),*];
-            #output_sig
+            #[doc = #output_doc]
+            pub #output_method
             #entry_points
         }
 
@@ -378,22 +411,7 @@ fn model_items(
             const ALGEBRAIC_NAMES: [&'static str; #lnz] = [#(#algebraic_names),*];
             const PARAMETER_NAMES: [&'static str; #lnp] = [#(#parameter_names),*];
 
-            #residual_sig
-            #jacobian_sig
-            #parameter_jacobian_sig
-            #time_partials_sig
-            #memory_jacobian_sig
-            #adjoint_sig
-            #guard_sig
-            #guard_partials_sig
-            #reset_sig
-            #reset_jacobian_sig
-            #integral_sig
-            #integral_partials_sig
-            #terminal_sig
-            #terminal_partials_sig
-            #sampled_sig
-            #sampled_partials_sig
+            #(#methods)*
         }
     }
 }
@@ -498,6 +516,27 @@ fn entry_points(checked: &Checked<'_>, ny: usize, nz: usize, np: usize) -> Token
             #rt::hybrid_solve::solve::<Self, S, #lny, #lnz, #lnp, #ln>(self, tableau, problem, options, plan, outputs, solution)
         }
     }
+}
+
+/// `fn name(&self, params…) [-> ret] { body }`, each parameter named hygienically and prefixed
+/// with `_` when `body` does not read it (so the expansion is warning-free).
+fn method(
+    name: &str,
+    params: &[(&str, TokenStream)],
+    ret: Option<TokenStream>,
+    body: &TokenStream,
+) -> TokenStream {
+    let name = Ident::new(name, proc_macro2::Span::call_site());
+    let params = params.iter().map(|(param, ty)| {
+        let ident = if reads(body, param) {
+            hygienic(param)
+        } else {
+            hygienic(&format!("_{param}"))
+        };
+        quote!(#ident: #ty)
+    });
+    let ret = ret.map(|ty| quote!(-> #ty));
+    quote!(fn #name(&self, #(#params),*) #ret { #body })
 }
 
 /// Dispatch over statement kernels: `match selector { 0 => { … } … _ => {} }`, an `if` for a
