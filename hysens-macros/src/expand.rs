@@ -344,7 +344,7 @@ fn model_items(
         ),
         method(
             "terminal_cost",
-            &[at.clone()],
+            std::slice::from_ref(&at),
             f64_out.clone(),
             &terminal_value,
         ),
