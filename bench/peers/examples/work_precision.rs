@@ -1,0 +1,198 @@
+//! Work–precision: median wall time of one solve (with forward sensitivities) against its
+//! error, as rtol sweeps 1e-4 … 1e-10, for every runner of the benchmark (hysens' three
+//! tableaus, diffsol's BDF, ESDIRK34, TR-BDF2). atol keeps the case's ratio to rtol
+//! (P1: atol = rtol/100, P3: atol = rtol·1e-4, P4: rtol/100).
+//!
+//! Run: `cargo run --release --example work_precision -- [CASES] [--budget S] [--out DIR]`
+//! (default `P1,P3a`, 0.1 s per point, `DIR = bench/peers/target/work_precision`).
+//! Prints one markdown table per case and writes `DIR/work_precision_<case>.svg`.
+//!
+//! The error is `max(err states, err sens)` with the metrics of the main table
+//! (`src/metrics.rs`). Timing per point: one calibration solve, then
+//! `clamp(budget / t0, 3, 2000)` solves, median; points are *not* interleaved (the main table
+//! is), so absolute times carry the machine's drift over the sweep.
+
+use std::time::{Duration, Instant};
+
+use hysens_peers::case::Case;
+use hysens_peers::metrics::{sens_error, state_error};
+use hysens_peers::{problems, runners};
+use plotters::prelude::*;
+
+struct Point {
+    rtol: f64,
+    micros: f64,
+    err_states: f64,
+    err_sens: f64,
+    steps: usize,
+}
+
+fn main() {
+    let mut ids = vec!["P1".to_string(), "P3a".to_string()];
+    let mut budget = 0.1;
+    let mut out = std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/target/work_precision"
+    ));
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--budget" => {
+                budget = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--budget S")
+            }
+            "--out" => out = args.next().expect("--out DIR").into(),
+            list => ids = list.split(',').map(String::from).collect(),
+        }
+    }
+    std::fs::create_dir_all(&out).expect("create the output directory");
+    for id in &ids {
+        let base = problems::all()
+            .into_iter()
+            .find(|c| c.id == id.as_str())
+            .unwrap_or_else(|| panic!("unknown case {id}"));
+        let series = sweep(&base, budget);
+        print_table(&base, &series);
+        let path = out.join(format!("work_precision_{}.svg", base.id));
+        plot(&base, &series, &path).expect("write the SVG");
+        eprintln!("wrote {}", path.display());
+    }
+}
+
+/// `(label, points)` per runner, in registry order (hysens first).
+fn sweep(base: &Case, budget: f64) -> Vec<(String, Vec<Point>)> {
+    let labels: Vec<String> = runners::registry(std::slice::from_ref(base))
+        .iter()
+        .map(|r| format!("{} {}", r.tool(), r.method()))
+        .collect();
+    let mut series: Vec<(String, Vec<Point>)> =
+        labels.into_iter().map(|l| (l, Vec::new())).collect();
+    for k in 4..=10 {
+        let mut case = base.clone();
+        case.rtol = 10f64.powi(-k);
+        case.atol = base.atol * case.rtol / base.rtol;
+        for (r, (label, points)) in runners::registry(std::slice::from_ref(&case))
+            .iter()
+            .zip(series.iter_mut())
+        {
+            let t = Instant::now();
+            let sol = match r.run() {
+                Ok(sol) => sol,
+                Err(e) => {
+                    eprintln!("{} rtol {:.0e} {label}: {e}", case.id, case.rtol);
+                    continue;
+                }
+            };
+            let t0 = t.elapsed().as_secs_f64();
+            let n = ((budget / t0).round() as usize).clamp(3, 2000);
+            let mut samples: Vec<Duration> = (0..n)
+                .map(|_| {
+                    let t = Instant::now();
+                    let _ = std::hint::black_box(r.run());
+                    t.elapsed()
+                })
+                .collect();
+            samples.sort();
+            points.push(Point {
+                rtol: case.rtol,
+                micros: samples[n / 2].as_secs_f64() * 1e6,
+                err_states: state_error(&case, &sol),
+                err_sens: sens_error(&case, &sol).0,
+                steps: sol.steps.unwrap_or(0),
+            });
+        }
+    }
+    series
+}
+
+fn print_table(case: &Case, series: &[(String, Vec<Point>)]) {
+    println!(
+        "\n### {} — {} (atol = rtol · {:.0e})\n",
+        case.id,
+        case.title,
+        case.atol / case.rtol
+    );
+    println!("| tool / method | rtol | median µs | steps | err states | err sens |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (label, points) in series {
+        for p in points {
+            println!(
+                "| {label} | {:.0e} | {:.1} | {} | {:.1e} | {:.1e} |",
+                p.rtol, p.micros, p.steps, p.err_states, p.err_sens
+            );
+        }
+    }
+}
+
+fn plot(
+    case: &Case,
+    series: &[(String, Vec<Point>)],
+    path: &std::path::Path,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let err = |p: &Point| p.err_states.max(p.err_sens).max(1e-16);
+    let all: Vec<&Point> = series
+        .iter()
+        .flat_map(|(_, p)| p)
+        .filter(|p| err(p).is_finite())
+        .collect();
+    let (mut xmin, mut xmax, mut ymin, mut ymax) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for p in &all {
+        xmin = xmin.min(err(p));
+        xmax = xmax.max(err(p));
+        ymin = ymin.min(p.micros);
+        ymax = ymax.max(p.micros);
+    }
+    let root = SVGBackend::new(path, (900, 620)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!(
+                "{} {}: work-precision, rtol 1e-4 … 1e-10, with FSA",
+                case.id, case.title
+            ),
+            ("sans-serif", 20),
+        )
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(
+            (xmin / 2.0..xmax * 2.0).log_scale(),
+            (ymin / 1.5..ymax * 1.5).log_scale(),
+        )?;
+    chart
+        .configure_mesh()
+        .x_desc("error = max(err states, err sens) vs reference")
+        .y_desc("median time per solve [µs]")
+        .x_label_formatter(&|x| format!("{x:.0e}"))
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .draw()?;
+    for (i, (label, points)) in series.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        let data: Vec<(f64, f64)> = points
+            .iter()
+            .filter(|p| err(p).is_finite())
+            .map(|p| (err(p), p.micros))
+            .collect();
+        let hysens = label.starts_with("hysens");
+        let style = ShapeStyle {
+            color,
+            filled: hysens,
+            stroke_width: if hysens { 2 } else { 1 },
+        };
+        chart
+            .draw_series(LineSeries::new(data.clone(), style))?
+            .label(label.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+        chart.draw_series(data.iter().map(|&(x, y)| Circle::new((x, y), 4, style)))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()?;
+    root.present()?;
+    Ok(())
+}

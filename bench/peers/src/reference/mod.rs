@@ -1,0 +1,15 @@
+//! Reference solutions, one file per problem, each value with its source.
+//!
+//! * [`serban`]: closed form (mpmath, 40 digits) from /work/shared/notes/000_serban_hybrid_asa.md §4.1.
+//! * [`bouncing_ball`]: closed form with exact derivatives, computed here.
+//! * [`robertson`]: scipy Radau rtol 1e-12 on the augmented system, bench/reference/robertson_fsa.py.
+//! * [`vdp`]: scipy Radau rtol 1e-12 on the augmented system, bench/reference/vdp_fsa.py.
+
+// Reference constants keep every digit their source printed (17 significant digits or the
+// mpmath output), so that each can be traced back verbatim.
+#![allow(clippy::excessive_precision)]
+
+pub mod bouncing_ball;
+pub mod robertson;
+pub mod serban;
+pub mod vdp;

@@ -1,0 +1,277 @@
+//! The hysens runners: the four problems as the `#[hybrid_model]`s of the main crate's tests
+//! (`tests/support/models.rs`, included below, not copied), solved with
+//! `Model::solve_with(&tableau, &problem, &HybridOptions::new(rtol, atol), StepPlan::Adaptive,
+//! ..)` and forward sensitivities (`problem.sensitivities = Some(seeds)`), once per tableau:
+//!
+//! * ESDIRK4(3)6L[2]SA (Kennedy & Carpenter; hysens' default) — the baseline row;
+//! * ESDIRK34 and ESDIRK23 (the other tableaus hysens ships).
+//!
+//! Settings: the case's scalar `rtol`/`atol`, every other option at its default. Unlike the
+//! diffsol runners, the sensitivities are **not** in the error test: hysens' forward
+//! sensitivities are the exact derivatives of the discrete solution (steps, event times), so
+//! the step sizes are chosen on the states alone. Layouts as in `crate::case`:
+//!
+//! * P1 `outputs = [x(5), G]` with `G = solution.cost`, `dG/dp = solution.cost_gradient`;
+//! * P2 `p = (z0, v0, g, γ)`, `y0 = (z0, v0)` with unit seeds `∂y0/∂(z0, v0)`;
+//! * P3 `dy/dk`, P4 `dy/dμ` (seeds zero: `y0` does not depend on the parameters).
+
+#[path = "../../../../tests/support/models.rs"]
+mod models;
+
+use hysens::runtime::tableau::{ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+use hysens::runtime::{HybridOptions, HybridOutputs, HybridProblem, HybridSolution, StepPlan};
+use models::{ball, ex51, robertson, vdp};
+
+use super::Runner;
+use crate::case::{Case, RunResult, Solution};
+
+/// The hysens tableaus benchmarked, the first one being the baseline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Kennedy & Carpenter's ESDIRK4(3)6L[2]SA, hysens' default.
+    Esdirk436,
+    /// ESDIRK34.
+    Esdirk34,
+    /// ESDIRK23.
+    Esdirk23,
+}
+
+impl Method {
+    pub const ALL: [Method; 3] = [Method::Esdirk436, Method::Esdirk34, Method::Esdirk23];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Esdirk436 => "ESDIRK4(3)6L[2]SA",
+            Method::Esdirk34 => "ESDIRK34",
+            Method::Esdirk23 => "ESDIRK23",
+        }
+    }
+}
+
+/// Calls `$body` with `$t` bound to the tableau of `$method` (the tableaus differ in their
+/// stage count, a const generic).
+macro_rules! with_tableau {
+    ($method:expr, |$t:ident| $body:expr) => {
+        match $method {
+            Method::Esdirk436 => {
+                let $t = &ESDIRK436L2SA;
+                $body
+            }
+            Method::Esdirk34 => {
+                let $t = &ESDIRK34;
+                $body
+            }
+            Method::Esdirk23 => {
+                let $t = &ESDIRK23;
+                $body
+            }
+        }
+    };
+}
+
+/// A hysens runner: one case, one tableau, and the function that solves the case.
+struct HysensRunner {
+    case: Case,
+    method: Method,
+    solve: fn(&Case, Method) -> RunResult,
+}
+
+impl Runner for HysensRunner {
+    fn case(&self) -> &Case {
+        &self.case
+    }
+    fn tool(&self) -> &str {
+        "hysens"
+    }
+    fn method(&self) -> &str {
+        self.method.name()
+    }
+    fn is_baseline(&self) -> bool {
+        self.method == Method::Esdirk436
+    }
+    fn run(&self) -> RunResult {
+        (self.solve)(&self.case, self.method)
+    }
+}
+
+/// Every hysens tableau on every case.
+pub fn runners(cases: &[Case]) -> Vec<Box<dyn Runner>> {
+    let mut out: Vec<Box<dyn Runner>> = Vec::new();
+    for case in cases {
+        let solve: fn(&Case, Method) -> RunResult = match case.id {
+            "P1" => solve_p1,
+            "P2" => solve_p2,
+            "P3a" | "P3b" => solve_p3,
+            "P4a" | "P4b" => solve_p4,
+            _ => continue,
+        };
+        for method in Method::ALL {
+            out.push(Box::new(HysensRunner {
+                case: case.clone(),
+                method,
+                solve,
+            }));
+        }
+    }
+    out
+}
+
+/// No samples, events or step log: only the final state is wanted.
+fn no_outputs<'a, const NY: usize, const NZ: usize, const NP: usize>(
+) -> HybridOutputs<'a, NY, NZ, NP> {
+    HybridOutputs {
+        samples: &mut [],
+        events: None,
+        steps: None,
+    }
+}
+
+/// Final states `y` as outputs, `sy[i][j] = dy_i/dp_j` transposed to `sens[j][i]`.
+fn states_solution<const NY: usize, const NP: usize>(sol: &HybridSolution<NY, 0, NP>) -> Solution {
+    Solution {
+        outputs: sol.y.to_vec(),
+        sens: (0..NP)
+            .map(|j| (0..NY).map(|i| sol.sy[i][j]).collect())
+            .collect(),
+        steps: Some(sol.stats.steps),
+        f_evals: Some(sol.stats.f_evals),
+    }
+}
+
+/// Error message of a failed solve, with the time reached.
+fn failed<const NY: usize, const NP: usize>(
+    e: hysens::runtime::SolveError,
+    sol: &HybridSolution<NY, 0, NP>,
+) -> String {
+    format!("hysens: {e} (t = {:e}, {} steps)", sol.t, sol.stats.steps)
+}
+
+/// P1: `[x(5), G]`, `[[dx(5)/dp, dG/dp]]`.
+fn solve_p1(case: &Case, method: Method) -> RunResult {
+    let problem = HybridProblem {
+        sensitivities: Some([[0.0]]),
+        ..ex51::Model::problem(
+            0.0,
+            case.t_end,
+            &ex51::X { x: 0.0 },
+            &ex51::P { p: case.params[0] },
+        )
+    };
+    let options = HybridOptions::new(case.rtol, case.atol);
+    let mut sol = HybridSolution::ZERO;
+    with_tableau!(method, |t| {
+        ex51::Model
+            .solve_with(
+                t,
+                &problem,
+                &options,
+                StepPlan::Adaptive,
+                &mut no_outputs(),
+                &mut sol,
+            )
+            .map_err(|e| failed(e, &sol))?
+    });
+    Ok(Solution {
+        outputs: vec![sol.y[0], sol.cost],
+        sens: vec![vec![sol.sy[0][0], sol.cost_gradient[0]]],
+        steps: Some(sol.stats.steps),
+        f_evals: Some(sol.stats.f_evals),
+    })
+}
+
+/// P2: `[z(T), v(T)]`, sensitivities to `(z0, v0, g, γ)`; `y0 = (z0, v0)` with unit seeds.
+fn solve_p2(case: &Case, method: Method) -> RunResult {
+    let p = case.params;
+    let params = ball::P {
+        z0: p[0],
+        v0: p[1],
+        g: p[2],
+        gamma: p[3],
+    };
+    let problem = HybridProblem {
+        sensitivities: Some([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]]),
+        ..ball::Model::problem(
+            0.0,
+            case.t_end,
+            &ball::X {
+                z: params.z0,
+                v: params.v0,
+            },
+            &params,
+        )
+    };
+    let options = HybridOptions::new(case.rtol, case.atol);
+    let mut sol = HybridSolution::ZERO;
+    with_tableau!(method, |t| ball::Model
+        .solve_with(
+            t,
+            &problem,
+            &options,
+            StepPlan::Adaptive,
+            &mut no_outputs(),
+            &mut sol
+        )
+        .map_err(|e| failed(e, &sol))?);
+    Ok(states_solution(&sol))
+}
+
+/// P3: `y`, `dy/dk`.
+fn solve_p3(case: &Case, method: Method) -> RunResult {
+    let k = case.params;
+    let problem = HybridProblem {
+        sensitivities: Some([[0.0; 3]; 3]),
+        ..robertson::Model::problem(
+            0.0,
+            case.t_end,
+            &robertson::X {
+                y1: 1.0,
+                y2: 0.0,
+                y3: 0.0,
+            },
+            &robertson::P {
+                k1: k[0],
+                k2: k[1],
+                k3: k[2],
+            },
+        )
+    };
+    let options = HybridOptions::new(case.rtol, case.atol);
+    let mut sol = HybridSolution::ZERO;
+    with_tableau!(method, |t| robertson::Model
+        .solve_with(
+            t,
+            &problem,
+            &options,
+            StepPlan::Adaptive,
+            &mut no_outputs(),
+            &mut sol
+        )
+        .map_err(|e| failed(e, &sol))?);
+    Ok(states_solution(&sol))
+}
+
+/// P4: `y`, `dy/dμ`.
+fn solve_p4(case: &Case, method: Method) -> RunResult {
+    let problem = HybridProblem {
+        sensitivities: Some([[0.0]; 2]),
+        ..vdp::Model::problem(
+            0.0,
+            case.t_end,
+            &vdp::X { y1: 2.0, y2: 0.0 },
+            &vdp::P { mu: case.params[0] },
+        )
+    };
+    let options = HybridOptions::new(case.rtol, case.atol);
+    let mut sol = HybridSolution::ZERO;
+    with_tableau!(method, |t| vdp::Model
+        .solve_with(
+            t,
+            &problem,
+            &options,
+            StepPlan::Adaptive,
+            &mut no_outputs(),
+            &mut sol
+        )
+        .map_err(|e| failed(e, &sol))?);
+    Ok(states_solution(&sol))
+}
