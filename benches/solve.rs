@@ -4,8 +4,9 @@
 //! - P1 Serban & Recuero Ex. 5.1, p = 2.9, [0, 5], rtol 1e-8, atol 1e-10, dG/dp;
 //! - P2 bouncing ball z0 = 5, v0 = −0.1, g = 10, γ = 0.8, T = 1.9, rtol 1e-8, atol 1e-10,
 //!   sensitivities to all four (the initial states are parameters, seeded with unit columns);
-//! - P3 Robertson (0.04, 3e7, 1e4) on [0, 1e5], rtol 1e-6, atol 1e-10, FSA to the k's;
-//! - P4 Van der Pol μ = 1000, y0 = (2, 0), T = 500, rtol 1e-6, atol 1e-8, FSA to μ.
+//! - P3 Robertson (0.04, 3e7, 1e4) on [0, 1e5] and [0, 4e10], rtol 1e-6, atol 1e-10, FSA to
+//!   the k's;
+//! - P4 Van der Pol μ = 1000, y0 = (2, 0), T = 500 and T = 2000, rtol 1e-6, atol 1e-8, FSA to μ.
 //!
 //! Run with `cargo bench --bench solve`. Comparisons with other libraries live in
 //! `bench/peers` (outside the workspace).
@@ -22,7 +23,7 @@ use models::{ball, ex51, robertson, vdp};
 
 /// Registers `plain` and `fsa` benchmarks of one problem.
 macro_rules! bench_problem {
-    ($c:expr, $name:literal, $model:expr, $problem:expr, $options:expr) => {{
+    ($c:expr, $name:expr, $model:expr, $problem:expr, $options:expr) => {{
         let (model, problem, options) = ($model, $problem, $options);
         let mut group = $c.benchmark_group($name);
         group
@@ -103,28 +104,22 @@ fn solves(c: &mut Criterion) {
         k2: 3e7,
         k3: 1e4,
     };
-    let p3 = robertson::Model::problem(0.0, 1e5, &y0, &k);
-    bench_problem!(
-        c,
-        "P3_robertson_1e5",
-        robertson::Model,
-        p3,
-        HybridOptions::new(1e-6, 1e-10)
-    );
+    for (name, tf) in [("P3_robertson_1e5", 1e5), ("P3_robertson_4e10", 4e10)] {
+        let p3 = robertson::Model::problem(0.0, tf, &y0, &k);
+        bench_problem!(
+            c,
+            name,
+            robertson::Model,
+            p3,
+            HybridOptions::new(1e-6, 1e-10)
+        );
+    }
 
-    let p4 = vdp::Model::problem(
-        0.0,
-        500.0,
-        &vdp::X { y1: 2.0, y2: 0.0 },
-        &vdp::P { mu: 1000.0 },
-    );
-    bench_problem!(
-        c,
-        "P4_vanderpol_500",
-        vdp::Model,
-        p4,
-        HybridOptions::new(1e-6, 1e-8)
-    );
+    let x0 = vdp::X { y1: 2.0, y2: 0.0 };
+    for (name, tf) in [("P4_vanderpol_500", 500.0), ("P4_vanderpol_2000", 2000.0)] {
+        let p4 = vdp::Model::problem(0.0, tf, &x0, &vdp::P { mu: 1000.0 });
+        bench_problem!(c, name, vdp::Model, p4, HybridOptions::new(1e-6, 1e-8));
+    }
 }
 
 criterion_group!(benches, solves);
