@@ -150,6 +150,11 @@ pub struct Esdirk<
     lu: Lu<N>,
     /// Step size the LU was factorized for (NaN: no valid factorization).
     lu_h: f64,
+    /// LU factorizations of the exact stage matrices of the step whose sensitivities are being
+    /// propagated, shared by every parameter direction (see `esdirk_fsa.rs`).
+    stage_lus: [Lu<N>; S],
+    /// Which entries of `stage_lus` belong to the current step.
+    stage_lu_valid: [bool; S],
     ys: [[f64; NY]; S],
     zs: [[f64; NZ]; S],
     fs: [[f64; NY]; S],
@@ -270,6 +275,8 @@ where
             theta_last: 0.0,
             theta_step: 0.0,
             lu: Lu::factor_identity(),
+            stage_lus: [Lu::factor_identity(); S],
+            stage_lu_valid: [false; S],
             lu_h: f64::NAN,
             ys: [[0.0; NY]; S],
             zs: [[0.0; NZ]; S],

@@ -63,10 +63,6 @@ use crate::error::SolveError;
 use crate::linalg::Lu;
 use crate::model::{ModeJacobian, SmoothMode};
 
-/// Refinement iterations per stage and parameter before the exact stage matrix is factorized
-/// (see `refine`); a stale but good LU converges in two or three.
-const MAX_REFINE: usize = 6;
-
 /// Partials at the converged stage points of one step: `J_i` blocks, `f_t`, `g_t`.
 struct StagePartials<'a, const S: usize, const NY: usize, const NZ: usize> {
     jac: &'a [ModeJacobian<NY, NZ>; S],
@@ -234,6 +230,8 @@ where
             StepLength::Event => true,
         };
         let need_t = shifted || need_h;
+        // A new step: its stage matrices are factorized on first use.
+        self.stage_lu_valid = [false; S];
         // Jacobians at every stage point.
         let mut jac = [ModeJacobian::<NY, NZ>::ZERO; S];
         let mut fp = [[[0.0; NP]; NY]; S];
@@ -412,14 +410,13 @@ where
         Ok(())
     }
 
-    /// Solves `J x = rhs`, `J = [I − hγ f_y, −hγ f_z; g_y, g_z]` (from `jac`, the Jacobian at
-    /// the converged stage). First by iterative refinement preconditioned with the step's LU,
-    /// which is cheap while that LU is close to `J`; it stops when the correction stagnates at
-    /// round-off: `‖d‖∞ ≤ 4ε‖x‖∞`, or `‖d‖∞ ≤ 1e-12‖x‖∞` and no longer decreasing by half. If
-    /// it has not converged after [`MAX_REFINE`] corrections — the step's Jacobian is stale, or
-    /// `J` is so ill-conditioned at large `hγ` that round-off stalls the refinement (Robertson
-    /// towards t = 4e10: `hγ` ≈ 1e6 and cond(J) ≈ 1e10) — `J` itself is factorized and solved
-    /// directly, which is backward stable whatever `hγ`.
+    /// Solves `J_i x = rhs` with the exact stage matrix `J_i = [I − hγ f_y, −hγ f_z; g_y, g_z]`
+    /// at the converged stage `i` (from `jac`). `J_i` is factorized once per step, on first use,
+    /// and reused by every direction (each parameter, and the step-length direction): the
+    /// sensitivities are the derivative of the *exactly* solved stage equations, so a direct,
+    /// backward-stable solve is what they need. (Refinement against the step's Newton LU was
+    /// used before: it stalls when `hγ` is large — Robertson towards t = 4e10, cond(J) ≈ 1e10 —
+    /// and cost more than the factorization for small systems.)
     fn refine(
         &mut self,
         jac: &ModeJacobian<NY, NZ>,
@@ -427,59 +424,31 @@ where
         rhs: &[f64; N],
         stage: usize,
     ) -> Result<[f64; N], SolveError> {
-        let matrix = stage_matrix(jac, hg);
-        let mut x = *rhs;
-        self.lu.solve(&mut x);
-        self.stats.lu_solves += 1;
-        let mut d_prev = f64::INFINITY;
-        for _ in 0..MAX_REFINE {
-            // d = M⁻¹ (rhs − J x)
-            let mut d = *rhs;
-            for r in 0..N {
-                let mut v = 0.0;
-                for c in 0..N {
-                    v += matrix[r][c] * x[c];
-                }
-                d[r] -= v;
-            }
-            self.lu.solve(&mut d);
-            self.stats.lu_solves += 1;
-            self.stats.sensitivity_iterations += 1;
-            let mut dn = 0.0_f64;
-            let mut xn = 0.0_f64;
-            for c in 0..N {
-                x[c] += d[c];
-                dn = dn.max(d[c].abs());
-                xn = xn.max(x[c].abs());
-            }
-            if !dn.is_finite() {
-                break;
-            }
-            if dn <= 4.0 * f64::EPSILON * xn || (dn <= 1e-12 * xn && dn > 0.5 * d_prev) {
-                return Ok(x);
-            }
-            d_prev = dn;
-        }
-        // Direct solve with the exact stage matrix.
-        let lu = Lu::factor(matrix).map_err(|_| SolveError::NewtonFailure {
+        let failure = SolveError::NewtonFailure {
             t: self.t,
             mode: self.mode,
             h: hg / self.tableau.gamma,
             stage,
-        })?;
-        self.stats.lu_factorizations += 1;
+        };
+        let (Some(lu), Some(valid)) = (
+            self.stage_lus.get_mut(stage),
+            self.stage_lu_valid.get_mut(stage),
+        ) else {
+            return Err(failure);
+        };
+        if !*valid {
+            *lu = Lu::factor(stage_matrix(jac, hg)).map_err(|_| failure)?;
+            *valid = true;
+            self.stats.lu_factorizations += 1;
+        }
         let mut x = *rhs;
         lu.solve(&mut x);
         self.stats.lu_solves += 1;
+        self.stats.sensitivity_iterations += 1;
         if all_finite(&x) {
             Ok(x)
         } else {
-            Err(SolveError::NewtonFailure {
-                t: self.t,
-                mode: self.mode,
-                h: hg / self.tableau.gamma,
-                stage,
-            })
+            Err(failure)
         }
     }
 }
