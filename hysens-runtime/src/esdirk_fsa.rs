@@ -45,17 +45,17 @@
 //! `Φ_H ∂H/∂p` (linearity), applied by [`Esdirk::apply_step_length_derivative`] to the stage
 //! and end sensitivities alike.
 //!
-//! The linear stage systems are solved by iterative refinement preconditioned with the step's
-//! LU of the iteration matrix `M` (`x ← x + M⁻¹(rhs − J_i x)`), so no extra factorization is
-//! needed. It contracts at the rate of the simplified Newton iteration (`‖I − M⁻¹J_i‖`, small
-//! whenever Newton converged well) and is run to round-off, so the result is the derivative of
-//! the discrete map defined by the exactly solved stage equations with the step sequence frozen.
-//! It differs from the derivative of the Newton-iterated solution only by terms of the size of
-//! the Newton error (≤ `newton_tol` times the tolerance).
+//! The linear stage systems are solved directly: each exact stage matrix `J_i` is factorized
+//! once per accepted step and shared by all columns, which are solved together (the parameter
+//! columns as one multi-right-hand-side solve, `Lu::solve_columns`). The result is the
+//! derivative of the discrete map defined by the exactly solved stage equations with the step
+//! sequence frozen; it differs from the derivative of the Newton-iterated solution only by
+//! terms of the size of the Newton error (≤ `newton_tol` times the tolerance).
 //!
 //! Only accepted steps contribute (note §7.2 P8). Cost per step: `S` Jacobian and parameter
 //! Jacobian evaluations (plus `S` time-partial evaluations when the grid is shifted or the
-//! H-direction is needed), and `NP` (`+1`) refinement sequences per implicit stage.
+//! H-direction is needed), `S − 1` factorizations of `N × N` stage matrices, and one solve with
+//! `NP` right-hand sides (plus one for the H-direction) per implicit stage.
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 use super::{all_finite, Esdirk, StepLength};
@@ -70,15 +70,16 @@ struct StagePartials<'a, const S: usize, const NY: usize, const NZ: usize> {
     gt: &'a [[f64; NZ]; S],
 }
 
-/// One column of the step derivative (module docs): the direction `(dy_n, dz_n, dt_n, dH)`
-/// and the parameter source `(f_{p_q}, g_{p_q})` at each stage (zero for the H-direction).
-struct StepDirection<'a, const S: usize, const NY: usize, const NZ: usize> {
-    dy: &'a [f64; NY],
-    dz: &'a [f64; NZ],
-    dt: f64,
+/// `K` columns of the step derivative (module docs), all with the same `dH`: the directions
+/// `(dy_n, dz_n, dt_n)` per column and the parameter sources `(f_{p_q}, g_{p_q})` at each stage
+/// (zero for the H-direction). Columns are the innermost index, as in the sensitivity storage.
+struct StepColumns<'a, const S: usize, const NY: usize, const NZ: usize, const K: usize> {
+    dy: &'a [[f64; K]; NY],
+    dz: &'a [[f64; K]; NZ],
+    dt: &'a [f64; K],
     dh: f64,
-    src_f: &'a [[f64; NY]; S],
-    src_g: &'a [[f64; NZ]; S],
+    src_f: &'a [[[f64; K]; NY]; S],
+    src_g: &'a [[[f64; K]; NZ]; S],
 }
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
@@ -255,51 +256,21 @@ where
             ft: &ft,
             gt: &gt,
         };
-        let mut dy = [[0.0; NY]; S];
-        let mut dz = [[0.0; NZ]; S];
-        for q in 0..NP {
-            let mut src_f = [[0.0; NY]; S];
-            let mut src_g = [[0.0; NZ]; S];
-            for i in 0..S {
-                for c in 0..NY {
-                    src_f[i][c] = fp[i][c][q];
-                }
-                for c in 0..NZ {
-                    src_g[i][c] = gp[i][c][q];
-                }
-            }
-            let mut dy0 = [0.0; NY];
-            let mut dz0 = [0.0; NZ];
-            for c in 0..NY {
-                dy0[c] = self.sy[c][q];
-            }
-            for c in 0..NZ {
-                dz0[c] = self.sz[c][q];
-            }
-            let dir = StepDirection {
-                dy: &dy0,
-                dz: &dz0,
-                dt: self.st[q],
-                dh: 0.0,
-                src_f: &src_f,
-                src_g: &src_g,
-            };
-            self.step_derivative(h, &partials, &dir, &mut dy, &mut dz)?;
-            for i in 0..S {
-                for c in 0..NY {
-                    self.stage_sy[i][c][q] = dy[i][c];
-                }
-                for c in 0..NZ {
-                    self.stage_sz[i][c][q] = dz[i][c];
-                }
-            }
-            for c in 0..NY {
-                self.sy[c][q] = dy[S - 1][c];
-            }
-            for c in 0..NZ {
-                self.sz[c][q] = dz[S - 1][c];
-            }
-        }
+        let (sy, sz, st) = (self.sy, self.sz, self.st);
+        let columns = StepColumns {
+            dy: &sy,
+            dz: &sz,
+            dt: &st,
+            dh: 0.0,
+            src_f: &fp,
+            src_g: &gp,
+        };
+        let (mut dy, mut dz) = ([[[0.0; NP]; NY]; S], [[[0.0; NP]; NZ]; S]);
+        self.step_derivative(h, &partials, &columns, &mut dy, &mut dz)?;
+        self.stage_sy = dy;
+        self.stage_sz = dz;
+        self.sy = dy[S - 1];
+        self.sz = dz[S - 1];
         self.step_dt = self.st;
         self.step_dh = [0.0; NP];
         if need_h {
@@ -329,19 +300,18 @@ where
         h: f64,
         partials: &StagePartials<'_, S, NY, NZ>,
     ) -> Result<(), SolveError> {
-        let zero_f = [[0.0; NY]; S];
-        let zero_g = [[0.0; NZ]; S];
-        let dir = StepDirection {
-            dy: &[0.0; NY],
-            dz: &[0.0; NZ],
-            dt: 0.0,
+        let columns = StepColumns {
+            dy: &[[0.0; 1]; NY],
+            dz: &[[0.0; 1]; NZ],
+            dt: &[0.0; 1],
             dh: 1.0,
-            src_f: &zero_f,
-            src_g: &zero_g,
+            src_f: &[[[0.0; 1]; NY]; S],
+            src_g: &[[[0.0; 1]; NZ]; S],
         };
-        let mut yh = [[0.0; NY]; S];
-        let mut zh = [[0.0; NZ]; S];
-        self.step_derivative(h, partials, &dir, &mut yh, &mut zh)?;
+        let (mut dy, mut dz) = ([[[0.0; 1]; NY]; S], [[[0.0; 1]; NZ]; S]);
+        self.step_derivative(h, partials, &columns, &mut dy, &mut dz)?;
+        let yh = dy.map(|stage| stage.map(|[v]| v));
+        let zh = dz.map(|stage| stage.map(|[v]| v));
         if !yh.iter().all(all_finite) || !zh.iter().all(all_finite) {
             return Err(self.err_nonfinite("step length sensitivity"));
         }
@@ -350,35 +320,46 @@ where
         Ok(())
     }
 
-    /// The derivative of the step map of size `h` (module docs) in the direction `dir`:
-    /// stage derivatives `(dY_i, dZ_i)` into `dy`, `dz`.
-    fn step_derivative(
+    /// The derivative of the step map of size `h` (module docs) in the `K` directions of
+    /// `cols`: stage derivatives `(dY_i, dZ_i)` into `dy`, `dz`.
+    fn step_derivative<const K: usize>(
         &mut self,
         h: f64,
         partials: &StagePartials<'_, S, NY, NZ>,
-        dir: &StepDirection<'_, S, NY, NZ>,
-        dy: &mut [[f64; NY]; S],
-        dz: &mut [[f64; NZ]; S],
+        cols: &StepColumns<'_, S, NY, NZ, K>,
+        dy: &mut [[[f64; K]; NY]; S],
+        dz: &mut [[[f64; K]; NZ]; S],
     ) -> Result<(), SolveError> {
         let tab = self.tableau;
         let hg = h * tab.gamma;
-        let mut df = [[0.0; NY]; S];
-        dy[0] = *dir.dy;
-        dz[0] = *dir.dz;
+        let dh = cols.dh;
+        let mut df = [[[0.0; K]; NY]; S];
+        dy[0] = *cols.dy;
+        dz[0] = *cols.dz;
         // dF_1 = f_y dY_1 + f_z dZ_1 + f_t dt_n + f_p
         let j0 = &partials.jac[0];
         for r in 0..NY {
-            let mut v = dir.src_f[0][r] + partials.ft[0][r] * dir.dt;
+            let mut v = cols.src_f[0][r];
+            for q in 0..K {
+                v[q] += partials.ft[0][r] * cols.dt[q];
+            }
             for c in 0..NY {
-                v += j0.fy[r][c] * dy[0][c];
+                for q in 0..K {
+                    v[q] += j0.fy[r][c] * dy[0][c][q];
+                }
             }
             for c in 0..NZ {
-                v += j0.fz[r][c] * dz[0][c];
+                for q in 0..K {
+                    v[q] += j0.fz[r][c] * dz[0][c][q];
+                }
             }
             df[0][r] = v;
         }
         for i in 1..S {
-            let dti = dir.dt + tab.c[i] * dir.dh;
+            let mut dti = *cols.dt;
+            for q in 0..K {
+                dti[q] += tab.c[i] * dh;
+            }
             // dψ_i = dy_n + Σ_j a_ij (dH F_j + H dF_j)
             let mut dpsi = dy[0];
             for j in 0..i {
@@ -387,22 +368,32 @@ where
                     continue;
                 }
                 for c in 0..NY {
-                    dpsi[c] += a * (dir.dh * self.fs[j][c] + h * df[j][c]);
+                    let shift = dh * self.fs[j][c];
+                    for q in 0..K {
+                        dpsi[c][q] += a * (shift + h * df[j][c][q]);
+                    }
                 }
             }
-            let mut rhs = [0.0; N];
+            // J_i [dY_i; dZ_i] = [dψ_i + γ dH F_i + Hγ (f_t dT_i + f_p); −(g_t dT_i + g_p)]
+            let mut x = [[0.0; K]; N];
             for c in 0..NY {
-                rhs[c] = dpsi[c]
-                    + tab.gamma * dir.dh * self.fs[i][c]
-                    + hg * (partials.ft[i][c] * dti + dir.src_f[i][c]);
+                for q in 0..K {
+                    x[c][q] = dpsi[c][q]
+                        + tab.gamma * dh * self.fs[i][c]
+                        + hg * (partials.ft[i][c] * dti[q] + cols.src_f[i][c][q]);
+                }
             }
             for c in 0..NZ {
-                rhs[NY + c] = -(partials.gt[i][c] * dti + dir.src_g[i][c]);
+                for q in 0..K {
+                    x[NY + c][q] = -(partials.gt[i][c] * dti[q] + cols.src_g[i][c][q]);
+                }
             }
-            let x = self.refine(&partials.jac[i], hg, &rhs, i)?;
+            self.solve_stage(&partials.jac[i], hg, &mut x, i)?;
             for c in 0..NY {
-                dy[i][c] = x[c];
-                df[i][c] = (x[c] - dpsi[c] - tab.gamma * dir.dh * self.fs[i][c]) / hg;
+                for q in 0..K {
+                    dy[i][c][q] = x[c][q];
+                    df[i][c][q] = (x[c][q] - dpsi[c][q] - tab.gamma * dh * self.fs[i][c]) / hg;
+                }
             }
             // Lengths agree: N = NY + NZ is a compile-time assertion in `Esdirk::new`.
             dz[i].copy_from_slice(&x[NY..]);
@@ -410,20 +401,21 @@ where
         Ok(())
     }
 
-    /// Solves `J_i x = rhs` with the exact stage matrix `J_i = [I − hγ f_y, −hγ f_z; g_y, g_z]`
-    /// at the converged stage `i` (from `jac`). `J_i` is factorized once per step, on first use,
-    /// and reused by every direction (each parameter, and the step-length direction): the
-    /// sensitivities are the derivative of the *exactly* solved stage equations, so a direct,
-    /// backward-stable solve is what they need. (Refinement against the step's Newton LU was
-    /// used before: it stalls when `hγ` is large — Robertson towards t = 4e10, cond(J) ≈ 1e10 —
-    /// and cost more than the factorization for small systems.)
-    fn refine(
+    /// Solves `J_i X = B` (the `K` columns of `x`, overwritten) with the exact stage matrix
+    /// `J_i = [I − hγ f_y, −hγ f_z; g_y, g_z]` at the converged stage `i` (from `jac`). `J_i`
+    /// is factorized once per step, on first use, and reused by every direction (the parameter
+    /// columns and the step-length direction): the sensitivities are the derivative of the
+    /// *exactly* solved stage equations, so a direct, backward-stable solve is what they need.
+    /// (Refinement against the step's Newton LU was used before: it stalls when `hγ` is large
+    /// — Robertson towards t = 4e10, cond(J) ≈ 1e10 — and cost more than the factorization for
+    /// small systems.)
+    fn solve_stage<const K: usize>(
         &mut self,
         jac: &ModeJacobian<NY, NZ>,
         hg: f64,
-        rhs: &[f64; N],
+        x: &mut [[f64; K]; N],
         stage: usize,
-    ) -> Result<[f64; N], SolveError> {
+    ) -> Result<(), SolveError> {
         let failure = SolveError::NewtonFailure {
             t: self.t,
             mode: self.mode,
@@ -441,12 +433,11 @@ where
             *valid = true;
             self.stats.lu_factorizations += 1;
         }
-        let mut x = *rhs;
-        lu.solve(&mut x);
-        self.stats.lu_solves += 1;
-        self.stats.sensitivity_iterations += 1;
-        if all_finite(&x) {
-            Ok(x)
+        lu.solve_columns(x);
+        self.stats.lu_solves += K;
+        self.stats.sensitivity_solves += K;
+        if x.iter().all(all_finite) {
+            Ok(())
         } else {
             Err(failure)
         }

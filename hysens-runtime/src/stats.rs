@@ -24,8 +24,9 @@ pub struct Stats {
     pub newton_iterations: usize,
     /// Jacobian evaluations (state and parameter) at stage points for forward sensitivities.
     pub sensitivity_jacobian_evals: usize,
-    /// Refinement iterations of the stage sensitivity solves (each one LU solve).
-    pub sensitivity_iterations: usize,
+    /// Stage-system solves for forward sensitivities: one per implicit stage and column
+    /// (parameter, or the step-length direction after an event).
+    pub sensitivity_solves: usize,
     /// Events (mode switches) processed by a hybrid solve.
     pub events: usize,
     /// Steps re-taken to locate event times on the discrete solution (hybrid solve).
@@ -45,7 +46,7 @@ impl Stats {
         lu_solves: 0,
         newton_iterations: 0,
         sensitivity_jacobian_evals: 0,
-        sensitivity_iterations: 0,
+        sensitivity_solves: 0,
         events: 0,
         event_retakes: 0,
     };
@@ -62,7 +63,7 @@ impl Stats {
         self.lu_solves += other.lu_solves;
         self.newton_iterations += other.newton_iterations;
         self.sensitivity_jacobian_evals += other.sensitivity_jacobian_evals;
-        self.sensitivity_iterations += other.sensitivity_iterations;
+        self.sensitivity_solves += other.sensitivity_solves;
         self.events += other.events;
         self.event_retakes += other.event_retakes;
     }

@@ -13,12 +13,11 @@
 //! the augmented state + sensitivity system, cross-checked by LSODA 1e-13/1e-11, Radau 1e-9 and
 //! central differences; provenance and agreement at the constants below).
 //!
-//! Status when written: the three `robertson_fsa_4e10_*` tests FAIL — the sensitivity stage
-//! solve (`refine` in `esdirk_fsa.rs`) returns `NewtonFailure` at t ≈ 1e7…4e7 (h ≈ 6e5…1.6e6),
-//! while the same runs without sensitivities complete (`robertson_states_only_4e10_esdirk436`).
-//! With a direct LU solve of the stage sensitivity system as fallback (tried on a private copy
-//! of the crate) all three pass: max relative errors 2.2e-2 (ESDIRK23; above 1e-2, within the
-//! mixed bound 2.9e-2, its y1 error being 11·atol), 3.8e-4 (ESDIRK34), 1.8e-3 (ESDIRK4(3)6L).
+//! History: the `robertson_fsa_4e10_*` tests first failed — the sensitivity stage systems were
+//! solved by refinement against the step's Newton LU, which stalls when `hγ` is large (t ≈
+//! 1e7…4e7, h ≈ 6e5…1.6e6). With direct solves of the exact stage matrices (`esdirk_fsa.rs`)
+//! all three pass: max relative errors 2.2e-2 (ESDIRK23; above 1e-2, within the mixed bound
+//! 2.9e-2, its y1 error being 11·atol), 3.8e-4 (ESDIRK34), 1.8e-3 (ESDIRK4(3)6L).
 #![allow(missing_docs)]
 #![allow(clippy::needless_range_loop)] // index loops over the 3×3 sensitivity matrix
 
@@ -142,7 +141,7 @@ fn check_1e5<const S: usize>(tab: &Tableau<S>) {
     println!(
         "{} [0, 1e5] rtol {RTOL:e} atol {ATOL:e}: steps {}, rejected {}, Newton failures {}, \
          f evals {}, Jacobian evals {}, LU factorizations {}, LU solves {}, Newton iterations {}, \
-         sensitivity Jacobian evals {}, sensitivity refinement iterations {}",
+         sensitivity Jacobian evals {}, sensitivity stage solves {}",
         tab.name,
         st.steps,
         st.rejected_steps,
@@ -153,7 +152,7 @@ fn check_1e5<const S: usize>(tab: &Tableau<S>) {
         st.lu_solves,
         st.newton_iterations,
         st.sensitivity_jacobian_evals,
-        st.sensitivity_iterations
+        st.sensitivity_solves
     );
     let e = rel_errors(&y, &s, &REF_Y_1E5, &REF_S_1E5);
     print_errors(&format!("{} t = 1e5", tab.name), &e);

@@ -77,7 +77,7 @@ fn report<const NY: usize, const NP: usize>(
 ) -> String {
     let s = &sol.stats;
     format!(
-        "{} t={:e} y={:?} | steps {} rej {} newton_fail {} f {} jac {} lu {} lu_solves {} newton {} sens_jac {} sens_iter {}",
+        "{} t={:e} y={:?} | steps {} rej {} newton_fail {} f {} jac {} lu {} lu_solves {} newton {} sens_jac {} sens_solves {}",
         match r {
             Ok(()) => "ok".to_string(),
             Err(e) => format!("ERR {e}"),
@@ -93,7 +93,7 @@ fn report<const NY: usize, const NP: usize>(
         s.lu_solves,
         s.newton_iterations,
         s.sensitivity_jacobian_evals,
-        s.sensitivity_iterations
+        s.sensitivity_solves
     )
 }
 
