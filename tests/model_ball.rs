@@ -122,7 +122,8 @@ fn tables() {
         <M as HybridModel<2, 0, 2>>::MODES,
         &[ModeInfo {
             name: "flight",
-            uses_memory: false
+            uses_memory: false,
+            constant_jacobian: true,
         }]
     );
     assert_eq!(

@@ -9,7 +9,8 @@
 //!   and one named `y` (so `mem.y.y`), memory read only through `z*` in `g`, a mode with no
 //!   parameters at all (constant equations), `-x.powi(2)` (unary minus below a method call),
 //!   `abs`, `recip`, `sinh`, a guard reading only the memory and `y`, an integral cost reading
-//!   `z*`.
+//!   `z*`;
+//! - `affine`: which modes have a constant Jacobian (`ModeInfo::constant_jacobian`).
 #![deny(missing_docs)]
 
 mod support;
@@ -178,4 +179,65 @@ fn daeprobe_kernels_match_num_dual() {
     check_model("daeprobe", &daeprobe::Model, &DaeProbe, &pts);
     assert!(<daeprobe::Model as HybridModel<2, 1, 0>>::MODES[0].uses_memory);
     assert!(!<daeprobe::Model as HybridModel<2, 1, 0>>::MODES[1].uses_memory);
+    // `first` is nonlinear; `second` has constant equations.
+    assert!(!<daeprobe::Model as HybridModel<2, 1, 0>>::MODES[0].constant_jacobian);
+    assert!(<daeprobe::Model as HybridModel<2, 1, 0>>::MODES[1].constant_jacobian);
+    assert!(!<noparams::Model as HybridModel<2, 0, 0>>::MODES[0].constant_jacobian);
+}
+
+/// Which modes the macro proves affine (`ModeInfo::constant_jacobian`): coefficients may read
+/// parameters and the memory, offsets may read `t`; a coefficient reading `t`, or a product of
+/// unknowns, is not constant.
+#[hybrid_model]
+pub mod affine {
+    /// The state.
+    #[states]
+    pub struct X {
+        /// The state.
+        pub x: f64,
+    }
+    /// The algebraic variable.
+    #[algebraic]
+    pub struct Z {
+        /// The algebraic variable.
+        pub z: f64,
+    }
+    /// The parameter.
+    #[params]
+    pub struct P {
+        /// A rate.
+        pub k: f64,
+    }
+    #[mode(initial)]
+    fn constant(x: &X, z: &Z, p: &P, t: f64, m: &Memory) -> (X, [f64; 1]) {
+        (
+            X {
+                x: -p.k * m.y.x * x.x + z.z + t.sin(),
+            },
+            [z.z - 2.0 * x.x + p.k.exp() * m.z.z],
+        )
+    }
+    #[mode]
+    fn time_varying(x: &X, z: &Z, t: f64) -> (X, [f64; 1]) {
+        (X { x: -t * x.x }, [z.z - x.x])
+    }
+    #[mode]
+    fn bilinear(x: &X, z: &Z) -> (X, [f64; 1]) {
+        (X { x: z.z }, [z.z * x.x - 1.0])
+    }
+    #[guard(constant -> time_varying, rising)]
+    fn first(x: &X) -> f64 {
+        x.x - 1.0
+    }
+    #[guard(time_varying -> bilinear, rising)]
+    fn second(x: &X) -> f64 {
+        x.x - 2.0
+    }
+}
+
+#[test]
+fn affine_modes_are_detected() {
+    let modes = <affine::Model as HybridModel<1, 1, 1>>::MODES;
+    let constant: Vec<bool> = modes.iter().map(|m| m.constant_jacobian).collect();
+    assert_eq!(constant, [true, false, false]);
 }

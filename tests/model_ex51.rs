@@ -161,11 +161,13 @@ fn tables() {
         &[
             ModeInfo {
                 name: "mode_a",
-                uses_memory: false
+                uses_memory: false,
+                constant_jacobian: true,
             },
             ModeInfo {
                 name: "mode_b",
-                uses_memory: false
+                uses_memory: false,
+                constant_jacobian: true,
             }
         ]
     );

@@ -114,7 +114,8 @@ fn tables_and_outputs() {
         <M as HybridModel<3, 0, 3>>::MODES,
         &[ModeInfo {
             name: "kinetics",
-            uses_memory: false
+            uses_memory: false,
+            constant_jacobian: false,
         }]
     );
     assert!(<M as HybridModel<3, 0, 3>>::GUARDS.is_empty());

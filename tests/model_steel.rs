@@ -317,11 +317,13 @@ fn tables() {
         &[
             ModeInfo {
                 name: "loading",
-                uses_memory: true
+                uses_memory: true,
+                constant_jacobian: false,
             },
             ModeInfo {
                 name: "unloading",
-                uses_memory: true
+                uses_memory: true,
+                constant_jacobian: false,
             }
         ]
     );

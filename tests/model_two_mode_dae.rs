@@ -237,11 +237,13 @@ fn tables() {
         &[
             ModeInfo {
                 name: "low",
-                uses_memory: false
+                uses_memory: false,
+                constant_jacobian: false,
             },
             ModeInfo {
                 name: "high",
-                uses_memory: true
+                uses_memory: true,
+                constant_jacobian: false,
             }
         ]
     );

@@ -127,16 +127,6 @@ fn model_items(
         .filter(|a| a.path().is_ident("doc"));
     let module_name = model.module.ident.to_string();
 
-    let modes = model
-        .modes
-        .iter()
-        .zip(&lowered.modes)
-        .map(|(m, l)| {
-            let name = m.func.sig.ident.to_string();
-            let uses_memory = l.uses_memory;
-            quote!(#rt::ModeInfo { name: #name, uses_memory: #uses_memory })
-        })
-        .collect::<Vec<_>>();
     let guards = model.guards.iter().zip(&checked.guards).enumerate().map(|(g, (guard, (from, to, _)))| {
         let name = guard.func.sig.ident.to_string();
         let direction = match guard.direction {
@@ -182,9 +172,26 @@ fn model_items(
     let integral = lowered.integral;
     let terminal = lowered.terminal;
     let sampled = lowered.sampled;
+    let uses_memory: Vec<bool> = lowered.modes.iter().map(|l| l.uses_memory).collect();
     let mut k = Kernels::new(lowered);
-    let patterns = k.jacobian_patterns().into_iter().map(|nonzeros| {
-        let entries = nonzeros.iter().map(|&(i, j)| {
+    let structures = k.jacobian_structures();
+    let modes = model
+        .modes
+        .iter()
+        .zip(&uses_memory)
+        .zip(&structures)
+        .map(|((m, uses_memory), structure)| {
+            let name = m.func.sig.ident.to_string();
+            let constant_jacobian = structure.constant;
+            quote!(#rt::ModeInfo {
+                name: #name,
+                uses_memory: #uses_memory,
+                constant_jacobian: #constant_jacobian
+            })
+        })
+        .collect::<Vec<_>>();
+    let patterns = structures.iter().map(|structure| {
+        let entries = structure.nonzeros.iter().map(|&(i, j)| {
             let (i, j) = (Literal::usize_unsuffixed(i), Literal::usize_unsuffixed(j));
             quote!((#i, #j))
         });

@@ -22,6 +22,14 @@ pub fn hygienic(name: &str) -> Ident {
 /// One kernel body per case (mode, guard, …), ready to put into a `match` arm.
 pub type Arms = Vec<TokenStream>;
 
+/// What the runtime is told about one mode's Jacobian `∂(f, g)/∂(y, z)`.
+pub struct JacobianStructure {
+    /// The structural nonzeros `(row, column)`.
+    pub nonzeros: Vec<(usize, usize)>,
+    /// Whether every entry is independent of `t`, `y` and `z` (the mode is affine in `(y, z)`).
+    pub constant: bool,
+}
+
 /// Emits every kernel body of the model.
 pub struct Kernels<'l> {
     lowered: &'l mut Lowered,
@@ -115,9 +123,9 @@ impl<'l> Kernels<'l> {
             .collect()
     }
 
-    /// The structural nonzeros of each mode's full Jacobian `∂(f, g)/∂(y, z)`, with rows
-    /// `f` then `g` and columns `y` then `z` (the layout of the Newton iteration matrix).
-    pub fn jacobian_patterns(&mut self) -> Vec<Vec<(usize, usize)>> {
+    /// The structure of each mode's full Jacobian `∂(f, g)/∂(y, z)`, with rows `f` then `g`
+    /// and columns `y` then `z` (the layout of the Newton iteration matrix).
+    pub fn jacobian_structures(&mut self) -> Vec<JacobianStructure> {
         let vars: Vec<VarId> = self
             .lowered
             .vars
@@ -131,7 +139,20 @@ impl<'l> Kernels<'l> {
                 let mode = &self.lowered.modes[m];
                 let rows: Vec<ExprId> = mode.f.iter().chain(&mode.g).copied().collect();
                 let j = self.jacobian(&rows, &vars);
-                j.sparsity(&self.lowered.graph).nonzeros
+                let graph = &self.lowered.graph;
+                let slots = &self.lowered.vars.slots;
+                // Constant: no entry reads t, y or z (parameters and memory are fixed during a
+                // mode segment).
+                let constant = j.entries().iter().all(|&e| {
+                    graph
+                        .dependencies(e)
+                        .iter()
+                        .all(|v| !matches!(slots[v.index()], Slot::Y(_) | Slot::Z(_) | Slot::T))
+                });
+                JacobianStructure {
+                    nonzeros: j.sparsity(graph).nonzeros,
+                    constant,
+                }
             })
             .collect()
     }

@@ -52,9 +52,10 @@
 //! sequence frozen; it differs from the derivative of the Newton-iterated solution only by
 //! terms of the size of the Newton error (≤ `newton_tol` times the tolerance).
 //!
-//! Only accepted steps contribute (note §7.2 P8). Cost per step: `S` Jacobian and parameter
-//! Jacobian evaluations (plus `S` time-partial evaluations when the grid is shifted or the
-//! H-direction is needed), `S − 1` factorizations of `N × N` stage matrices, and one solve with
+//! Only accepted steps contribute (note §7.2 P8). Cost per step: `S` Jacobian (none for a
+//! constant Jacobian) and parameter Jacobian evaluations (plus `S` time-partial evaluations when the grid is shifted or the
+//! H-direction is needed), `S − 1` factorizations of `N × N` stage matrices (none for a constant Jacobian: every stage
+//! matrix is then the step's iteration matrix), and one solve with
 //! `NP` right-hand sides (plus one for the H-direction) per implicit stage.
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
@@ -242,7 +243,11 @@ where
         for i in 0..S {
             let ti = self.t + tab.c[i] * h;
             let (y, z) = (&self.ys[i], &self.zs[i]);
-            self.model.jacobian(ti, y, z, &self.p, &mut jac[i]);
+            if self.linear {
+                jac[i] = self.jac;
+            } else {
+                self.model.jacobian(ti, y, z, &self.p, &mut jac[i]);
+            }
             self.model
                 .parameter_jacobian(ti, y, z, &self.p, &mut fp[i], &mut gp[i]);
             if need_t {
@@ -388,7 +393,7 @@ where
                     x[NY + c][q] = -(partials.gt[i][c] * dti[q] + cols.src_g[i][c][q]);
                 }
             }
-            self.solve_stage(&partials.jac[i], hg, &mut x, i)?;
+            self.solve_stage(&partials.jac[i], h, &mut x, i)?;
             for c in 0..NY {
                 for q in 0..K {
                     dy[i][c][q] = x[c][q];
@@ -408,32 +413,37 @@ where
     /// *exactly* solved stage equations, so a direct, backward-stable solve is what they need.
     /// (Refinement against the step's Newton LU was used before: it stalls when `hγ` is large
     /// — Robertson towards t = 4e10, cond(J) ≈ 1e10 — and cost more than the factorization for
-    /// small systems.)
+    /// small systems.) With a constant Jacobian every `J_i` is the step's iteration matrix,
+    /// whose factorization for this `h` is reused.
     fn solve_stage<const K: usize>(
         &mut self,
         jac: &ModeJacobian<NY, NZ>,
-        hg: f64,
+        h: f64,
         x: &mut [[f64; K]; N],
         stage: usize,
     ) -> Result<(), SolveError> {
         let failure = SolveError::NewtonFailure {
             t: self.t,
             mode: self.mode,
-            h: hg / self.tableau.gamma,
+            h,
             stage,
         };
-        let (Some(lu), Some(valid)) = (
-            self.stage_lus.get_mut(stage),
-            self.stage_lu_valid.get_mut(stage),
-        ) else {
-            return Err(failure);
-        };
-        if !*valid {
-            *lu = Lu::factor(stage_matrix(jac, hg)).map_err(|_| failure)?;
-            *valid = true;
-            self.stats.lu_factorizations += 1;
+        if self.linear && self.lu_h == h {
+            self.lu.solve_columns(x);
+        } else {
+            let (Some(lu), Some(valid)) = (
+                self.stage_lus.get_mut(stage),
+                self.stage_lu_valid.get_mut(stage),
+            ) else {
+                return Err(failure);
+            };
+            if !*valid {
+                *lu = Lu::factor(stage_matrix(jac, h * self.tableau.gamma)).map_err(|_| failure)?;
+                *valid = true;
+                self.stats.lu_factorizations += 1;
+            }
+            lu.solve_columns(x);
         }
-        lu.solve_columns(x);
         self.stats.lu_solves += K;
         self.stats.sensitivity_solves += K;
         if x.iter().all(all_finite) {

@@ -101,7 +101,7 @@ fn all_finite<const K: usize>(v: &[f64; K]) -> bool {
 /// struct Ball;
 /// type P<'a> = Point<'a, 2, 0, 2>;
 /// impl HybridModel<2, 0, 2> for Ball {
-///     const MODES: &'static [ModeInfo] = &[ModeInfo { name: "flight", uses_memory: false }];
+///     const MODES: &'static [ModeInfo] = &[ModeInfo { name: "flight", uses_memory: false, constant_jacobian: true }];
 ///     const GUARDS: &'static [GuardInfo] = &[GuardInfo {
 ///         name: "impact", from: 0, to: 0, direction: Direction::Falling, has_reset: true,
 ///     }];

@@ -19,10 +19,12 @@ impl HybridModel<1, 0, 1> for Ex51 {
         ModeInfo {
             name: "A",
             uses_memory: false,
+            constant_jacobian: false,
         },
         ModeInfo {
             name: "B",
             uses_memory: false,
+            constant_jacobian: false,
         },
     ];
     const GUARDS: &'static [GuardInfo] = &[
@@ -144,6 +146,7 @@ impl HybridModel<2, 0, 4> for Ball {
     const MODES: &'static [ModeInfo] = &[ModeInfo {
         name: "flight",
         uses_memory: false,
+        constant_jacobian: false,
     }];
     const GUARDS: &'static [GuardInfo] = &[GuardInfo {
         name: "impact",

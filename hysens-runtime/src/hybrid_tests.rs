@@ -681,10 +681,12 @@ impl HybridModel<1, 1, 2> for SwitchedDae {
         ModeInfo {
             name: "relax",
             uses_memory: false,
+            constant_jacobian: false,
         },
         ModeInfo {
             name: "decay",
             uses_memory: false,
+            constant_jacobian: false,
         },
     ];
     const GUARDS: &'static [GuardInfo] = &[GuardInfo {
@@ -894,10 +896,12 @@ impl HybridModel<1, 0, 1> for Graze {
         ModeInfo {
             name: "a",
             uses_memory: false,
+            constant_jacobian: false,
         },
         ModeInfo {
             name: "b",
             uses_memory: false,
+            constant_jacobian: false,
         },
     ];
     const GUARDS: &'static [GuardInfo] = &[GuardInfo {
@@ -1158,10 +1162,12 @@ impl HybridModel<2, 0, 2> for MemToy {
         ModeInfo {
             name: "before",
             uses_memory: true,
+            constant_jacobian: false,
         },
         ModeInfo {
             name: "after",
             uses_memory: true,
+            constant_jacobian: false,
         },
     ];
     const GUARDS: &'static [GuardInfo] = &[GuardInfo {
@@ -1470,14 +1476,17 @@ impl HybridModel<1, 0, 1> for TwinGuards {
         ModeInfo {
             name: "m0",
             uses_memory: false,
+            constant_jacobian: false,
         },
         ModeInfo {
             name: "m1",
             uses_memory: false,
+            constant_jacobian: false,
         },
         ModeInfo {
             name: "m2",
             uses_memory: false,
+            constant_jacobian: false,
         },
     ];
     const GUARDS: &'static [GuardInfo] = &[
@@ -1641,10 +1650,12 @@ impl HybridModel<2, 1, 4> for EmOscillator {
         ModeInfo {
             name: "loading",
             uses_memory: true,
+            constant_jacobian: false,
         },
         ModeInfo {
             name: "unloading",
             uses_memory: true,
+            constant_jacobian: false,
         },
     ];
     const GUARDS: &'static [GuardInfo] = &[

@@ -127,6 +127,12 @@ where
             .residual(self.mode, &self.point(t, y, z, p), f, g);
     }
 
+    fn jacobian_is_constant(&self) -> bool {
+        M::MODES
+            .get(self.mode)
+            .is_some_and(|info| info.constant_jacobian)
+    }
+
     fn jacobian(
         &self,
         t: f64,

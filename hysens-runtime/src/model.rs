@@ -89,6 +89,17 @@ pub trait SmoothMode<const NY: usize, const NZ: usize, const NP: usize> {
         gp: &mut [[f64; NP]; NZ],
     );
 
+    /// Whether [`SmoothMode::jacobian`] returns the same values at every `(t, y, z)` (for fixed
+    /// `p`): the mode is affine in `(y, z)` with `t`-independent coefficients. The integrator
+    /// then evaluates the Jacobian once, accepts the first Newton iterate of each stage (it
+    /// solves the linear stage equation exactly, up to round-off) and, for sensitivities, uses
+    /// the step's iteration matrix as the exact stage matrix of every stage (`esdirk_fsa.rs`).
+    /// The default, `false`, is always safe; `true` for a mode that is not affine makes the
+    /// results wrong.
+    fn jacobian_is_constant(&self) -> bool {
+        false
+    }
+
     /// Time partials `f_t` (`NY`) and `g_t` (`NZ`) at `(t, y, z, p)`, zeroed by the caller.
     ///
     /// Needed only for sensitivities of steps whose start time or length depends on the
