@@ -226,6 +226,15 @@ fn ex51_reference_values() {
 /// (∝ rtol^{-1/3}), error per step control of the advancing solution, global ∝ rtol^{p/(p+1)}.
 /// The 1e-9 requirement therefore needs a global error of ~0.03 rtol at rtol 1e-8 and holds
 /// at rtol 1e-11 for ESDIRK4(3)6L and 1e-12 for ESDIRK34 (ESDIRK23 would need ~1e-14).
+///
+/// Where the 3.2e-8 at t3 comes from (ESDIRK4(3)6L, rtol 1e-8; measured by replaying the logged
+/// steps of the phase t2…t3 on the closed form, `x' = 4 − x`): 14 steps of h = 0.06…0.09, each
+/// with a local error of the advancing 4th-order solution of 0.15–0.25 of its tolerance, all of
+/// the same sign (the `h⁵` term of `R(−h) − e^{−h}`); propagated to t3 they sum to −3.20e-8 in
+/// x, i.e. +3.1e-8 in t3 (measured +3.19e-8; the rest is the error carried from t2). So the
+/// event location adds nothing measurable; the controller would have to aim at ~0.02 of the
+/// tolerance instead of 0.8 (`Options::target`; 0.025 gives 1.09e-9 with 148 steps instead of
+/// 69, `ex51_tolerance_sweep`) to meet 1e-9 at rtol 1e-8.
 #[test]
 fn ex51_switch_times_tight() {
     fn check<const S: usize>(tab: &Tableau<S>, rtol: f64) {
@@ -1876,7 +1885,7 @@ fn ex51_tolerance_sweep() {
             );
         }
     }
-    for target in [0.8, 0.2] {
+    for target in [0.8, 0.1, 0.025] {
         sweep(&ESDIRK23, target);
         sweep(&ESDIRK34, target);
         sweep(&ESDIRK436L2SA, target);
