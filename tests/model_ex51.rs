@@ -156,6 +156,7 @@ fn guard_partials_at_the_papers_switching_points() {
 #[test]
 fn tables() {
     assert_eq!((M::NY, M::NZ, M::NP), (1, 0, 1));
+    const { assert!(<M as HybridModel<1, 0, 1>>::HAS_INTEGRAL_COST) };
     assert_eq!(
         <M as HybridModel<1, 0, 1>>::MODES,
         &[

@@ -119,6 +119,7 @@ fn tables_and_outputs() {
         }]
     );
     assert!(<M as HybridModel<3, 0, 3>>::GUARDS.is_empty());
+    const { assert!(!<M as HybridModel<3, 0, 3>>::HAS_INTEGRAL_COST) };
     assert_eq!(
         <M as HybridModel<3, 0, 3>>::INITIAL_MODE,
         InitialMode::Fixed(0)

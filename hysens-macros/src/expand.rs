@@ -170,6 +170,7 @@ fn model_items(
         .collect();
 
     let integral = lowered.integral;
+    let has_integral = integral.is_some();
     let terminal = lowered.terminal;
     let sampled = lowered.sampled;
     let uses_memory: Vec<bool> = lowered.modes.iter().map(|l| l.uses_memory).collect();
@@ -414,6 +415,7 @@ fn model_items(
             const MODES: &'static [#rt::ModeInfo] = &[#(#modes),*];
             const GUARDS: &'static [#rt::GuardInfo] = &[#(#guards),*];
             const INITIAL_MODE: #rt::InitialMode = #initial;
+            const HAS_INTEGRAL_COST: bool = #has_integral;
             const STATE_NAMES: [&'static str; #lny] = [#(#state_names),*];
             const ALGEBRAIC_NAMES: [&'static str; #lnz] = [#(#algebraic_names),*];
             const PARAMETER_NAMES: [&'static str; #lnp] = [#(#parameter_names),*];

@@ -77,6 +77,9 @@ pub fn add_integral_step<M, const S: usize, const NY: usize, const NZ: usize, co
 ) where
     M: HybridModel<NY, NZ, NP>,
 {
+    if !M::HAS_INTEGRAL_COST {
+        return;
+    }
     let (msy, msz) = mode.memory_sensitivities();
     for i in 0..S {
         let b = tableau.b[i];

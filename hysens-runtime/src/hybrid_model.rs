@@ -190,6 +190,9 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
     const ALGEBRAIC_NAMES: [&'static str; NZ];
     /// Names of the parameters and inputs, in `p` order.
     const PARAMETER_NAMES: [&'static str; NP];
+    /// Whether the model has an integral cost. `false` lets the solver skip the per-step
+    /// quadrature (`integral_cost` is then never called); the default `true` is always correct.
+    const HAS_INTEGRAL_COST: bool = true;
 
     /// `f = f(t, y, z, p, m)` and `g = g(t, y, z, p, m)` of `mode`.
     fn residual(
