@@ -92,6 +92,7 @@ use crate::norm::{rms, sum_sq, weights};
 use crate::options::Options;
 use crate::stats::Stats;
 use crate::tableau::Tableau;
+use fsa::Sensitivities;
 
 /// Data of one accepted step, passed to the observer.
 #[derive(Clone, Copy, Debug)]
@@ -197,26 +198,11 @@ pub struct Esdirk<
     attempts: usize,
     /// Forward sensitivities enabled (see `esdirk_fsa.rs`).
     fsa: bool,
-    /// `∂y/∂p` at [`Esdirk::t`] (`NY × NP`).
-    sy: [[f64; NP]; NY],
-    /// `∂z/∂p` at [`Esdirk::t`] (`NZ × NP`).
-    sz: [[f64; NP]; NZ],
-    /// Stage sensitivities `∂Y_i/∂p` of the last accepted step (for cost quadratures).
-    stage_sy: [[[f64; NP]; NY]; S],
-    /// Stage sensitivities `∂Z_i/∂p` of the last accepted step.
-    stage_sz: [[[f64; NP]; NZ]; S],
-    /// Grid shift `∂t_n/∂p` of the current time [`Esdirk::t`] (nonzero after an event whose
-    /// time depends on `p`; see `esdirk_fsa.rs`).
-    st: [f64; NP],
-    /// `∂t_n/∂p` at the start of the last accepted step.
-    step_dt: [f64; NP],
-    /// `∂H/∂p` of the last accepted step.
-    step_dh: [f64; NP],
-    /// H-direction `∂Y_i/∂H` of the last accepted step (valid after a step of
-    /// [`StepLength::Landing`] with a shifted start or [`StepLength::Event`]).
-    stage_yh: [[f64; NY]; S],
-    /// H-direction `∂Z_i/∂H` of the last accepted step.
-    stage_zh: [[f64; NZ]; S],
+    /// The sensitivities carried from step to step (see `esdirk_fsa.rs`).
+    sens: Sensitivities<S, NY, NZ, NP>,
+    /// Sensitivities of the step just computed by [`Esdirk::try_step`] and its step size, when
+    /// the error test included them; installed by the commit instead of recomputing them.
+    sens_pending: Option<(f64, Sensitivities<S, NY, NZ, NP>)>,
 }
 
 /// How the length `H` of an accepted step depends on the parameters (for the forward
@@ -319,15 +305,8 @@ where
             iters: [0; S],
             attempts: 0,
             fsa: false,
-            sy: [[0.0; NP]; NY],
-            sz: [[0.0; NP]; NZ],
-            stage_sy: [[[0.0; NP]; NY]; S],
-            stage_sz: [[[0.0; NP]; NZ]; S],
-            st: [0.0; NP],
-            step_dt: [0.0; NP],
-            step_dh: [0.0; NP],
-            stage_yh: [[0.0; NY]; S],
-            stage_zh: [[0.0; NZ]; S],
+            sens: Sensitivities::ZERO,
+            sens_pending: None,
         };
         s.make_consistent()?;
         Ok(s)
@@ -509,6 +488,9 @@ where
         let tab = self.tableau;
         let t = self.t;
         self.theta_step = 0.0;
+        // The stage storage is about to change: sensitivities computed for an earlier attempt
+        // no longer belong to it.
+        self.sens_pending = None;
         // Stage 1 (explicit).
         self.ys[0] = self.y;
         self.zs[0] = self.z;
@@ -887,6 +869,28 @@ where
                 }
                 Attempt::Done { error } => {
                     last_stage = 0;
+                    // With sensitivities in the error test, a step that passes for the states
+                    // must pass for the sensitivities too (Options::sensitivity_error_test).
+                    let error = if error <= 1.0 && self.fsa && self.opts.sensitivity_error_test {
+                        let length = if last {
+                            StepLength::Landing
+                        } else {
+                            StepLength::Fixed
+                        };
+                        let (next, sens_error) = self.sensitivity_step(h, length)?;
+                        // A NaN estimate must fail the test (f64::max would drop it).
+                        let sens_error = if sens_error.is_nan() {
+                            f64::INFINITY
+                        } else {
+                            sens_error
+                        };
+                        if sens_error <= 1.0 {
+                            self.sens_pending = Some((h, next));
+                        }
+                        error.max(sens_error)
+                    } else {
+                        error
+                    };
                     if error <= 1.0 {
                         return Ok(Trial {
                             h,
@@ -957,8 +961,15 @@ where
         F: FnMut(&StepRecord<'_, S, NY, NZ>),
     {
         if self.fsa {
-            // Uses the stage storage and the LU of this step; must precede the state update.
-            self.propagate_sensitivities(h, length)?;
+            match self.sens_pending.take() {
+                // Computed for the error test of this very step (`try_step`).
+                Some((h_pending, next)) if h_pending == h => self.sens = next,
+                // Uses the stage storage and the LU of this step; must precede the state
+                // update.
+                _ => {
+                    self.propagate_sensitivities(h, length)?;
+                }
+            }
         }
         self.stats.steps += 1;
         observer(&StepRecord {

@@ -52,6 +52,13 @@
 //! sequence frozen; it differs from the derivative of the Newton-iterated solution only by
 //! terms of the size of the Newton error (≤ `newton_tol` times the tolerance).
 //!
+//! **In the error test** ([`crate::Options::sensitivity_error_test`]): the local error of the
+//! parameter columns is estimated like the states' (`h Σ_j d_j dF_j`, filtered through the
+//! step's iteration matrix) and weighted with the states' tolerances on `|∂y/∂p|`. The
+//! sensitivities are then computed in [`Esdirk::try_step`] for every attempt that passes the
+//! state test, into a copy ([`Sensitivities`]) that the commit installs; the derivative is the
+//! same (the replay test in `hybrid_tests.rs` checks it), only the step sequence changes.
+//!
 //! Only accepted steps contribute (note §7.2 P8). Cost per step: `S` Jacobian (none for a
 //! constant Jacobian) and parameter Jacobian evaluations (plus `S` time-partial evaluations when the grid is shifted or the
 //! H-direction is needed), `S − 1` factorizations of `N × N` stage matrices (none for a constant Jacobian: every stage
@@ -63,6 +70,50 @@ use super::{all_finite, Esdirk, StepLength};
 use crate::error::SolveError;
 use crate::linalg::Lu;
 use crate::model::{ModeJacobian, SmoothMode};
+
+/// What the forward sensitivities carry from step to step (module docs): the state's
+/// sensitivities at the current time and the data of the last accepted step that cost
+/// gradients and event jumps read.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Sensitivities<const S: usize, const NY: usize, const NZ: usize, const NP: usize> {
+    /// `∂y/∂p` at [`Esdirk::t`] (`NY × NP`).
+    sy: [[f64; NP]; NY],
+    /// `∂z/∂p` at [`Esdirk::t`] (`NZ × NP`).
+    sz: [[f64; NP]; NZ],
+    /// Stage sensitivities `∂Y_i/∂p` of the last accepted step (for cost quadratures).
+    stage_sy: [[[f64; NP]; NY]; S],
+    /// Stage sensitivities `∂Z_i/∂p` of the last accepted step.
+    stage_sz: [[[f64; NP]; NZ]; S],
+    /// Grid shift `∂t_n/∂p` of the current time [`Esdirk::t`] (nonzero after an event whose
+    /// time depends on `p`).
+    st: [f64; NP],
+    /// `∂t_n/∂p` at the start of the last accepted step.
+    step_dt: [f64; NP],
+    /// `∂H/∂p` of the last accepted step.
+    step_dh: [f64; NP],
+    /// H-direction `∂Y_i/∂H` of the last accepted step (valid after a step of
+    /// [`StepLength::Landing`] with a shifted start or [`StepLength::Event`]).
+    stage_yh: [[f64; NY]; S],
+    /// H-direction `∂Z_i/∂H` of the last accepted step.
+    stage_zh: [[f64; NZ]; S],
+}
+
+impl<const S: usize, const NY: usize, const NZ: usize, const NP: usize>
+    Sensitivities<S, NY, NZ, NP>
+{
+    /// All zero.
+    pub(super) const ZERO: Self = Sensitivities {
+        sy: [[0.0; NP]; NY],
+        sz: [[0.0; NP]; NZ],
+        stage_sy: [[[0.0; NP]; NY]; S],
+        stage_sz: [[[0.0; NP]; NZ]; S],
+        st: [0.0; NP],
+        step_dt: [0.0; NP],
+        step_dh: [0.0; NP],
+        stage_yh: [[0.0; NY]; S],
+        stage_zh: [[0.0; NZ]; S],
+    };
+}
 
 /// Partials at the converged stage points of one step: `J_i` blocks, `f_t`, `g_t`.
 struct StagePartials<'a, const S: usize, const NY: usize, const NZ: usize> {
@@ -108,9 +159,9 @@ where
         if !sy0.iter().all(all_finite) || !all_finite(&st0) {
             return Err(self.err_nonfinite("initial sensitivities"));
         }
-        self.sy = sy0;
-        self.st = st0;
-        self.sz = [[0.0; NP]; NZ];
+        self.sens.sy = sy0;
+        self.sens.st = st0;
+        self.sens.sz = [[0.0; NP]; NZ];
         if NZ > 0 {
             let mut jac = ModeJacobian::ZERO;
             let mut fp = [[0.0; NP]; NY];
@@ -132,16 +183,16 @@ where
                 for r in 0..NZ {
                     let mut v = gp[r][q] + gt[r] * st0[q];
                     for c in 0..NY {
-                        v += jac.gy[r][c] * self.sy[c][q];
+                        v += jac.gy[r][c] * self.sens.sy[c][q];
                     }
                     rhs[r] = -v;
                 }
                 lu.solve(&mut rhs);
                 for r in 0..NZ {
-                    self.sz[r][q] = rhs[r];
+                    self.sens.sz[r][q] = rhs[r];
                 }
             }
-            if !self.sz.iter().all(all_finite) {
+            if !self.sens.sz.iter().all(all_finite) {
                 return Err(self.err_nonfinite("initial algebraic sensitivities"));
             }
         }
@@ -153,13 +204,13 @@ where
     /// derivatives of the state at the grid point, whose own time derivative is
     /// [`Esdirk::time_sensitivity`].
     pub fn sensitivities(&self) -> (&[[f64; NP]; NY], &[[f64; NP]; NZ]) {
-        (&self.sy, &self.sz)
+        (&self.sens.sy, &self.sens.sz)
     }
 
     /// Grid shift `∂t/∂p` of the current time [`Esdirk::t`] (module docs): zero unless the
     /// segment started at a parameter-dependent time and has not yet landed on a fixed time.
     pub fn time_sensitivity(&self) -> &[f64; NP] {
-        &self.st
+        &self.sens.st
     }
 
     /// Stage sensitivities `(∂Y_i/∂p, ∂Z_i/∂p)` of the last accepted step (zero before the
@@ -167,20 +218,20 @@ where
     /// length and start-time dependence; integral-cost gradients use them (`cost.rs`).
     #[allow(clippy::type_complexity)]
     pub fn stage_sensitivities(&self) -> (&[[[f64; NP]; NY]; S], &[[[f64; NP]; NZ]; S]) {
-        (&self.stage_sy, &self.stage_sz)
+        (&self.sens.stage_sy, &self.sens.stage_sz)
     }
 
     /// `(∂t_n/∂p, ∂H/∂p)` of the last accepted step: its start time `t_n` and length `H`
     /// (stage times `T_i = t_n + c_i H`); integral-cost gradients use them (`cost.rs`).
     pub fn step_time_sensitivities(&self) -> (&[f64; NP], &[f64; NP]) {
-        (&self.step_dt, &self.step_dh)
+        (&self.sens.step_dt, &self.sens.step_dh)
     }
 
     /// The H-direction `(∂Y_i/∂H, ∂Z_i/∂H)` of the last accepted step (module docs); valid
     /// after a step of [`super::StepLength::Event`] (or a `Landing` step from a shifted start).
     #[allow(clippy::type_complexity)]
     pub fn step_length_direction(&self) -> (&[[f64; NY]; S], &[[f64; NZ]; S]) {
-        (&self.stage_yh, &self.stage_zh)
+        (&self.sens.stage_yh, &self.sens.stage_zh)
     }
 
     /// Whether sensitivities are enabled.
@@ -199,33 +250,35 @@ where
         for q in 0..NP {
             for i in 0..S {
                 for c in 0..NY {
-                    self.stage_sy[i][c][q] += self.stage_yh[i][c] * dh[q];
+                    self.sens.stage_sy[i][c][q] += self.sens.stage_yh[i][c] * dh[q];
                 }
                 for c in 0..NZ {
-                    self.stage_sz[i][c][q] += self.stage_zh[i][c] * dh[q];
+                    self.sens.stage_sz[i][c][q] += self.sens.stage_zh[i][c] * dh[q];
                 }
             }
             for c in 0..NY {
-                self.sy[c][q] = self.stage_sy[S - 1][c][q];
+                self.sens.sy[c][q] = self.sens.stage_sy[S - 1][c][q];
             }
             for c in 0..NZ {
-                self.sz[c][q] = self.stage_sz[S - 1][c][q];
+                self.sens.sz[c][q] = self.sens.stage_sz[S - 1][c][q];
             }
-            self.st[q] += dh[q];
-            self.step_dh[q] += dh[q];
+            self.sens.st[q] += dh[q];
+            self.sens.step_dh[q] += dh[q];
         }
         Ok(())
     }
 
     /// Propagates the sensitivities over the accepted step of size `h` whose stages are in
     /// the stage storage and whose iteration matrix is factorized in `self.lu` (module docs).
+    /// Returns the WRMS norm of the sensitivities' local error estimate if
+    /// [`crate::Options::sensitivity_error_test`] is set (else 0).
     pub(super) fn propagate_sensitivities(
         &mut self,
         h: f64,
         length: StepLength,
-    ) -> Result<(), SolveError> {
+    ) -> Result<f64, SolveError> {
         let tab = self.tableau;
-        let shifted = self.st.iter().any(|x| *x != 0.0);
+        let shifted = self.sens.st.iter().any(|x| *x != 0.0);
         let need_h = match length {
             StepLength::Fixed => false,
             StepLength::Landing => shifted,
@@ -261,7 +314,7 @@ where
             ft: &ft,
             gt: &gt,
         };
-        let (sy, sz, st) = (self.sy, self.sz, self.st);
+        let (sy, sz, st) = (self.sens.sy, self.sens.sz, self.sens.st);
         let columns = StepColumns {
             dy: &sy,
             dz: &sz,
@@ -271,13 +324,19 @@ where
             src_g: &gp,
         };
         let (mut dy, mut dz) = ([[[0.0; NP]; NY]; S], [[[0.0; NP]; NZ]; S]);
-        self.step_derivative(h, &partials, &columns, &mut dy, &mut dz)?;
-        self.stage_sy = dy;
-        self.stage_sz = dz;
-        self.sy = dy[S - 1];
-        self.sz = dz[S - 1];
-        self.step_dt = self.st;
-        self.step_dh = [0.0; NP];
+        let mut err = [[0.0; NP]; NY];
+        self.step_derivative(h, &partials, &columns, &mut dy, &mut dz, &mut err)?;
+        let error = if self.opts.sensitivity_error_test {
+            self.sensitivity_error(h, &mut err, &dy[S - 1])
+        } else {
+            0.0
+        };
+        self.sens.stage_sy = dy;
+        self.sens.stage_sz = dz;
+        self.sens.sy = dy[S - 1];
+        self.sens.sz = dz[S - 1];
+        self.sens.step_dt = self.sens.st;
+        self.sens.step_dh = [0.0; NP];
         if need_h {
             self.step_length_column(h, &partials)?;
         }
@@ -285,16 +344,63 @@ where
             // H = t_target − t_n: ∂H/∂p = −∂t_n/∂p.
             let mut dh = [0.0; NP];
             for q in 0..NP {
-                dh[q] = -self.st[q];
+                dh[q] = -self.sens.st[q];
             }
             self.apply_step_length_derivative(&dh)?;
             // Exactly on the fixed target (not merely at round-off of it).
-            self.st = [0.0; NP];
+            self.sens.st = [0.0; NP];
         }
-        if !self.sy.iter().all(all_finite) || !self.sz.iter().all(all_finite) {
+        if !self.sens.sy.iter().all(all_finite) || !self.sens.sz.iter().all(all_finite) {
             return Err(self.err_nonfinite("sensitivities"));
         }
-        Ok(())
+        Ok(error)
+    }
+
+    /// The sensitivities of the step of size `h` just computed (the stage storage), without
+    /// changing the integrator's: the new [`Sensitivities`] and their error estimate (see
+    /// [`Esdirk::propagate_sensitivities`]). For the error test of [`Esdirk::try_step`].
+    pub(super) fn sensitivity_step(
+        &mut self,
+        h: f64,
+        length: StepLength,
+    ) -> Result<(Sensitivities<S, NY, NZ, NP>, f64), SolveError> {
+        let current = self.sens;
+        let result = self.propagate_sensitivities(h, length);
+        let next = core::mem::replace(&mut self.sens, current);
+        result.map(|error| (next, error))
+    }
+
+    /// WRMS norm of the sensitivities' local error estimate `err` (`h Σ d_j dF_j` per column,
+    /// overwritten): filtered through the step's iteration matrix like the states' estimate
+    /// (`esdirk.rs`, note 003_004 §7.2 P9), weighted with the states' tolerances on
+    /// `max(|s_n|, |s_{n+1}|)` (`s_new` = `s_{n+1}`).
+    fn sensitivity_error(
+        &mut self,
+        h: f64,
+        err: &mut [[f64; NP]; NY],
+        s_new: &[[f64; NP]; NY],
+    ) -> f64 {
+        if self.lu_h == h {
+            let mut r = [[0.0; NP]; N];
+            r[..NY].copy_from_slice(err);
+            self.lu.solve_columns(&mut r);
+            self.stats.lu_solves += NP;
+            err.copy_from_slice(&r[..NY]);
+        }
+        let mut sum = 0.0;
+        for c in 0..NY {
+            for q in 0..NP {
+                let w = self.opts.atol_y[c]
+                    + self.opts.rtol_y[c] * self.sens.sy[c][q].abs().max(s_new[c][q].abs());
+                let v = err[c][q] / w;
+                sum += v * v;
+            }
+        }
+        if NY * NP == 0 {
+            0.0
+        } else {
+            libm::sqrt(sum / (NY * NP) as f64)
+        }
     }
 
     /// The H-direction `Φ_H = ∂(Y_i, Z_i)/∂H` of the step of size `h` (module docs): the step
@@ -314,14 +420,14 @@ where
             src_g: &[[[0.0; 1]; NZ]; S],
         };
         let (mut dy, mut dz) = ([[[0.0; 1]; NY]; S], [[[0.0; 1]; NZ]; S]);
-        self.step_derivative(h, partials, &columns, &mut dy, &mut dz)?;
+        self.step_derivative(h, partials, &columns, &mut dy, &mut dz, &mut [[0.0; 1]; NY])?;
         let yh = dy.map(|stage| stage.map(|[v]| v));
         let zh = dz.map(|stage| stage.map(|[v]| v));
         if !yh.iter().all(all_finite) || !zh.iter().all(all_finite) {
             return Err(self.err_nonfinite("step length sensitivity"));
         }
-        self.stage_yh = yh;
-        self.stage_zh = zh;
+        self.sens.stage_yh = yh;
+        self.sens.stage_zh = zh;
         Ok(())
     }
 
@@ -334,6 +440,7 @@ where
         cols: &StepColumns<'_, S, NY, NZ, K>,
         dy: &mut [[[f64; K]; NY]; S],
         dz: &mut [[[f64; K]; NZ]; S],
+        err: &mut [[f64; K]; NY],
     ) -> Result<(), SolveError> {
         let tab = self.tableau;
         let hg = h * tab.gamma;
@@ -402,6 +509,16 @@ where
             }
             // Lengths agree: N = NY + NZ is a compile-time assertion in `Esdirk::new`.
             dz[i].copy_from_slice(&x[NY..]);
+        }
+        // The local error estimate of the columns, as for the states: h Σ_j d_j dF_j.
+        *err = [[0.0; K]; NY];
+        for j in 0..S {
+            let d = h * tab.d(j);
+            for c in 0..NY {
+                for q in 0..K {
+                    err[c][q] += d * df[j][c][q];
+                }
+            }
         }
         Ok(())
     }

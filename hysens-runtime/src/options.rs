@@ -38,6 +38,14 @@ pub struct Options<const NY: usize, const NZ: usize> {
     /// Reuse the Jacobian on the next step if the worst Newton contraction rate of this step was
     /// at most this value (Jacobian reuse across steps; 0 disables reuse). Default 0.1.
     pub jacobian_reuse_rate: f64,
+    /// Include the forward sensitivities in the local error test (when they are enabled):
+    /// a step must pass the test for the states *and* for `∂y/∂p`, estimated like the states'
+    /// error (`h Σ d_j dF_j`, filtered through the iteration matrix) and weighted with the
+    /// states' tolerances, `atol + rtol·|∂y/∂p|` (CVODES' `errconS` with parameter scales 1).
+    /// Default `false`: the sensitivities are the exact derivative of whatever steps the states
+    /// choose; `true` makes the steps resolve the sensitivities too, at the cost of computing
+    /// them for every attempt that passes the state test.
+    pub sensitivity_error_test: bool,
     /// Safety target `ε` of the controller: the step aims at error `ε` (note §2.4, `ε = 0.8`).
     pub target: f64,
     /// Smallest and largest step-size ratio per step (default 0.2 and 5).
@@ -61,6 +69,7 @@ impl<const NY: usize, const NZ: usize> Options<NY, NZ> {
             max_newton_iterations: 10,
             newton_tol: 0.01,
             jacobian_reuse_rate: 0.1,
+            sensitivity_error_test: false,
             target: 0.8,
             fac_min: 0.2,
             fac_max: 5.0,

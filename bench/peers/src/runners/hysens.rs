@@ -4,12 +4,15 @@
 //! ..)` and forward sensitivities (`problem.sensitivities = Some(seeds)`), once per tableau:
 //!
 //! * ESDIRK4(3)6L[2]SA (Kennedy & Carpenter; hysens' default) — the baseline row;
-//! * ESDIRK34 and ESDIRK23 (the other tableaus hysens ships).
+//! * ESDIRK34 and ESDIRK23 (the other tableaus hysens ships);
+//! * ESDIRK4(3)6L[2]SA with the sensitivities in the error test
+//!   (`Options::sensitivity_error_test`), the setting of the diffsol runners.
 //!
-//! Settings: the case's scalar `rtol`/`atol`, every other option at its default. Unlike the
-//! diffsol runners, the sensitivities are **not** in the error test: hysens' forward
-//! sensitivities are the exact derivatives of the discrete solution (steps, event times), so
-//! the step sizes are chosen on the states alone. Layouts as in `crate::case`:
+//! Settings: the case's scalar `rtol`/`atol`, every other option at its default. By default
+//! the sensitivities are **not** in hysens' error test: its forward sensitivities are the exact
+//! derivatives of the discrete solution (steps, event times), so the step sizes are chosen on
+//! the states alone; the `+ sens. error test` row puts them in, as the diffsol runners do.
+//! Layouts as in `crate::case`:
 //!
 //! * P1 `outputs = [x(5), G]` with `G = solution.cost`, `dG/dp = solution.cost_gradient`;
 //! * P2 `p = (z0, v0, g, γ)`, `y0 = (z0, v0)` with unit seeds `∂y0/∂(z0, v0)`;
@@ -34,17 +37,32 @@ pub enum Method {
     Esdirk34,
     /// ESDIRK23.
     Esdirk23,
+    /// ESDIRK4(3)6L[2]SA with the sensitivities in the error test.
+    Esdirk436SensitivityTest,
 }
 
 impl Method {
-    pub const ALL: [Method; 3] = [Method::Esdirk436, Method::Esdirk34, Method::Esdirk23];
+    pub const ALL: [Method; 4] = [
+        Method::Esdirk436,
+        Method::Esdirk34,
+        Method::Esdirk23,
+        Method::Esdirk436SensitivityTest,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Method::Esdirk436 => "ESDIRK4(3)6L[2]SA",
             Method::Esdirk34 => "ESDIRK34",
             Method::Esdirk23 => "ESDIRK23",
+            Method::Esdirk436SensitivityTest => "ESDIRK4(3)6L[2]SA + sens. error test",
         }
+    }
+
+    /// The case's tolerances, every other option at its default except the error test.
+    fn options<const NY: usize, const NZ: usize>(self, case: &Case) -> HybridOptions<NY, NZ> {
+        let mut options = HybridOptions::new(case.rtol, case.atol);
+        options.integrator.sensitivity_error_test = self == Method::Esdirk436SensitivityTest;
+        options
     }
 }
 
@@ -53,7 +71,7 @@ impl Method {
 macro_rules! with_tableau {
     ($method:expr, |$t:ident| $body:expr) => {
         match $method {
-            Method::Esdirk436 => {
+            Method::Esdirk436 | Method::Esdirk436SensitivityTest => {
                 let $t = &ESDIRK436L2SA;
                 $body
             }
@@ -157,7 +175,7 @@ fn solve_p1(case: &Case, method: Method) -> RunResult {
             &ex51::P { p: case.params[0] },
         )
     };
-    let options = HybridOptions::new(case.rtol, case.atol);
+    let options = method.options(case);
     let mut sol = HybridSolution::ZERO;
     with_tableau!(method, |t| {
         ex51::Model
@@ -200,7 +218,7 @@ fn solve_p2(case: &Case, method: Method) -> RunResult {
             &params,
         )
     };
-    let options = HybridOptions::new(case.rtol, case.atol);
+    let options = method.options(case);
     let mut sol = HybridSolution::ZERO;
     with_tableau!(method, |t| ball::Model
         .solve_with(
@@ -235,7 +253,7 @@ fn solve_p3(case: &Case, method: Method) -> RunResult {
             },
         )
     };
-    let options = HybridOptions::new(case.rtol, case.atol);
+    let options = method.options(case);
     let mut sol = HybridSolution::ZERO;
     with_tableau!(method, |t| robertson::Model
         .solve_with(
@@ -261,7 +279,7 @@ fn solve_p4(case: &Case, method: Method) -> RunResult {
             &vdp::P { mu: case.params[0] },
         )
     };
-    let options = HybridOptions::new(case.rtol, case.atol);
+    let options = method.options(case);
     let mut sol = HybridSolution::ZERO;
     with_tableau!(method, |t| vdp::Model
         .solve_with(
