@@ -109,34 +109,15 @@ impl<const N: usize> Lu<N> {
 
     /// Solves `A x = b` in place (`b` is overwritten by `x`).
     pub fn solve(&self, b: &mut [f64; N]) {
-        let a = &self.lu;
-        // Apply P, then forward substitution with unit L.
-        for k in 0..N {
-            let p = self.piv[k];
-            if p != k && p < N {
-                b.swap(p, k);
-            }
-        }
-        for i in 0..N {
-            let mut s = b[i];
-            for j in 0..i {
-                s -= a[i][j] * b[j];
-            }
-            b[i] = s;
-        }
-        // Back substitution with U.
-        for i in (0..N).rev() {
-            let mut s = b[i];
-            for j in (i + 1)..N {
-                s -= a[i][j] * b[j];
-            }
-            b[i] = s / a[i][i];
-        }
+        let mut column = b.map(|v| [v]);
+        self.solve_columns(&mut column);
+        *b = column.map(|[v]| v);
     }
 
     /// Solves `A X = B` in place for `K` right-hand sides at once (the columns of `b`; `b` is
-    /// overwritten by `X`). Each column gets exactly the operations of [`Lu::solve`]; the
-    /// column loop is innermost, where it vectorizes.
+    /// overwritten by `X`): `P`, forward substitution with the unit `L`, back substitution with
+    /// `U`. The column loop is innermost, where it vectorizes; each column gets the same
+    /// operations as a single-column solve.
     pub fn solve_columns<const K: usize>(&self, b: &mut [[f64; K]; N]) {
         let a = &self.lu;
         for k in 0..N {
