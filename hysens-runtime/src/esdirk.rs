@@ -26,7 +26,8 @@
 //! stages; see the comment in `newton`).
 //!
 //! **Newton convergence test.** The test is on the Newton displacement `Δ = −M⁻¹R` in the WRMS
-//! norm (Hairer & Wanner II §IV.8, eqs. 8.10–8.13): with the contraction rate
+//! norm with weights `atol + rtol·|u_n|` fixed at the step's start (RADAU5's `SCAL`; Hairer &
+//! Wanner II §IV.8, eqs. 8.10–8.13): with the contraction rate
 //! `θ_k = ‖Δ_k‖/‖Δ_{k−1}‖`, the iteration has converged when `θ/(1−θ) ‖Δ_k‖ ≤ newton_tol`;
 //! it has failed when `θ ≥ 1` (divergence) or when the rate predicts that `max_newton_iterations`
 //! will not suffice, both judged only from the second rate estimate `θ_2` on (next paragraph).
@@ -504,6 +505,15 @@ where
         }
         self.fs[0] = f1;
         let hg = h * tab.gamma;
+        // Newton test weights, once per attempt at (y_n, z_n) as in RADAU5 (Hairer & Wanner
+        // II, §IV.8 "SCAL"): inverses of atol + rtol·|u_n|.
+        let mut inv_w = [0.0; N];
+        for c in 0..NY {
+            inv_w[c] = 1.0 / (self.opts.atol_y[c] + self.opts.rtol_y[c] * self.y[c].abs());
+        }
+        for c in 0..NZ {
+            inv_w[NY + c] = 1.0 / (self.opts.atol_z[c] + self.opts.rtol_z[c] * self.z[c].abs());
+        }
         for i in 1..S {
             // ψ_i = y_n + h Σ_{j<i} a_ij F_j  (seed 004 eq. 6)
             let mut psi = self.y;
@@ -532,7 +542,7 @@ where
                 zi[k] += rho * (self.zs[i - 1][k] - self.z[k]);
             }
             let ti = t + tab.c[i] * h;
-            match self.newton(ti, hg, &psi, &mut yi, &mut zi) {
+            match self.newton(ti, hg, &psi, &inv_w, &mut yi, &mut zi) {
                 Ok(n) => self.iters[i] = n,
                 Err(diverged) => return Ok(Attempt::NewtonFailed { stage: i, diverged }),
             }
@@ -590,6 +600,7 @@ where
         ti: f64,
         hg: f64,
         psi: &[f64; NY],
+        inv_w: &[f64; N],
         y: &mut [f64; NY],
         z: &mut [f64; NZ],
     ) -> Result<usize, bool> {
@@ -598,8 +609,6 @@ where
         let mut fv = [0.0; NY];
         let mut gv = [0.0; NZ];
         let mut r = [0.0; N];
-        let mut wy = [0.0; NY];
-        let mut wz = [0.0; NZ];
         let mut nrm_prev = 0.0;
         // Whether the last rate estimate was ≥ 1 (reported if the iterations run out).
         let mut diverging = false;
@@ -648,13 +657,12 @@ where
                 z[c] += r[NY + c];
                 roundoff &= r[NY + c].abs() <= 4.0 * f64::EPSILON * z[c].abs();
             }
-            weights(&self.opts.rtol_y, &self.opts.atol_y, y, y, &mut wy);
-            weights(&self.opts.rtol_z, &self.opts.atol_z, z, z, &mut wz);
-            let mut dy = [0.0; NY];
-            let mut dz = [0.0; NZ];
-            dy.copy_from_slice(&r[..NY]);
-            dz.copy_from_slice(&r[NY..]);
-            let nrm = rms(sum_sq(&dy, &wy) + sum_sq(&dz, &wz), N);
+            let mut sum = 0.0;
+            for c in 0..N {
+                let v = r[c] * inv_w[c];
+                sum += v * v;
+            }
+            let nrm = rms(sum, N);
             if !nrm.is_finite() {
                 return Err(true);
             }
