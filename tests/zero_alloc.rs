@@ -17,9 +17,11 @@ use models::{ex51, relay};
 fn generated_ode_model_solves_without_allocating() {
     let model = ex51::Model;
     let problem = ex51::Model::problem(0.0, 5.0, &ex51::X { x: 0.0 }, &ex51::P { p: 2.9 });
-    let options = HybridOptions::new(1e-8, 1e-10);
     let mut events = [EventRecord::ZERO; 8];
-    for with_sensitivities in [false, true] {
+    // Plain, with sensitivities, and with the sensitivities in the error test.
+    for (with_sensitivities, in_error_test) in [(false, false), (true, false), (true, true)] {
+        let mut options = HybridOptions::new(1e-8, 1e-10);
+        options.integrator.sensitivity_error_test = in_error_test;
         let mut solution = HybridSolution::ZERO;
         let (result, allocations) = count(|| {
             let mut outputs = HybridOutputs {
@@ -38,7 +40,10 @@ fn generated_ode_model_solves_without_allocating() {
         // The closed form (note 000 §4.1): G = 20.029074653359594; the solver's global error
         // at rtol 1e-8 is below 1e-6 relative (the runtime's accuracy tests say how much).
         assert!((solution.cost - 20.029074653359594).abs() < 1e-6 * 20.03);
-        assert_eq!(allocations, 0, "sensitivities: {with_sensitivities}");
+        assert_eq!(
+            allocations, 0,
+            "sensitivities: {with_sensitivities}, in the error test: {in_error_test}"
+        );
     }
 }
 
