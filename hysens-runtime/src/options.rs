@@ -36,7 +36,12 @@ pub struct Options<const NY: usize, const NZ: usize> {
     /// 0.05 gave an estimate dominated by Newton noise and more steps than 0.01.
     pub newton_tol: f64,
     /// Reuse the Jacobian on the next step if the worst Newton contraction rate of this step was
-    /// at most this value (Jacobian reuse across steps; 0 disables reuse). Default 0.1.
+    /// at most this value (Jacobian reuse across steps; 0 disables reuse). Default 0.01: the
+    /// iteration matrix is refactorized every step anyway (`h` changes), so reuse saves only the
+    /// Jacobian evaluation, which for the macro's analytic Jacobians costs about an `f`
+    /// evaluation, while a fresh Jacobian saves Newton iterations. Measured with FSA against
+    /// 0.1 (callgrind instructions): Robertson [0, 1e5] −4.8%, [0, 4e10] −2.9%, Van der Pol
+    /// μ = 1000 to T = 500 −1.4%, to T = 2000 −14% (Newton iterations 7628 → 5652).
     pub jacobian_reuse_rate: f64,
     /// Include the forward sensitivities in the local error test (when they are enabled):
     /// a step must pass the test for the states *and* for `∂y/∂p`, estimated like the states'
@@ -68,7 +73,7 @@ impl<const NY: usize, const NZ: usize> Options<NY, NZ> {
             max_steps: 100_000,
             max_newton_iterations: 10,
             newton_tol: 0.01,
-            jacobian_reuse_rate: 0.1,
+            jacobian_reuse_rate: 0.01,
             sensitivity_error_test: false,
             target: 0.8,
             fac_min: 0.2,
