@@ -60,16 +60,18 @@
 //! same (the replay test in `hybrid_tests.rs` checks it), only the step sequence changes.
 //!
 //! Only accepted steps contribute (note §7.2 P8). Cost per step: `S` Jacobian (none for a
-//! constant Jacobian) and parameter Jacobian evaluations (plus `S` time-partial evaluations when the grid is shifted or the
-//! H-direction is needed), `S − 1` factorizations of `N × N` stage matrices (none for a constant Jacobian: every stage
-//! matrix is then the step's iteration matrix), and one solve with
-//! `NP` right-hand sides (plus one for the H-direction) per implicit stage.
+//! constant Jacobian) and parameter Jacobian evaluations (plus `S` time-partial evaluations
+//! when the grid is shifted or the H-direction is needed), `S − 1` factorizations of `N × N`
+//! stage matrices (none for a constant Jacobian: every stage matrix is then the step's
+//! iteration matrix), and one solve with `NP` right-hand sides (plus one for the H-direction)
+//! per implicit stage.
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 use super::{all_finite, Esdirk, StepLength};
 use crate::error::SolveError;
 use crate::linalg::Lu;
 use crate::model::{ModeJacobian, SmoothMode};
+use crate::norm::rms;
 
 /// What the forward sensitivities carry from step to step (module docs): the state's
 /// sensitivities at the current time and the data of the last accepted step that cost
@@ -396,11 +398,7 @@ where
                 sum += v * v;
             }
         }
-        if NY * NP == 0 {
-            0.0
-        } else {
-            libm::sqrt(sum / (NY * NP) as f64)
-        }
+        rms(sum, NY * NP)
     }
 
     /// The H-direction `Φ_H = ∂(Y_i, Z_i)/∂H` of the step of size `h` (module docs): the step
