@@ -554,26 +554,8 @@ where
             self.zs[i] = zi;
             self.fs[i] = fi;
         }
-        // Error estimate e = h Σ d_j F_j (Kristensen et al. 2005 eq. 20), WRMS (eq. 21).
-        let mut e = [0.0; NY];
-        for j in 0..S {
-            let d = h * tab.d(j);
-            for k in 0..NY {
-                e[k] += d * self.fs[j][k];
-            }
-        }
-        // Filter the estimate through the step's iteration matrix, e ← M⁻¹ [e; 0] (note 003_004
-        // §7.2 P9; Hairer & Wanner II §IV.8, eq. 8.20): the embedded methods are not A-stable,
-        // so the raw estimate of a stiff component grows like |hλ| although the component is
-        // damped; M⁻¹ ≈ (I − hγJ)⁻¹ removes exactly that growth and leaves the non-stiff
-        // components (|hγλ| ≪ 1) unchanged. Without it ESDIRK34 on Robertson over [0, 1e5] at
-        // rtol 1e-6 rejected half of its steps and stopped at 1e5 steps near t = 5.6e3; with
-        // it, 180 steps and 2 rejections.
-        let mut r = [0.0; N];
-        r[..NY].copy_from_slice(&e);
-        self.lu.solve(&mut r);
-        self.stats.lu_solves += 1;
-        e.copy_from_slice(&r[..NY]);
+        // Error estimate (Kristensen et al. 2005 eq. 20), WRMS (eq. 21).
+        let (_, e) = self.state_error_estimate(h);
         let mut w = [0.0; NY];
         weights(
             &self.opts.rtol_y,
@@ -591,6 +573,32 @@ where
             });
         }
         Ok(Attempt::Done { error })
+    }
+
+    /// The local error estimate of the states for the step of size `h` in the stage storage:
+    /// the raw `e = h Σ_j d_j F_j` (Kristensen et al. 2005 eq. 20) and `ẽ = M⁻¹ [e; 0]`, filtered
+    /// through the step's iteration matrix `M` (which must be factorized for this `h`). The
+    /// filter (note 003_004 §7.2 P9; Hairer & Wanner II §IV.8, eq. 8.20): the embedded methods
+    /// are not A-stable, so the raw estimate of a stiff component grows like |hλ| although the
+    /// component is damped; M⁻¹ ≈ (I − hγJ)⁻¹ removes exactly that growth and leaves the
+    /// non-stiff components (|hγλ| ≪ 1) unchanged. Without it ESDIRK34 on Robertson over
+    /// [0, 1e5] at rtol 1e-6 rejected half of its steps and stopped at 1e5 steps near
+    /// t = 5.6e3; with it, 180 steps and 2 rejections.
+    pub(super) fn state_error_estimate(&mut self, h: f64) -> ([f64; NY], [f64; NY]) {
+        let mut e = [0.0; NY];
+        for j in 0..S {
+            let d = h * self.tableau.d(j);
+            for k in 0..NY {
+                e[k] += d * self.fs[j][k];
+            }
+        }
+        let mut r = [0.0; N];
+        r[..NY].copy_from_slice(&e);
+        self.lu.solve(&mut r);
+        self.stats.lu_solves += 1;
+        let mut filtered = [0.0; NY];
+        filtered.copy_from_slice(&r[..NY]);
+        (e, filtered)
     }
 
     /// Simplified Newton for one implicit stage. Returns the iteration count, or

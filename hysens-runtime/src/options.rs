@@ -47,6 +47,8 @@ pub struct Options<const NY: usize, const NZ: usize> {
     /// a step must pass the test for the states *and* for `∂y/∂p`, estimated like the states'
     /// error (`h Σ d_j dF_j`, filtered through the iteration matrix) and weighted with the
     /// states' tolerances, `atol + rtol·|∂y/∂p|` (CVODES' `errconS` with parameter scales 1).
+    /// The test is on `∂y(t)/∂p` at fixed `t`, the sensitivities the caller receives, also on a
+    /// grid shifted by an event (`esdirk_fsa.rs`, `sensitivity_error`).
     /// Default `false`: the sensitivities are the exact derivative of whatever steps the states
     /// choose; `true` makes the steps resolve the sensitivities too, at the cost of computing
     /// them for every attempt that passes the state test.
