@@ -7,16 +7,17 @@
 //! (default `P1,P3a`, 0.1 s per point, `DIR = bench/peers/target/work_precision`).
 //! Prints one markdown table per case and writes `DIR/work_precision_<case>.svg`.
 //!
-//! The error is `max(err states, err sens)` with the metrics of the main table
-//! (`src/metrics.rs`). Timing per point: one calibration solve, then
-//! `clamp(budget / t0, 3, 2000)` solves, median; points are *not* interleaved (the main table
-//! is), so absolute times carry the machine's drift over the sweep.
+//! The errors are those of the main table (`src/metrics.rs`); the plot's x axis is
+//! `max(err states, err sens)`. All points of a case are timed interleaved (`src/timing.rs`,
+//! `budget` per point), so the machine's drift is spread over all tools. After each table, the
+//! equal-accuracy comparison: for every point of another tool, the fastest hysens point with
+//! both errors at most that point's, and the time ratio.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hysens_peers::case::Case;
 use hysens_peers::metrics::{sens_error, state_error};
-use hysens_peers::{problems, runners};
+use hysens_peers::{problems, runners, timing};
 use plotters::prelude::*;
 
 struct Point {
@@ -55,56 +56,86 @@ fn main() {
             .unwrap_or_else(|| panic!("unknown case {id}"));
         let series = sweep(&base, budget);
         print_table(&base, &series);
+        print_equal_accuracy(&series);
         let path = out.join(format!("work_precision_{}.svg", base.id));
         plot(&base, &series, &path).expect("write the SVG");
         eprintln!("wrote {}", path.display());
     }
 }
 
-/// `(label, points)` per runner, in registry order (hysens first).
+/// `(label, points)` per runner, in registry order (hysens first). All cells of the sweep
+/// (every runner at every rtol) are timed interleaved by `timing::measure`, as the main table.
 fn sweep(base: &Case, budget: f64) -> Vec<(String, Vec<Point>)> {
-    let labels: Vec<String> = runners::registry(std::slice::from_ref(base))
-        .iter()
-        .map(|r| format!("{} {}", r.tool(), r.method()))
+    let cases: Vec<Case> = (4..=10)
+        .map(|k| {
+            let mut case = base.clone();
+            case.rtol = 10f64.powi(-k);
+            case.atol = base.atol * case.rtol / base.rtol;
+            case
+        })
         .collect();
-    let mut series: Vec<(String, Vec<Point>)> =
-        labels.into_iter().map(|l| (l, Vec::new())).collect();
-    for k in 4..=10 {
-        let mut case = base.clone();
-        case.rtol = 10f64.powi(-k);
-        case.atol = base.atol * case.rtol / base.rtol;
-        for (r, (label, points)) in runners::registry(std::slice::from_ref(&case))
-            .iter()
-            .zip(series.iter_mut())
-        {
-            let t = Instant::now();
-            let sol = match r.run() {
-                Ok(sol) => sol,
-                Err(e) => {
-                    eprintln!("{} rtol {:.0e} {label}: {e}", case.id, case.rtol);
-                    continue;
-                }
-            };
-            let t0 = t.elapsed().as_secs_f64();
-            let n = ((budget / t0).round() as usize).clamp(3, 2000);
-            let mut samples: Vec<Duration> = (0..n)
-                .map(|_| {
-                    let t = Instant::now();
-                    let _ = std::hint::black_box(r.run());
-                    t.elapsed()
-                })
-                .collect();
-            samples.sort();
-            points.push(Point {
-                rtol: case.rtol,
-                micros: samples[n / 2].as_secs_f64() * 1e6,
-                err_states: state_error(&case, &sol),
-                err_sens: sens_error(&case, &sol).0,
-                steps: sol.steps.unwrap_or(0),
-            });
+    let runners = runners::registry(&cases);
+    let cells = timing::measure(&runners, Duration::from_secs_f64(budget));
+    let mut series: Vec<(String, Vec<Point>)> = Vec::new();
+    for (r, cell) in runners.iter().zip(&cells) {
+        let label = format!("{} {}", r.tool(), r.method());
+        let (Ok(sol), Some(median)) = (&cell.result, cell.median()) else {
+            eprintln!(
+                "{} rtol {:.0e} {label}: no result",
+                r.case().id,
+                r.case().rtol
+            );
+            continue;
+        };
+        let point = Point {
+            rtol: r.case().rtol,
+            micros: median.as_secs_f64() * 1e6,
+            err_states: state_error(r.case(), sol),
+            err_sens: sens_error(r.case(), sol).0,
+            steps: sol.steps.unwrap_or(0),
+        };
+        match series.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, points)) => points.push(point),
+            None => series.push((label, vec![point])),
         }
     }
+    for (_, points) in &mut series {
+        points.sort_by(|a, b| b.rtol.total_cmp(&a.rtol));
+    }
     series
+}
+
+/// For every point of every other tool: the fastest hysens point (any hysens runner) whose
+/// errors are both at most that point's, and the time ratio (other / hysens). This is the
+/// "equal or better accuracy" comparison of the target.
+fn print_equal_accuracy(series: &[(String, Vec<Point>)]) {
+    println!("\n| other tool / method | rtol | µs | err states / sens | fastest hysens at ≤ both errors | µs | ratio |");
+    println!("|---|---:|---:|---|---|---:|---:|");
+    let hysens: Vec<(&str, &Point)> = series
+        .iter()
+        .filter(|(l, _)| l.starts_with("hysens"))
+        .flat_map(|(l, ps)| ps.iter().map(move |p| (l.as_str(), p)))
+        .collect();
+    for (label, points) in series.iter().filter(|(l, _)| !l.starts_with("hysens")) {
+        for p in points {
+            let best = hysens
+                .iter()
+                .filter(|(_, h)| h.err_states <= p.err_states && h.err_sens <= p.err_sens)
+                .min_by(|a, b| a.1.micros.total_cmp(&b.1.micros));
+            let (who, micros, ratio) = match best {
+                Some((l, h)) => (
+                    format!("{l} rtol {:.0e}", h.rtol),
+                    format!("{:.1}", h.micros),
+                    format!("{:.1}×", p.micros / h.micros),
+                ),
+                None => ("none".into(), "–".into(), "–".into()),
+            };
+            println!(
+                "| {label} | {:.0e} | {:.1} | {:.1e} / {:.1e} | {who} | {micros} | {ratio} |",
+                p.rtol, p.micros, p.err_states, p.err_sens
+            );
+        }
+    }
 }
 
 fn print_table(case: &Case, series: &[(String, Vec<Point>)]) {
