@@ -1,7 +1,7 @@
 //! Work–precision: median wall time of one solve (with forward sensitivities) against its
-//! error, as rtol sweeps 1e-4 … 1e-10, for every runner of the benchmark (hysens' three
-//! tableaus, diffsol's BDF, ESDIRK34, TR-BDF2). atol keeps the case's ratio to rtol
-//! (P1: atol = rtol/100, P3: atol = rtol·1e-4, P4: rtol/100).
+//! error, as rtol sweeps 1e-4 … 1e-10 (hysens also at 5e-5, 2e-5, 5e-6, …), for every runner
+//! of the benchmark (hysens' tableaus, diffsol's BDF, ESDIRK34, TR-BDF2). atol keeps the
+//! case's ratio to rtol (P1: atol = rtol/100, P3: atol = rtol·1e-4, P4: rtol/100).
 //!
 //! Run: `cargo run --release --example work_precision -- [CASES] [--budget S] [--out DIR]`
 //! (default `P1,P3a`, 0.1 s per point, `DIR = bench/peers/target/work_precision`).
@@ -66,15 +66,24 @@ fn main() {
 /// `(label, points)` per runner, in registry order (hysens first). All cells of the sweep
 /// (every runner at every rtol) are timed interleaved by `timing::measure`, as the main table.
 fn sweep(base: &Case, budget: f64) -> Vec<(String, Vec<Point>)> {
-    let cases: Vec<Case> = (4..=10)
-        .map(|k| {
-            let mut case = base.clone();
-            case.rtol = 10f64.powi(-k);
-            case.atol = base.atol * case.rtol / base.rtol;
-            case
-        })
+    let case_at = |rtol: f64| {
+        let mut case = base.clone();
+        case.rtol = rtol;
+        case.atol = base.atol * rtol / base.rtol;
+        case
+    };
+    let decades: Vec<Case> = (4..=10).map(|k| case_at(10f64.powi(-k))).collect();
+    // hysens also between the decades (×0.5, ×0.2), so that "the fastest hysens point at
+    // least as accurate as diffsol's" is not quantized to a whole decade of rtol.
+    let between: Vec<Case> = (4..10)
+        .flat_map(|k| [0.5, 0.2].map(|f| case_at(f * 10f64.powi(-k))))
         .collect();
-    let runners = runners::registry(&cases);
+    let mut runners = runners::registry(&decades);
+    runners.extend(
+        runners::registry(&between)
+            .into_iter()
+            .filter(|r| r.tool() == "hysens"),
+    );
     let cells = timing::measure(&runners, Duration::from_secs_f64(budget));
     let mut series: Vec<(String, Vec<Point>)> = Vec::new();
     for (r, cell) in runners.iter().zip(&cells) {
@@ -124,7 +133,7 @@ fn print_equal_accuracy(series: &[(String, Vec<Point>)]) {
                 .min_by(|a, b| a.1.micros.total_cmp(&b.1.micros));
             let (who, micros, ratio) = match best {
                 Some((l, h)) => (
-                    format!("{l} rtol {:.0e}", h.rtol),
+                    format!("{l} rtol {:.1e}", h.rtol),
                     format!("{:.1}", h.micros),
                     format!("{:.1}×", p.micros / h.micros),
                 ),
@@ -150,7 +159,7 @@ fn print_table(case: &Case, series: &[(String, Vec<Point>)]) {
     for (label, points) in series {
         for p in points {
             println!(
-                "| {label} | {:.0e} | {:.1} | {} | {:.1e} | {:.1e} |",
+                "| {label} | {:.1e} | {:.1} | {} | {:.1e} | {:.1e} |",
                 p.rtol, p.micros, p.steps, p.err_states, p.err_sens
             );
         }
