@@ -476,7 +476,8 @@ where
         let tab = self.tableau;
         let hg = h * tab.gamma;
         let dh = cols.dh;
-        let mut df = [[[0.0; K]; NY]; S];
+        // hdf[j] = H dF_j, the stage derivatives scaled as they enter dψ and the estimate.
+        let mut hdf = [[[0.0; K]; NY]; S];
         dy[0] = *cols.dy;
         dz[0] = *cols.dz;
         // dF_1 = f_y dY_1 + f_z dZ_1 + f_t dt_n + f_p
@@ -496,33 +497,46 @@ where
                     v[q] += j0.fz[r][c] * dz[0][c][q];
                 }
             }
-            df[0][r] = v;
+            for q in 0..K {
+                hdf[0][r][q] = h * v[q];
+            }
         }
         for i in 1..S {
-            let mut dti = *cols.dt;
-            for q in 0..K {
-                dti[q] += tab.c[i] * dh;
-            }
             // dψ_i = dy_n + Σ_j a_ij (dH F_j + H dF_j)
             let mut dpsi = dy[0];
             for j in 0..i {
                 let a = tab.a[i][j];
-                if a == 0.0 {
-                    continue;
-                }
                 for c in 0..NY {
-                    let shift = dh * self.fs[j][c];
                     for q in 0..K {
-                        dpsi[c][q] += a * (shift + h * df[j][c][q]);
+                        dpsi[c][q] += a * hdf[j][c][q];
                     }
                 }
+            }
+            // The dH terms: dH Σ_j a_ij F_j in dψ_i and γ dH F_i on the right-hand side
+            // (zero for the parameter columns).
+            let mut shift = [0.0; NY];
+            if dh != 0.0 {
+                for c in 0..NY {
+                    let mut sum = 0.0;
+                    for j in 0..i {
+                        sum += tab.a[i][j] * self.fs[j][c];
+                    }
+                    for q in 0..K {
+                        dpsi[c][q] += dh * sum;
+                    }
+                    shift[c] = tab.gamma * dh * self.fs[i][c];
+                }
+            }
+            let mut dti = *cols.dt;
+            for q in 0..K {
+                dti[q] += tab.c[i] * dh;
             }
             // J_i [dY_i; dZ_i] = [dψ_i + γ dH F_i + Hγ (f_t dT_i + f_p); −(g_t dT_i + g_p)]
             let mut x = [[0.0; K]; N];
             for c in 0..NY {
                 for q in 0..K {
                     x[c][q] = dpsi[c][q]
-                        + tab.gamma * dh * self.fs[i][c]
+                        + shift[c]
                         + hg * (partials.ft[i][c] * dti[q] + cols.src_f[i][c][q]);
                 }
             }
@@ -532,10 +546,11 @@ where
                 }
             }
             self.solve_stage(&partials.jac[i], h, &mut x, i)?;
+            // H dF_i = (dY_i − dψ_i − γ dH F_i)/γ
             for c in 0..NY {
                 for q in 0..K {
                     dy[i][c][q] = x[c][q];
-                    df[i][c][q] = (x[c][q] - dpsi[c][q] - tab.gamma * dh * self.fs[i][c]) / hg;
+                    hdf[i][c][q] = (x[c][q] - dpsi[c][q] - shift[c]) / tab.gamma;
                 }
             }
             // Lengths agree: N = NY + NZ is a compile-time assertion in `Esdirk::new`.
@@ -544,10 +559,10 @@ where
         // The local error estimate of the columns, as for the states: h Σ_j d_j dF_j.
         *err = [[0.0; K]; NY];
         for j in 0..S {
-            let d = h * tab.d(j);
+            let d = tab.d(j);
             for c in 0..NY {
                 for q in 0..K {
-                    err[c][q] += d * df[j][c][q];
+                    err[c][q] += d * hdf[j][c][q];
                 }
             }
         }
