@@ -144,37 +144,37 @@ impl fmt::Display for SolveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             SolveError::StepSizeTooSmall { t, mode, h } => {
-                write!(f, "step size too small (h = {h:e}) at t = {t} in mode {mode}")
+                write!(f, "step size too small (h = {h:e}) at t = {t:?} in mode {mode}")
             }
             SolveError::NewtonFailure { t, mode, h, stage } => write!(
                 f,
-                "Newton iteration failed in stage {stage} (h = {h:e}) at t = {t} in mode {mode}"
+                "Newton iteration failed in stage {stage} (h = {h:e}) at t = {t:?} in mode {mode}"
             ),
             SolveError::TooManySteps { t, mode, max_steps } => {
-                write!(f, "more than {max_steps} steps needed; stopped at t = {t} in mode {mode}")
+                write!(f, "more than {max_steps} steps needed; stopped at t = {t:?} in mode {mode}")
             }
             SolveError::InconsistentInitialValues { t, mode, residual } => write!(
                 f,
-                "inconsistent initial values (constraint residual {residual:e}) at t = {t} in mode {mode}"
+                "inconsistent initial values (constraint residual {residual:e}) at t = {t:?} in mode {mode}"
             ),
             SolveError::NonFiniteValue { t, mode, what } => {
-                write!(f, "non-finite value in {what} at t = {t} in mode {mode}")
+                write!(f, "non-finite value in {what} at t = {t:?} in mode {mode}")
             }
             SolveError::StorageFull { t, mode, capacity } => {
-                write!(f, "storage full (capacity {capacity}) at t = {t} in mode {mode}")
+                write!(f, "storage full (capacity {capacity}) at t = {t:?} in mode {mode}")
             }
             SolveError::TooManyEvents { t, mode, count } => write!(
                 f,
-                "too many events ({count}; Zeno behaviour?) at t = {t} in mode {mode}"
+                "too many events ({count}; Zeno behaviour?) at t = {t:?} in mode {mode}"
             ),
             SolveError::GrazingEvent { t, mode, guard } => {
-                write!(f, "grazing event of guard {guard} at t = {t} in mode {mode}")
+                write!(f, "grazing event of guard {guard} at t = {t:?} in mode {mode}")
             }
             SolveError::InvalidArgument { t, mode, what } => {
-                write!(f, "invalid argument: {what} (t = {t}, mode {mode})")
+                write!(f, "invalid argument: {what} (t = {t:?}, mode {mode})")
             }
             SolveError::SingularMatrix { t, mode, column } => {
-                write!(f, "singular matrix (column {column}) at t = {t} in mode {mode}")
+                write!(f, "singular matrix (column {column}) at t = {t:?} in mode {mode}")
             }
         }
     }

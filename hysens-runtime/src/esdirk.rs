@@ -234,8 +234,8 @@ where
     /// method on `z` (note 003_004 §2.6, §7.2 P4).
     ///
     /// Errors: [`SolveError::NonFiniteValue`] for non-finite inputs,
-    /// [`SolveError::InvalidArgument`] for non-positive absolute or negative relative
-    /// tolerances, [`SolveError::SingularMatrix`] if `g_z` is singular and
+    /// [`SolveError::InvalidArgument`] for a setting outside its range (named by
+    /// [`Options::invalid_setting`]), [`SolveError::SingularMatrix`] if `g_z` is singular and
     /// [`SolveError::InconsistentInitialValues`] if the constraint cannot be solved.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -263,22 +263,8 @@ where
         if !all_finite(&p) {
             return Err(nonfinite("parameters"));
         }
-        let tol_ok = opts
-            .atol_y
-            .iter()
-            .chain(opts.atol_z.iter())
-            .all(|a| *a > 0.0 && a.is_finite())
-            && opts
-                .rtol_y
-                .iter()
-                .chain(opts.rtol_z.iter())
-                .all(|r| *r >= 0.0 && r.is_finite());
-        if !tol_ok {
-            return Err(SolveError::InvalidArgument {
-                t: t0,
-                mode,
-                what: "tolerances",
-            });
+        if let Some(what) = opts.invalid_setting() {
+            return Err(SolveError::InvalidArgument { t: t0, mode, what });
         }
         let mut s = Esdirk {
             model,
@@ -612,7 +598,7 @@ where
         y: &mut [f64; NY],
         z: &mut [f64; NZ],
     ) -> Result<usize, bool> {
-        let maxit = self.opts.max_newton_iterations.max(1);
+        let maxit = self.opts.max_newton_iterations;
         let tol = self.opts.newton_tol;
         let mut fv = [0.0; NY];
         let mut gv = [0.0; NZ];

@@ -931,7 +931,7 @@ fn invalid_arguments() {
     assert!(matches!(
         e,
         SolveError::InvalidArgument {
-            what: "tolerances",
+            what: "atol (must be finite and > 0)",
             ..
         }
     ));

@@ -68,6 +68,21 @@ impl<const NY: usize, const NZ: usize> HybridOptions<NY, NZ> {
             grazing_tol: 1e-3,
         }
     }
+
+    /// The first setting outside its documented range, named with the rule it breaks
+    /// ([`Options::invalid_setting`] for the integrator's); `None` if all are valid.
+    pub fn invalid_setting(&self) -> Option<&'static str> {
+        let finite_nonneg = |x: f64| x.is_finite() && x >= 0.0;
+        self.integrator
+            .invalid_setting()
+            .or(if !finite_nonneg(self.min_event_separation) {
+                Some("min_event_separation (must be finite and ≥ 0)")
+            } else if !finite_nonneg(self.grazing_tol) {
+                Some("grazing_tol (must be finite and ≥ 0)")
+            } else {
+                None
+            })
+    }
 }
 
 /// The state at one requested output time.

@@ -244,6 +244,9 @@ where
         if !t0.is_finite() || !pr.tf.is_finite() || pr.tf < t0 {
             return Err(self.invalid(t0, 0, "time span"));
         }
+        if let Some(what) = self.options.invalid_setting() {
+            return Err(self.invalid(t0, 0, what));
+        }
         let nonfinite = |what| SolveError::NonFiniteValue {
             t: t0,
             mode: 0,

@@ -82,4 +82,99 @@ impl<const NY: usize, const NZ: usize> Options<NY, NZ> {
             fac_max: 5.0,
         }
     }
+
+    /// The first setting outside its documented range, named with the rule it breaks (`None`
+    /// if all are valid). [`crate::Esdirk::new`] reports it as
+    /// [`crate::SolveError::InvalidArgument`], so that a nonsensical setting is named up front
+    /// rather than surfacing later as a failed step or, worse, as a solve that "succeeds" with
+    /// a controller that cannot work (a NaN `target`, `fac_max < 1`, …).
+    pub fn invalid_setting(&self) -> Option<&'static str> {
+        let finite_nonneg = |x: &f64| x.is_finite() && *x >= 0.0;
+        let finite_positive = |x: &f64| x.is_finite() && *x > 0.0;
+        let checks: [(bool, &'static str); 11] = [
+            (
+                self.rtol_y.iter().chain(&self.rtol_z).all(finite_nonneg),
+                "rtol (must be finite and ≥ 0)",
+            ),
+            (
+                self.atol_y.iter().chain(&self.atol_z).all(finite_positive),
+                "atol (must be finite and > 0)",
+            ),
+            (
+                self.h_init.as_ref().is_none_or(finite_positive),
+                "h_init (must be finite and > 0)",
+            ),
+            (self.h_max > 0.0, "h_max (must be > 0)"),
+            (
+                finite_nonneg(&self.h_min) && self.h_min <= self.h_max,
+                "h_min (must be finite, ≥ 0 and ≤ h_max)",
+            ),
+            (
+                self.max_newton_iterations >= 1,
+                "max_newton_iterations (must be ≥ 1)",
+            ),
+            (
+                finite_positive(&self.newton_tol),
+                "newton_tol (must be finite and > 0)",
+            ),
+            (
+                self.jacobian_reuse_rate >= 0.0,
+                "jacobian_reuse_rate (must be ≥ 0)",
+            ),
+            (
+                self.target > 0.0 && self.target <= 1.0,
+                "target (must be in (0, 1])",
+            ),
+            (
+                self.fac_min > 0.0 && self.fac_min <= 1.0,
+                "fac_min (must be in (0, 1])",
+            ),
+            (
+                self.fac_max.is_finite() && self.fac_max >= 1.0,
+                "fac_max (must be finite and ≥ 1)",
+            ),
+        ];
+        checks.iter().find(|(ok, _)| !ok).map(|(_, what)| *what)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each setting, broken alone, is named; the defaults are valid.
+    #[test]
+    fn each_invalid_setting_is_named() {
+        let ok = Options::<2, 1>::new(1e-6, 1e-9);
+        assert_eq!(ok.invalid_setting(), None);
+        let mut with_h_init = ok;
+        with_h_init.h_init = Some(1e-3);
+        assert_eq!(with_h_init.invalid_setting(), None);
+        type Edit = fn(&mut Options<2, 1>);
+        let cases: [(Edit, &str); 17] = [
+            (|o| o.rtol_y[1] = -1e-6, "rtol"),
+            (|o| o.rtol_z[0] = f64::NAN, "rtol"),
+            (|o| o.atol_y[0] = 0.0, "atol"),
+            (|o| o.atol_z[0] = f64::INFINITY, "atol"),
+            (|o| o.h_init = Some(-1.0), "h_init"),
+            (|o| o.h_init = Some(f64::NAN), "h_init"),
+            (|o| o.h_max = 0.0, "h_max"),
+            (|o| o.h_max = f64::NAN, "h_max"),
+            (|o| o.h_min = f64::INFINITY, "h_min"),
+            (|o| (o.h_min, o.h_max) = (2.0, 1.0), "h_min"),
+            (|o| o.max_newton_iterations = 0, "max_newton_iterations"),
+            (|o| o.newton_tol = 0.0, "newton_tol"),
+            (|o| o.jacobian_reuse_rate = f64::NAN, "jacobian_reuse_rate"),
+            (|o| o.target = 1.5, "target"),
+            (|o| o.fac_min = 0.0, "fac_min"),
+            (|o| o.fac_max = 0.5, "fac_max"),
+            (|o| o.fac_max = f64::INFINITY, "fac_max"),
+        ];
+        for (edit, field) in cases {
+            let mut o = ok;
+            edit(&mut o);
+            let what = o.invalid_setting().expect("an invalid setting");
+            assert!(what.starts_with(field), "{field}: {what}");
+        }
+    }
 }

@@ -1,0 +1,458 @@
+//! Whatever a caller passes, a solve ends with `Ok` or an error — never a panic, never an
+//! endless loop — and a failed solve keeps a finite state at a time inside the span (issue #4,
+//! "Errors": "Never a panic … A failed solve keeps what it computed").
+//!
+//! Property test over the generated entry points of the benchmark models: non-finite,
+//! zero, huge and tiny values in the problem (times, states, parameters, seeds, sample
+//! times and data) and in every option (tolerances, step limits, Newton and controller
+//! settings, event limits), undersized output storage, every tableau, and replayed step
+//! plans with arbitrary step sizes. Three quarters of each value stay at a sensible default so
+//! that the solver also gets deep into its integration, event and sensitivity code.
+//!
+//! The tests run in debug builds (the README's `cargo test`), so integer overflow and slice
+//! bounds are checked too. Cases are bounded in work by `max_steps ≤ 3000` per segment and
+//! `max_events ≤ 40`.
+#![deny(missing_docs)]
+
+use hysens::runtime::tableau::{ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+use hysens::runtime::{
+    EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, Sample,
+    SolveError, StepKind, StepPlan,
+};
+use proptest::prelude::*;
+
+#[path = "support/models.rs"]
+mod models;
+use models::{ball, ex51, relay, robertson, vdp};
+
+/// Any `f64`, with the awkward ones (NaN, ±∞, ±0, subnormal, extreme) well represented.
+fn wild() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        3 => -10.0..10.0f64,
+        2 => any::<f64>(),
+        2 => prop::sample::select(vec![
+            0.0,
+            -0.0,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::EPSILON,
+            1e-300,
+            -1e-300,
+            1e300,
+            -1e300,
+            f64::MAX,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ]),
+    ]
+}
+
+/// `default` 15 times in 16, else [`wild`]: with about twenty such values per case, most
+/// cases have one or two wild values and get past the argument checks.
+fn or_wild(default: f64) -> impl Strategy<Value = f64> {
+    prop_oneof![15 => Just(default), 1 => wild()]
+}
+
+/// Each of `defaults`, independently [`or_wild`].
+fn array_or_wild<const K: usize>(defaults: [f64; K]) -> impl Strategy<Value = [f64; K]> {
+    defaults.map(or_wild)
+}
+
+/// A tolerance: mostly `10^[-12, -2]`, else [`wild`].
+fn tolerance() -> impl Strategy<Value = f64> {
+    prop_oneof![15 => (-12.0..-2.0f64).prop_map(|e| 10f64.powf(e)), 1 => wild()]
+}
+
+/// Every field of [`HybridOptions`], each sensible or wild.
+#[derive(Clone, Debug)]
+struct Knobs {
+    rtol: f64,
+    atol: f64,
+    h_init: Option<f64>,
+    h_max: f64,
+    h_min: f64,
+    max_steps: usize,
+    max_newton_iterations: usize,
+    newton_tol: f64,
+    jacobian_reuse_rate: f64,
+    sensitivity_error_test: bool,
+    target: f64,
+    fac_min: f64,
+    fac_max: f64,
+    max_events: usize,
+    min_event_separation: f64,
+    grazing_tol: f64,
+}
+
+fn knobs() -> impl Strategy<Value = Knobs> {
+    let steps = (
+        tolerance(),
+        tolerance(),
+        prop::option::weighted(0.06, wild()),
+        or_wild(f64::INFINITY),
+        or_wild(0.0),
+        prop_oneof![15 => 100..3000usize, 1 => 0..5usize],
+        prop_oneof![15 => Just(10usize), 1 => 0..4usize],
+        or_wild(0.01),
+    );
+    let control = (
+        or_wild(0.01),
+        any::<bool>(),
+        or_wild(0.8),
+        or_wild(0.2),
+        or_wild(5.0),
+        prop_oneof![15 => Just(40usize), 1 => 0..3usize],
+        or_wild(1e-10),
+        or_wild(1e-3),
+    );
+    (steps, control).prop_map(
+        |(
+            (rtol, atol, h_init, h_max, h_min, max_steps, max_newton_iterations, newton_tol),
+            (
+                jacobian_reuse_rate,
+                sensitivity_error_test,
+                target,
+                fac_min,
+                fac_max,
+                max_events,
+                min_event_separation,
+                grazing_tol,
+            ),
+        )| Knobs {
+            rtol,
+            atol,
+            h_init,
+            h_max,
+            h_min,
+            max_steps,
+            max_newton_iterations,
+            newton_tol,
+            jacobian_reuse_rate,
+            sensitivity_error_test,
+            target,
+            fac_min,
+            fac_max,
+            max_events,
+            min_event_separation,
+            grazing_tol,
+        },
+    )
+}
+
+impl Knobs {
+    /// Whether every setting is within its documented range (the docs of `Options` and
+    /// `HybridOptions`, restated here independently of the runtime's check).
+    fn valid(&self) -> bool {
+        let finite_nonneg = |x: f64| x.is_finite() && x >= 0.0;
+        let finite_positive = |x: f64| x.is_finite() && x > 0.0;
+        finite_nonneg(self.rtol)
+            && finite_positive(self.atol)
+            && self.h_init.is_none_or(finite_positive)
+            && self.h_max > 0.0
+            && finite_nonneg(self.h_min)
+            && self.h_min <= self.h_max
+            && self.max_newton_iterations >= 1
+            && finite_positive(self.newton_tol)
+            && self.jacobian_reuse_rate >= 0.0
+            && self.target > 0.0
+            && self.target <= 1.0
+            && self.fac_min > 0.0
+            && self.fac_min <= 1.0
+            && self.fac_max.is_finite()
+            && self.fac_max >= 1.0
+            && finite_nonneg(self.min_event_separation)
+            && finite_nonneg(self.grazing_tol)
+    }
+
+    fn options<const NY: usize, const NZ: usize>(&self) -> HybridOptions<NY, NZ> {
+        let mut o = HybridOptions::new(self.rtol, self.atol);
+        let i = &mut o.integrator;
+        i.h_init = self.h_init;
+        i.h_max = self.h_max;
+        i.h_min = self.h_min;
+        i.max_steps = self.max_steps;
+        i.max_newton_iterations = self.max_newton_iterations;
+        i.newton_tol = self.newton_tol;
+        i.jacobian_reuse_rate = self.jacobian_reuse_rate;
+        i.sensitivity_error_test = self.sensitivity_error_test;
+        i.target = self.target;
+        i.fac_min = self.fac_min;
+        i.fac_max = self.fac_max;
+        o.max_events = self.max_events;
+        o.min_event_separation = self.min_event_separation;
+        o.grazing_tol = self.grazing_tol;
+        o
+    }
+}
+
+/// What a solve is asked besides the model's own data: time span, sample times and data,
+/// storage sizes, tableau, sensitivities on or off, and an optional replayed step plan.
+#[derive(Clone, Debug)]
+struct Call {
+    t0: f64,
+    tf: f64,
+    sample_times: Vec<f64>,
+    sample_data: Vec<f64>,
+    sample_slots: usize,
+    event_slots: Option<usize>,
+    step_slots: Option<usize>,
+    tableau: usize,
+    sensitivities: bool,
+    replay: Option<Vec<LoggedStep>>,
+}
+
+fn call(tf: f64) -> impl Strategy<Value = Call> {
+    let logged = (
+        wild(),
+        prop::sample::select(vec![
+            StepKind::Free,
+            StepKind::Landing,
+            StepKind::EventTrial,
+        ]),
+    )
+        .prop_map(|(h, kind)| LoggedStep { h, kind });
+    (
+        or_wild(0.0),
+        or_wild(tf),
+        prop::collection::vec(prop_oneof![15 => 0.0..tf, 1 => wild()], 0..4),
+        prop::collection::vec(or_wild(1.0), 0..4),
+        0..8u8,
+        prop_oneof![3 => Just(4usize), 1 => 0..4usize],
+        prop::option::of(prop_oneof![3 => Just(64usize), 1 => 0..6usize]),
+        prop::option::of(prop_oneof![3 => Just(20_000usize), 1 => 0..60usize]),
+        0..3usize,
+        any::<bool>(),
+        prop::option::weighted(0.05, prop::collection::vec(logged, 0..40)),
+    )
+        .prop_map(
+            |(
+                t0,
+                tf,
+                mut sample_times,
+                mut sample_data,
+                shape,
+                sample_slots,
+                event_slots,
+                step_slots,
+                tableau,
+                sensitivities,
+                replay,
+            )| {
+                // Mostly sorted sample times with one datum each or none (the valid cases),
+                // sometimes as drawn.
+                match shape {
+                    0 => {}
+                    1 => sample_data.clear(),
+                    _ => {
+                        sample_times.sort_by(f64::total_cmp);
+                        sample_data.resize(sample_times.len(), 0.5);
+                    }
+                }
+                Call {
+                    t0,
+                    tf,
+                    sample_times,
+                    sample_data,
+                    sample_slots,
+                    event_slots,
+                    step_slots,
+                    tableau,
+                    sensitivities,
+                    replay,
+                }
+            },
+        )
+}
+
+/// Runs one call of `$model` on `$problem` (whose span, samples and seeds `$call` overrides)
+/// with `$knobs`, and checks the outcome: `Ok` ends at `tf` with finite results; an error
+/// leaves a finite state at a time in `[t0, tf]` and says what happened.
+macro_rules! check_call {
+    ($model:expr, $problem:expr, $seeds:expr, $call:expr, $knobs:expr) => {{
+        let call: &Call = $call;
+        let problem = HybridProblem {
+            t0: call.t0,
+            tf: call.tf,
+            sensitivities: if call.sensitivities {
+                Some($seeds)
+            } else {
+                None
+            },
+            sample_times: &call.sample_times,
+            sample_data: &call.sample_data,
+            ..$problem
+        };
+        let knobs: &Knobs = &$knobs;
+        let options = knobs.options();
+        let mut samples = vec![Sample::ZERO; call.sample_slots];
+        let mut events = call.event_slots.map(|n| vec![EventRecord::ZERO; n]);
+        let mut steps = call.step_slots.map(|n| vec![LoggedStep::ZERO; n]);
+        let mut outputs = HybridOutputs {
+            samples: &mut samples,
+            events: events.as_deref_mut(),
+            steps: steps.as_deref_mut(),
+        };
+        let plan = match &call.replay {
+            Some(log) => StepPlan::Replay(log),
+            None => StepPlan::Adaptive,
+        };
+        let mut solution = HybridSolution::ZERO;
+        let model = $model;
+        let result = match call.tableau {
+            0 => model.solve_with(
+                &ESDIRK23,
+                &problem,
+                &options,
+                plan,
+                &mut outputs,
+                &mut solution,
+            ),
+            1 => model.solve_with(
+                &ESDIRK34,
+                &problem,
+                &options,
+                plan,
+                &mut outputs,
+                &mut solution,
+            ),
+            _ => model.solve_with(
+                &ESDIRK436L2SA,
+                &problem,
+                &options,
+                plan,
+                &mut outputs,
+                &mut solution,
+            ),
+        };
+        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+        if !knobs.valid() {
+            prop_assert!(
+                matches!(result, Err(SolveError::InvalidArgument { .. })),
+                "a setting out of range must be rejected up front: {:?}",
+                result
+            );
+        }
+        match result {
+            Ok(()) => {
+                prop_assert_eq!(solution.t, problem.tf);
+                prop_assert!(finite(&solution.y) && finite(&solution.z), "{:?}", solution);
+                prop_assert!(solution.sy.iter().all(|r| finite(r)), "{:?}", solution);
+                prop_assert!(finite(&[solution.cost]), "{:?}", solution);
+                prop_assert!(finite(&solution.cost_gradient), "{:?}", solution);
+            }
+            Err(e) => {
+                prop_assert!(!e.to_string().is_empty());
+                let span_valid =
+                    problem.t0.is_finite() && problem.tf.is_finite() && problem.t0 <= problem.tf;
+                if span_valid {
+                    prop_assert!(
+                        solution.t >= problem.t0 && solution.t <= problem.tf,
+                        "{e}: t = {} outside [{}, {}]",
+                        solution.t,
+                        problem.t0,
+                        problem.tf
+                    );
+                }
+                if finite(&problem.y0) && finite(&problem.z0) {
+                    prop_assert!(
+                        finite(&solution.y) && finite(&solution.z),
+                        "{e}: kept a non-finite state {:?}",
+                        solution
+                    );
+                }
+            }
+        }
+    }};
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 512,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// P1, Serban & Recuero Ex. 5.1: three switches, integral cost.
+    #[test]
+    fn ex51_never_panics(
+        x in or_wild(0.0),
+        p in or_wild(2.9),
+        seed in or_wild(0.0),
+        c in call(5.0),
+        k in knobs(),
+    ) {
+        let problem = ex51::Model::problem(0.0, 5.0, &ex51::X { x }, &ex51::P { p });
+        check_call!(ex51::Model, problem, [[seed]], &c, k);
+    }
+
+    /// P2, the bouncing ball: repeated impacts with resets; Zeno if γ < 1 and T is long.
+    #[test]
+    fn ball_never_panics(
+        y in array_or_wild([5.0, -0.1]),
+        q in array_or_wild([5.0, -0.1, 10.0, 0.8]),
+        c in call(1.9),
+        k in knobs(),
+    ) {
+        let problem = ball::Model::problem(
+            0.0,
+            1.9,
+            &ball::X { z: y[0], v: y[1] },
+            &ball::P { z0: q[0], v0: q[1], g: q[2], gamma: q[3] },
+        );
+        check_call!(ball::Model, problem, [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]], &c, k);
+    }
+
+    /// P3, Robertson: stiff, badly scaled.
+    #[test]
+    fn robertson_never_panics(
+        y in array_or_wild([1.0, 0.0, 0.0]),
+        q in array_or_wild([0.04, 3e7, 1e4]),
+        c in call(1e5),
+        k in knobs(),
+    ) {
+        let problem = robertson::Model::problem(
+            0.0,
+            1e5,
+            &robertson::X { y1: y[0], y2: y[1], y3: y[2] },
+            &robertson::P { k1: q[0], k2: q[1], k3: q[2] },
+        );
+        check_call!(robertson::Model, problem, [[0.0; 3]; 3], &c, k);
+    }
+
+    /// P4, Van der Pol with μ up to wild values: stiffness, blow-up, Newton failures.
+    #[test]
+    fn vdp_never_panics(
+        y in array_or_wild([2.0, 0.0]),
+        mu in or_wild(1000.0),
+        c in call(500.0),
+        k in knobs(),
+    ) {
+        let problem = vdp::Model::problem(
+            0.0,
+            500.0,
+            &vdp::X { y1: y[0], y2: y[1] },
+            &vdp::P { mu },
+        );
+        check_call!(vdp::Model, problem, [[0.0]; 2], &c, k);
+    }
+
+    /// An index-1 DAE with memory and a reset: consistent (re)initialization of `z`.
+    #[test]
+    fn relay_dae_never_panics(
+        y in array_or_wild([0.0, 0.0]),
+        f in or_wild(1.0),
+        q in array_or_wild([2.0, 0.3]),
+        c in call(10.0),
+        k in knobs(),
+    ) {
+        let problem = relay::Model::problem(
+            0.0,
+            10.0,
+            &relay::X { q: y[0], v: y[1] },
+            &relay::Z { f },
+            &relay::P { k: q[0], c: q[1] },
+        );
+        check_call!(relay::Model, problem, [[0.0; 2]; 2], &c, k);
+    }
+}
