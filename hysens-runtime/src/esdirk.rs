@@ -205,6 +205,10 @@ pub struct Esdirk<
     /// Sensitivities of the step just computed by [`Esdirk::try_step`] and its step size, when
     /// the error test included them; installed by the commit instead of recomputing them.
     sens_pending: Option<(f64, Sensitivities<S, NY, NZ, NP>)>,
+    /// The step in the stage storage, computed but not accepted: its size and error estimate
+    /// (set by [`Esdirk::try_step`] and [`Esdirk::evaluate_fixed`], taken by the commit, which
+    /// accepts nothing else).
+    computed: Option<(f64, f64)>,
 }
 
 /// How the length `H` of an accepted step depends on the parameters (for the forward
@@ -295,6 +299,7 @@ where
             fsa: false,
             sens: Sensitivities::ZERO,
             sens_pending: None,
+            computed: None,
         };
         s.make_consistent()?;
         Ok(s)
@@ -479,6 +484,7 @@ where
         // The stage storage is about to change: sensitivities computed for an earlier attempt
         // no longer belong to it.
         self.sens_pending = None;
+        self.computed = None;
         // Stage 1 (explicit).
         self.ys[0] = self.y;
         self.zs[0] = self.z;
@@ -895,6 +901,7 @@ where
                         error
                     };
                     if error <= 1.0 {
+                        self.computed = Some((h, error));
                         return Ok(Trial {
                             h,
                             error,
@@ -912,9 +919,11 @@ where
         }
     }
 
-    /// Accepts the step computed by [`Esdirk::try_step`] (which must be the last step computed):
-    /// propagates the sensitivities, advances the state to `trial.t_end`, calls `observer` and
-    /// updates the step-size controller.
+    /// Accepts the step computed by [`Esdirk::try_step`]: propagates the sensitivities, advances
+    /// the state to `trial.t_end`, calls `observer` and updates the step-size controller.
+    ///
+    /// Errors: [`SolveError::InvalidArgument`] if `trial` is not the step just computed (see
+    /// [`Esdirk::commit_fixed`]); the integrator is left unchanged.
     pub fn commit<F>(&mut self, trial: &Trial, observer: &mut F) -> Result<(), SolveError>
     where
         F: FnMut(&StepRecord<'_, S, NY, NZ>),
@@ -924,10 +933,10 @@ where
         } else {
             StepLength::Fixed
         };
-        self.accept(trial.h, trial.error, trial.t_end, length, observer)?;
+        let error = self.accept(trial.h, trial.t_end, length, observer)?;
         let fac = self.ctrl.accept(
             trial.h,
-            trial.error,
+            error,
             self.tableau.error_estimate_order(),
             self.opts.target,
             self.opts.fac_min,
@@ -952,17 +961,35 @@ where
         self.tableau
     }
 
+    /// Accepts the computed step if it is the one of size `h` ending at `t_end` (to round-off:
+    /// a landing or event step ends on its exact target time); returns its error estimate.
     fn accept<F>(
         &mut self,
         h: f64,
-        error: f64,
         t_end: f64,
         length: StepLength,
         observer: &mut F,
-    ) -> Result<(), SolveError>
+    ) -> Result<f64, SolveError>
     where
         F: FnMut(&StepRecord<'_, S, NY, NZ>),
     {
+        let error = match self.computed {
+            Some((h_computed, error))
+                if h == h_computed
+                    && t_end.is_finite()
+                    && (t_end - (self.t + h)).abs()
+                        <= h_roundoff(self.t.abs().max(t_end.abs())) =>
+            {
+                error
+            }
+            _ => {
+                return Err(SolveError::InvalidArgument {
+                    t: self.t,
+                    mode: self.mode,
+                    what: "step to accept (not the step just computed, or t_end ≠ t + h)",
+                })
+            }
+        };
         if self.fsa {
             match self.sens_pending.take() {
                 // Computed for the error test of this very step (`try_step`).
@@ -987,7 +1014,8 @@ where
         self.t = t_end;
         self.y = self.ys[S - 1];
         self.z = self.zs[S - 1];
-        Ok(())
+        self.computed = None;
+        Ok(error)
     }
 
     /// Computes one step of exactly size `h > 0` from the current state without error control
@@ -1023,7 +1051,10 @@ where
                 return Err(self.lu_error(e));
             }
             match self.attempt(h)? {
-                Attempt::Done { error } => return Ok(error),
+                Attempt::Done { error } => {
+                    self.computed = Some((h, error));
+                    return Ok(error);
+                }
                 Attempt::NewtonFailed { stage: s, .. } => {
                     self.stats.newton_failures += 1;
                     stage = s;
@@ -1046,10 +1077,13 @@ where
     /// Accepts the step of size `h` just computed by [`Esdirk::evaluate_fixed`], ending at
     /// `t_end` (pass `t + h`, or the exact target time the step was sized for). `length` says
     /// how `h` depends on the parameters (sensitivities only; see [`StepLength`]).
+    ///
+    /// Errors: [`SolveError::InvalidArgument`] if no step was computed since the last commit,
+    /// if `h` is not its size, or if `t_end` differs from `t + h` by more than round-off; the
+    /// integrator is left unchanged.
     pub fn commit_fixed<F>(
         &mut self,
         h: f64,
-        error: f64,
         t_end: f64,
         length: StepLength,
         observer: &mut F,
@@ -1057,7 +1091,7 @@ where
     where
         F: FnMut(&StepRecord<'_, S, NY, NZ>),
     {
-        self.accept(h, error, t_end, length, observer)?;
+        self.accept(h, t_end, length, observer)?;
         self.theta_last = self.theta_step;
         self.jac_state = self.jacobian_after_step();
         Ok(())
@@ -1073,9 +1107,9 @@ where
     where
         F: FnMut(&StepRecord<'_, S, NY, NZ>),
     {
-        let error = self.evaluate_fixed(h)?;
+        self.evaluate_fixed(h)?;
         let t_end = self.t + h;
-        self.commit_fixed(h, error, t_end, StepLength::Fixed, &mut observer)
+        self.commit_fixed(h, t_end, StepLength::Fixed, &mut observer)
     }
 }
 

@@ -831,6 +831,78 @@ fn too_many_steps_keeps_last_state() {
     assert!(it.y().iter().all(|v| v.is_finite()));
 }
 
+/// A commit accepts only the step just computed, to its size and end time (up to round-off):
+/// anything else is an error that leaves the integrator as it was.
+#[test]
+fn commit_accepts_only_the_step_just_computed() {
+    let mut it = Esdirk::<_, 4, 3, 0, 0, 3>::new(
+        &Linear,
+        &ESDIRK34,
+        0,
+        [],
+        0.0,
+        [1.0, 1.0, 2.0],
+        [],
+        Options::new(1e-8, 1e-8),
+    )
+    .unwrap();
+    let rejected = |r: Result<(), SolveError>| {
+        matches!(
+            r,
+            Err(SolveError::InvalidArgument {
+                what: "step to accept (not the step just computed, or t_end ≠ t + h)",
+                ..
+            })
+        )
+    };
+    let y0 = *it.y();
+    assert!(rejected(it.commit_fixed(
+        0.1,
+        0.1,
+        StepLength::Fixed,
+        &mut no_obs
+    )));
+    it.evaluate_fixed(0.1).unwrap();
+    assert!(rejected(it.commit_fixed(
+        0.2,
+        0.2,
+        StepLength::Fixed,
+        &mut no_obs
+    )));
+    assert!(rejected(it.commit_fixed(
+        0.1,
+        0.1 + 1e-9,
+        StepLength::Fixed,
+        &mut no_obs
+    )));
+    assert!(rejected(it.commit_fixed(
+        0.1,
+        f64::NAN,
+        StepLength::Fixed,
+        &mut no_obs
+    )));
+    assert_eq!(
+        (it.t(), *it.y()),
+        (0.0, y0),
+        "unchanged by the rejected commits"
+    );
+    it.commit_fixed(0.1, 0.1, StepLength::Fixed, &mut no_obs)
+        .unwrap();
+    assert_eq!(it.t(), 0.1);
+    assert!(
+        rejected(it.commit_fixed(0.1, 0.2, StepLength::Fixed, &mut no_obs)),
+        "taken once"
+    );
+    let trial = it.try_step(1.0).unwrap();
+    let forged = Trial {
+        h: trial.h * 0.5,
+        ..trial
+    };
+    assert!(rejected(it.commit(&forged, &mut no_obs)));
+    it.commit(&trial, &mut no_obs).unwrap();
+    assert_eq!(it.t(), trial.t_end);
+}
+
 #[test]
 fn blowup_is_an_error_not_a_panic() {
     let mut it = Esdirk::<_, 4, 1, 0, 0, 1>::new(

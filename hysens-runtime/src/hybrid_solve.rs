@@ -613,7 +613,7 @@ where
                     } else {
                         StepLength::Fixed
                     };
-                    it.commit_fixed(trial.h, trial.error, trial.t_end, length, &mut |_| {})?;
+                    it.commit_fixed(trial.h, trial.t_end, length, &mut |_| {})?;
                 }
                 self.after_step(it, adapter, tn, trial.h, sol);
                 armed = next_armed;
@@ -630,7 +630,7 @@ where
             };
             // 3. Move the root onto the discrete solution and accept the step to it.
             let tn = it.t();
-            let (h_ev, err_ev, n) = self.polish(it, adapter, &trial, &cr)?;
+            let (h_ev, n) = self.polish(it, adapter, &trial, &cr)?;
             retakes += n;
             // A root at the end of a landing step keeps the exact landing time.
             let t_ev = if h_ev == trial.h {
@@ -638,7 +638,7 @@ where
             } else {
                 tn + h_ev
             };
-            it.commit_fixed(h_ev, err_ev, t_ev, StepLength::Event, &mut |_| {})?;
+            it.commit_fixed(h_ev, t_ev, StepLength::Event, &mut |_| {})?;
             // 4. τ from the root condition on the discrete step; completes the step's
             // sensitivities before its cost quadrature is differentiated.
             let tau = if self.fsa {
@@ -807,15 +807,15 @@ where
     }
 
     /// Secant iteration on `φ(H) = h(step of size H)` started from the dense-output root.
-    /// Returns the step size to the event, its error estimate and the number of re-takes; the
-    /// integrator's stage storage holds that step.
+    /// Returns the step size to the event and the number of re-takes; the integrator's stage
+    /// storage holds that step.
     fn polish<const N: usize>(
         &self,
         it: &mut Esdirk<'_, ModeAdapter<'_, M, NY, NZ, NP>, S, NY, NZ, NP, N>,
         adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
         trial: &Trial,
         cr: &Crossing,
-    ) -> Result<(f64, f64, usize), SolveError> {
+    ) -> Result<(f64, usize), SolveError> {
         let h = trial.h;
         let t = it.t();
         let g = cr.guard;
@@ -833,8 +833,8 @@ where
             / (2.0 * dth * h);
         let eval = |it: &mut Esdirk<'_, ModeAdapter<'_, M, NY, NZ, NP>, S, NY, NZ, NP, N>,
                     hh: f64|
-         -> Result<(f64, f64), SolveError> {
-            let err = it.evaluate_fixed(hh)?;
+         -> Result<f64, SolveError> {
+            it.evaluate_fixed(hh)?;
             let (ys, zs, _) = it.stages();
             let at = adapter.point(t + hh, &ys[S - 1], &zs[S - 1], &self.problem.p);
             let v = self.model.guard(g, &at);
@@ -845,13 +845,13 @@ where
                     what: "guard",
                 });
             }
-            Ok((v, err))
+            Ok(v)
         };
         let mut n = 1;
         let mut ha = clamp(cr.theta * h);
-        let (mut fa, mut ea) = eval(it, ha)?;
+        let mut fa = eval(it, ha)?;
         if fa == 0.0 {
-            return Ok((ha, ea, n));
+            return Ok((ha, n));
         }
         let mut hb = if slope.is_finite() && slope != 0.0 {
             clamp(ha - fa / slope)
@@ -859,36 +859,34 @@ where
             clamp(ha * (1.0 - 1e-8))
         };
         if hb == ha {
-            return Ok((ha, ea, n));
+            return Ok((ha, n));
         }
         // Best point so far (smallest |φ|).
         let (mut best_h, mut best_f) = (ha, fa);
         for _ in 0..MAX_POLISH {
-            let (fb, eb) = eval(it, hb)?;
+            let fb = eval(it, hb)?;
             n += 1;
             if fb.abs() < best_f.abs() {
                 best_h = hb;
                 best_f = fb;
             }
             if fb == 0.0 || fb == fa {
-                return Ok((hb, eb, n));
+                return Ok((hb, n));
             }
             let hn = clamp(hb - fb * (hb - ha) / (fb - fa));
             if (hn - hb).abs() <= t_eps(t + hb) {
-                return Ok((hb, eb, n));
+                return Ok((hb, n));
             }
             ha = hb;
             fa = fb;
-            ea = eb;
             hb = hn;
         }
         // Not converged to round-off: re-take the best point so that the storage holds it.
         if best_h != ha {
-            let (_, e) = eval(it, best_h)?;
-            ea = e;
+            eval(it, best_h)?;
             n += 1;
         }
-        Ok((best_h, ea, n))
+        Ok((best_h, n))
     }
 
     /// `τ = dt*/dp` of the event step just accepted as [`StepLength::Event`] (jump.rs): solves
