@@ -512,7 +512,8 @@ proptest! {
     })]
 
     /// The integrator's own API, called in any order with any arguments, on a mode of the
-    /// index-1 DAE with memory: never a panic; the integrator's time and state stay finite.
+    /// index-1 DAE with memory: never a panic; the integrator's time, state and sensitivities
+    /// stay finite (a failed call leaves those of the last accepted step).
     #[test]
     fn esdirk_calls_in_any_order_never_panic(
         y in array_or_wild([0.0, 0.0]),
@@ -550,6 +551,14 @@ proptest! {
                 prop_assert!(!e.to_string().is_empty());
             }
             prop_assert!(it.t().is_finite(), "t = {} after {:?}", it.t(), result);
+            let (sy, sz) = it.sensitivities();
+            prop_assert!(
+                sy.iter().chain(sz).all(|r| r.iter().all(|v| v.is_finite())),
+                "sensitivities {:?} {:?} after {:?}",
+                sy,
+                sz,
+                result
+            );
             prop_assert!(
                 it.y().iter().chain(it.z()).all(|v| v.is_finite()),
                 "state {:?} {:?} after {:?}",

@@ -924,6 +924,8 @@ where
     ///
     /// Errors: [`SolveError::InvalidArgument`] if `trial` is not the step just computed (see
     /// [`Esdirk::commit_fixed`]); the integrator is left unchanged.
+    // Inlined (with `accept`): out of line, commit + accept measured +2% instructions on P1.
+    #[inline]
     pub fn commit<F>(&mut self, trial: &Trial, observer: &mut F) -> Result<(), SolveError>
     where
         F: FnMut(&StepRecord<'_, S, NY, NZ>),
@@ -963,6 +965,8 @@ where
 
     /// Accepts the computed step if it is the one of size `h` ending at `t_end` (to round-off:
     /// a landing or event step ends on its exact target time); returns its error estimate.
+    // Inlined into both commits: out of line it measured +2% instructions on P1 (callgrind).
+    #[inline(always)]
     fn accept<F>(
         &mut self,
         h: f64,
@@ -995,9 +999,21 @@ where
                 // Computed for the error test of this very step (`try_step`).
                 Some((h_pending, next)) if h_pending == h => self.sens = next,
                 // Uses the stage storage and the LU of this step; must precede the state
-                // update.
+                // update. On failure the sensitivities stay those of the last accepted step:
+                // a fixed-length step changes nothing before its last check, the others are
+                // undone from a copy.
                 _ => {
-                    self.propagate_sensitivities(h, length)?;
+                    let accepted = if length == StepLength::Fixed {
+                        None
+                    } else {
+                        Some(self.sens)
+                    };
+                    if let Err(e) = self.propagate_sensitivities(h, length) {
+                        if let Some(sens) = accepted {
+                            self.sens = sens;
+                        }
+                        return Err(e);
+                    }
                 }
             }
         }

@@ -161,9 +161,7 @@ where
         if !sy0.iter().all(all_finite) || !all_finite(&st0) {
             return Err(self.err_nonfinite("initial sensitivities"));
         }
-        self.sens.sy = sy0;
-        self.sens.st = st0;
-        self.sens.sz = [[0.0; NP]; NZ];
+        let mut sz0 = [[0.0; NP]; NZ];
         if NZ > 0 {
             let mut jac = ModeJacobian::ZERO;
             let mut fp = [[0.0; NP]; NY];
@@ -185,19 +183,22 @@ where
                 for r in 0..NZ {
                     let mut v = gp[r][q] + gt[r] * st0[q];
                     for c in 0..NY {
-                        v += jac.gy[r][c] * self.sens.sy[c][q];
+                        v += jac.gy[r][c] * sy0[c][q];
                     }
                     rhs[r] = -v;
                 }
                 lu.solve(&mut rhs);
                 for r in 0..NZ {
-                    self.sens.sz[r][q] = rhs[r];
+                    sz0[r][q] = rhs[r];
                 }
             }
-            if !self.sens.sz.iter().all(all_finite) {
+            if !sz0.iter().all(all_finite) {
                 return Err(self.err_nonfinite("initial algebraic sensitivities"));
             }
         }
+        self.sens.sy = sy0;
+        self.sens.st = st0;
+        self.sens.sz = sz0;
         self.fsa = true;
         Ok(())
     }
@@ -249,6 +250,7 @@ where
         if !all_finite(dh) {
             return Err(self.err_nonfinite("step length sensitivity"));
         }
+        let before = self.sens;
         for q in 0..NP {
             for i in 0..S {
                 for c in 0..NY {
@@ -266,6 +268,14 @@ where
             }
             self.sens.st[q] += dh[q];
             self.sens.step_dh[q] += dh[q];
+        }
+        let s = &self.sens;
+        if !s.stage_sy.iter().all(|y| y.iter().all(all_finite))
+            || !s.stage_sz.iter().all(|z| z.iter().all(all_finite))
+            || !all_finite(&s.st)
+        {
+            self.sens = before;
+            return Err(self.err_nonfinite("sensitivities"));
         }
         Ok(())
     }
@@ -333,6 +343,12 @@ where
         } else {
             0.0
         };
+        if !dy[S - 1].iter().all(all_finite) || !dz[S - 1].iter().all(all_finite) {
+            return Err(self.err_nonfinite("sensitivities"));
+        }
+        // Nothing above changed `self.sens`. What follows can fail only for landing and event
+        // steps (the H-direction and ∂H/∂p), after the new values are in place; `accept`
+        // restores the previous ones then.
         self.sens.stage_sy = dy;
         self.sens.stage_sz = dz;
         self.sens.sy = dy[S - 1];
@@ -351,9 +367,6 @@ where
             self.apply_step_length_derivative(&dh)?;
             // Exactly on the fixed target (not merely at round-off of it).
             self.sens.st = [0.0; NP];
-        }
-        if !self.sens.sy.iter().all(all_finite) || !self.sens.sz.iter().all(all_finite) {
-            return Err(self.err_nonfinite("sensitivities"));
         }
         Ok(error)
     }
