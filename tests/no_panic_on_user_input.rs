@@ -68,27 +68,7 @@ fn tolerance() -> impl Strategy<Value = f64> {
 }
 
 /// Every field of [`HybridOptions`], each sensible or wild.
-#[derive(Clone, Debug)]
-struct Knobs {
-    rtol: f64,
-    atol: f64,
-    h_init: Option<f64>,
-    h_max: f64,
-    h_min: f64,
-    max_steps: usize,
-    max_newton_iterations: usize,
-    newton_tol: f64,
-    jacobian_reuse_rate: f64,
-    sensitivity_error_test: bool,
-    target: f64,
-    fac_min: f64,
-    fac_max: f64,
-    max_events: usize,
-    min_event_separation: f64,
-    grazing_tol: f64,
-}
-
-fn knobs() -> impl Strategy<Value = Knobs> {
+fn options<const NY: usize, const NZ: usize>() -> impl Strategy<Value = HybridOptions<NY, NZ>> {
     let steps = (
         tolerance(),
         tolerance(),
@@ -109,84 +89,47 @@ fn knobs() -> impl Strategy<Value = Knobs> {
         or_wild(1e-10),
         or_wild(1e-3),
     );
-    (steps, control).prop_map(
-        |(
-            (rtol, atol, h_init, h_max, h_min, max_steps, max_newton_iterations, newton_tol),
-            (
-                jacobian_reuse_rate,
-                sensitivity_error_test,
-                target,
-                fac_min,
-                fac_max,
-                max_events,
-                min_event_separation,
-                grazing_tol,
-            ),
-        )| Knobs {
-            rtol,
-            atol,
-            h_init,
-            h_max,
-            h_min,
-            max_steps,
-            max_newton_iterations,
-            newton_tol,
-            jacobian_reuse_rate,
-            sensitivity_error_test,
-            target,
-            fac_min,
-            fac_max,
-            max_events,
-            min_event_separation,
-            grazing_tol,
-        },
-    )
+    (steps, control).prop_map(|(steps, control)| {
+        let (rtol, atol, h_init, h_max, h_min, max_steps, max_newton, newton_tol) = steps;
+        let (reuse, sens_test, target, fac_min, fac_max, max_events, separation, grazing) = control;
+        let mut o = HybridOptions::new(rtol, atol);
+        let i = &mut o.integrator;
+        (i.h_init, i.h_max, i.h_min, i.max_steps) = (h_init, h_max, h_min, max_steps);
+        (i.max_newton_iterations, i.newton_tol, i.jacobian_reuse_rate) =
+            (max_newton, newton_tol, reuse);
+        (i.sensitivity_error_test, i.target, i.fac_min, i.fac_max) =
+            (sens_test, target, fac_min, fac_max);
+        (o.max_events, o.min_event_separation, o.grazing_tol) = (max_events, separation, grazing);
+        o
+    })
 }
 
-impl Knobs {
-    /// Whether every setting is within its documented range (the docs of `Options` and
-    /// `HybridOptions`, restated here independently of the runtime's check).
-    fn valid(&self) -> bool {
-        let finite_nonneg = |x: f64| x.is_finite() && x >= 0.0;
-        let finite_positive = |x: f64| x.is_finite() && x > 0.0;
-        finite_nonneg(self.rtol)
-            && finite_positive(self.atol)
-            && self.h_init.is_none_or(finite_positive)
-            && self.h_max > 0.0
-            && finite_nonneg(self.h_min)
-            && self.h_min <= self.h_max
-            && self.max_newton_iterations >= 1
-            && finite_positive(self.newton_tol)
-            && self.jacobian_reuse_rate >= 0.0
-            && self.target > 0.0
-            && self.target <= 1.0
-            && self.fac_min > 0.0
-            && self.fac_min <= 1.0
-            && self.fac_max.is_finite()
-            && self.fac_max >= 1.0
-            && finite_nonneg(self.min_event_separation)
-            && finite_nonneg(self.grazing_tol)
-    }
-
-    fn options<const NY: usize, const NZ: usize>(&self) -> HybridOptions<NY, NZ> {
-        let mut o = HybridOptions::new(self.rtol, self.atol);
-        let i = &mut o.integrator;
-        i.h_init = self.h_init;
-        i.h_max = self.h_max;
-        i.h_min = self.h_min;
-        i.max_steps = self.max_steps;
-        i.max_newton_iterations = self.max_newton_iterations;
-        i.newton_tol = self.newton_tol;
-        i.jacobian_reuse_rate = self.jacobian_reuse_rate;
-        i.sensitivity_error_test = self.sensitivity_error_test;
-        i.target = self.target;
-        i.fac_min = self.fac_min;
-        i.fac_max = self.fac_max;
-        o.max_events = self.max_events;
-        o.min_event_separation = self.min_event_separation;
-        o.grazing_tol = self.grazing_tol;
-        o
-    }
+/// Whether every setting is within its documented range (the docs of `Options` and
+/// `HybridOptions`, restated here independently of the runtime's check; uniform tolerances).
+fn valid<const NY: usize, const NZ: usize>(o: &HybridOptions<NY, NZ>) -> bool {
+    let finite_nonneg = |x: f64| x.is_finite() && x >= 0.0;
+    let finite_positive = |x: f64| x.is_finite() && x > 0.0;
+    let i = &o.integrator;
+    i.rtol_y.iter().chain(&i.rtol_z).all(|x| finite_nonneg(*x))
+        && i.atol_y
+            .iter()
+            .chain(&i.atol_z)
+            .all(|x| finite_positive(*x))
+        && i.h_init.is_none_or(finite_positive)
+        && i.h_max > 0.0
+        && finite_nonneg(i.h_min)
+        && i.h_min <= i.h_max
+        && i.max_newton_iterations >= 1
+        && finite_positive(i.newton_tol)
+        && i.jacobian_reuse_rate >= 0.0
+        && i.target > 0.0
+        && i.target <= 1.0
+        && i.fac_min > 0.0
+        && i.fac_min <= 1.0
+        && i.fac_max.is_finite()
+        && i.fac_max >= 1.0
+        && finite_nonneg(o.min_event_separation)
+        && finite_nonneg(o.grazing_tol)
 }
 
 /// What a solve is asked besides the model's own data: time span, sample times and data,
@@ -269,10 +212,10 @@ fn call(tf: f64) -> impl Strategy<Value = Call> {
 }
 
 /// Runs one call of `$model` on `$problem` (whose span, samples and seeds `$call` overrides)
-/// with `$knobs`, and checks the outcome: `Ok` ends at `tf` with finite results; an error
+/// with `$options`, and checks the outcome: `Ok` ends at `tf` with finite results; an error
 /// leaves a finite state at a time in `[t0, tf]` and says what happened.
 macro_rules! check_call {
-    ($model:expr, $problem:expr, $seeds:expr, $call:expr, $knobs:expr) => {{
+    ($model:expr, $problem:expr, $seeds:expr, $call:expr, $options:expr) => {{
         let call: &Call = $call;
         let problem = HybridProblem {
             t0: call.t0,
@@ -286,8 +229,7 @@ macro_rules! check_call {
             sample_data: &call.sample_data,
             ..$problem
         };
-        let knobs: &Knobs = &$knobs;
-        let options = knobs.options();
+        let options = $options;
         let mut samples = vec![Sample::ZERO; call.sample_slots];
         let mut events = call.event_slots.map(|n| vec![EventRecord::ZERO; n]);
         let mut steps = call.step_slots.map(|n| vec![LoggedStep::ZERO; n]);
@@ -329,7 +271,7 @@ macro_rules! check_call {
             ),
         };
         let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
-        if !knobs.valid() {
+        if !valid(&options) {
             prop_assert!(
                 matches!(result, Err(SolveError::InvalidArgument { .. })),
                 "a setting out of range must be rejected up front: {:?}",
@@ -383,7 +325,7 @@ proptest! {
         p in or_wild(2.9),
         seed in or_wild(0.0),
         c in call(5.0),
-        k in knobs(),
+        k in options(),
     ) {
         let problem = ex51::Model::problem(0.0, 5.0, &ex51::X { x }, &ex51::P { p });
         check_call!(ex51::Model, problem, [[seed]], &c, k);
@@ -395,7 +337,7 @@ proptest! {
         y in array_or_wild([5.0, -0.1]),
         q in array_or_wild([5.0, -0.1, 10.0, 0.8]),
         c in call(1.9),
-        k in knobs(),
+        k in options(),
     ) {
         let problem = ball::Model::problem(
             0.0,
@@ -412,7 +354,7 @@ proptest! {
         y in array_or_wild([1.0, 0.0, 0.0]),
         q in array_or_wild([0.04, 3e7, 1e4]),
         c in call(1e5),
-        k in knobs(),
+        k in options(),
     ) {
         let problem = robertson::Model::problem(
             0.0,
@@ -429,7 +371,7 @@ proptest! {
         y in array_or_wild([2.0, 0.0]),
         mu in or_wild(1000.0),
         c in call(500.0),
-        k in knobs(),
+        k in options(),
     ) {
         let problem = vdp::Model::problem(
             0.0,
@@ -447,7 +389,7 @@ proptest! {
         f in or_wild(1.0),
         q in array_or_wild([2.0, 0.3]),
         c in call(10.0),
-        k in knobs(),
+        k in options(),
     ) {
         let problem = relay::Model::problem(
             0.0,
@@ -457,6 +399,64 @@ proptest! {
             &relay::P { k: q[0], c: q[1] },
         );
         check_call!(relay::Model, problem, [[0.0; 2]; 2], &c, k);
+    }
+
+    /// The integrator's own API, called in any order with any arguments, on a mode of the
+    /// index-1 DAE with memory: never a panic; the integrator's time, state and sensitivities
+    /// stay finite (a failed call leaves those of the last accepted step).
+    #[test]
+    fn esdirk_calls_in_any_order_never_panic(
+        y in array_or_wild([0.0, 0.0]),
+        f in or_wild(1.0),
+        q in array_or_wild([2.0, 0.3]),
+        mode in prop_oneof![3 => 0..2usize, 1 => Just(7usize)],
+        k in options(),
+        ops in prop::collection::vec(op(), 1..12),
+    ) {
+        let memory = Memory { y: [0.0, 0.0], z: [1.0] };
+        let adapter = ModeAdapter::new(&relay::Model, mode, memory, [[0.0; 2]; 2], [[0.0; 2]; 1]);
+        let options: Options<2, 1> = k.integrator;
+        let Ok(mut it) =
+            Esdirk::<_, 6, 2, 1, 2, 3>::new(&adapter, &ESDIRK436L2SA, mode, q, 0.0, y, [f], options)
+        else {
+            return Ok(());
+        };
+        let mut observer = |_: &StepRecord<'_, 6, 2, 1>| {};
+        let mut last_trial = None;
+        for op in ops {
+            let result = match op {
+                Op::IntegrateTo(dt) => it.integrate_to(it.t() + dt, &mut observer),
+                Op::TryStep(dt) => it.try_step(it.t() + dt).map(|t| last_trial = Some(t)),
+                Op::Commit(forged) => match forged.or(last_trial.take()) {
+                    Some(trial) => it.commit(&trial, &mut observer),
+                    None => Ok(()),
+                },
+                Op::StepFixed(h) => it.step_fixed(h, &mut observer),
+                Op::EvaluateFixed(h) => it.evaluate_fixed(h).map(|_| ()),
+                Op::CommitFixed(h, t, l) => it.commit_fixed(h, t, l, &mut observer),
+                Op::EnableSensitivities(s, st) => it.enable_sensitivities_at(s, st),
+                Op::ApplyStepLengthDerivative(dh) => it.apply_step_length_derivative(&dh),
+            };
+            if let Err(e) = result {
+                prop_assert!(!e.to_string().is_empty());
+            }
+            prop_assert!(it.t().is_finite(), "t = {} after {:?}", it.t(), result);
+            let (sy, sz) = it.sensitivities();
+            prop_assert!(
+                sy.iter().chain(sz).all(|r| r.iter().all(|v| v.is_finite())),
+                "sensitivities {:?} {:?} after {:?}",
+                sy,
+                sz,
+                result
+            );
+            prop_assert!(
+                it.y().iter().chain(it.z()).all(|v| v.is_finite()),
+                "state {:?} {:?} after {:?}",
+                it.y(),
+                it.z(),
+                result
+            );
+        }
     }
 }
 
@@ -502,70 +502,4 @@ fn op() -> impl Strategy<Value = Op> {
             .prop_map(|(a, b, st)| Op::EnableSensitivities([a, b], st)),
         array_or_wild([0.0, 0.0]).prop_map(Op::ApplyStepLengthDerivative),
     ]
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 512,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
-
-    /// The integrator's own API, called in any order with any arguments, on a mode of the
-    /// index-1 DAE with memory: never a panic; the integrator's time, state and sensitivities
-    /// stay finite (a failed call leaves those of the last accepted step).
-    #[test]
-    fn esdirk_calls_in_any_order_never_panic(
-        y in array_or_wild([0.0, 0.0]),
-        f in or_wild(1.0),
-        q in array_or_wild([2.0, 0.3]),
-        mode in prop_oneof![3 => 0..2usize, 1 => Just(7usize)],
-        k in knobs(),
-        ops in prop::collection::vec(op(), 1..12),
-    ) {
-        let memory = Memory { y: [0.0, 0.0], z: [1.0] };
-        let adapter = ModeAdapter::new(&relay::Model, mode, memory, [[0.0; 2]; 2], [[0.0; 2]; 1]);
-        let options: Options<2, 1> = k.options::<2, 1>().integrator;
-        let Ok(mut it) =
-            Esdirk::<_, 6, 2, 1, 2, 3>::new(&adapter, &ESDIRK436L2SA, mode, q, 0.0, y, [f], options)
-        else {
-            return Ok(());
-        };
-        let mut observer = |_: &StepRecord<'_, 6, 2, 1>| {};
-        let mut last_trial = None;
-        for op in ops {
-            let result = match op {
-                Op::IntegrateTo(dt) => it.integrate_to(it.t() + dt, &mut observer),
-                Op::TryStep(dt) => it.try_step(it.t() + dt).map(|t| last_trial = Some(t)),
-                Op::Commit(forged) => match forged.or(last_trial.take()) {
-                    Some(trial) => it.commit(&trial, &mut observer),
-                    None => Ok(()),
-                },
-                Op::StepFixed(h) => it.step_fixed(h, &mut observer),
-                Op::EvaluateFixed(h) => it.evaluate_fixed(h).map(|_| ()),
-                Op::CommitFixed(h, t, l) => it.commit_fixed(h, t, l, &mut observer),
-                Op::EnableSensitivities(s, st) => it.enable_sensitivities_at(s, st),
-                Op::ApplyStepLengthDerivative(dh) => it.apply_step_length_derivative(&dh),
-            };
-            if let Err(e) = result {
-                prop_assert!(!e.to_string().is_empty());
-            }
-            prop_assert!(it.t().is_finite(), "t = {} after {:?}", it.t(), result);
-            let (sy, sz) = it.sensitivities();
-            prop_assert!(
-                sy.iter().chain(sz).all(|r| r.iter().all(|v| v.is_finite())),
-                "sensitivities {:?} {:?} after {:?}",
-                sy,
-                sz,
-                result
-            );
-            prop_assert!(
-                it.y().iter().chain(it.z()).all(|v| v.is_finite()),
-                "state {:?} {:?} after {:?}",
-                it.y(),
-                it.z(),
-                result
-            );
-        }
-    }
 }
