@@ -199,6 +199,8 @@ where
         self.sens.sy = sy0;
         self.sens.st = st0;
         self.sens.sz = sz0;
+        // Sensitivities a `try_step` computed from the previous ones no longer apply.
+        self.sens_pending = None;
         self.fsa = true;
         Ok(())
     }
