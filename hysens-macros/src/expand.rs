@@ -246,6 +246,24 @@ fn model_items(
     let by_guard = ("guard", usize_ty.clone());
     let at = ("at", point.clone());
     let f64_out = Some(f64_ty.clone());
+    let adjoint_method = method(
+        "adjoint_products",
+        &[
+            by_mode.clone(),
+            at.clone(),
+            ("lambda", quote!(&[f64; #lny])),
+            ("mu", quote!(&[f64; #lnz])),
+            ("out_y", quote!(&mut [f64; #lny])),
+            ("out_z", quote!(&mut [f64; #lnz])),
+            ("out_p", quote!(&mut [f64; #lnp])),
+        ],
+        None,
+        &adjoint,
+    );
+    let (ln, lns) = (
+        Literal::usize_unsuffixed(ny + nz),
+        Literal::usize_unsuffixed(np + ny),
+    );
     let methods = [
         method(
             "residual",
@@ -291,20 +309,6 @@ fn model_items(
             &[by_mode.clone(), at.clone(), ("jac", quote!(&mut #mj))],
             None,
             &memory_jacobian,
-        ),
-        method(
-            "adjoint_products",
-            &[
-                by_mode.clone(),
-                at.clone(),
-                ("lambda", quote!(&[f64; #lny])),
-                ("mu", quote!(&[f64; #lnz])),
-                ("out_y", quote!(&mut [f64; #lny])),
-                ("out_z", quote!(&mut [f64; #lnz])),
-                ("out_p", quote!(&mut [f64; #lnp])),
-            ],
-            None,
-            &adjoint,
         ),
         method(
             "guard",
@@ -422,6 +426,12 @@ fn model_items(
 
             #(#methods)*
         }
+
+        impl #rt::AdjointProducts<#lny, #lnz, #lnp> for Model {
+            #adjoint_method
+        }
+
+        impl #rt::ModelSizes<#ln, #lns> for Model {}
     }
 }
 
@@ -434,7 +444,6 @@ fn entry_points(checked: &Checked<'_>, ny: usize, nz: usize, np: usize) -> Token
         Literal::usize_unsuffixed(nz),
         Literal::usize_unsuffixed(np),
     );
-    let ln = Literal::usize_unsuffixed(ny + nz);
     let states = &checked.states.item.ident;
     let x0 = hygienic("x0");
     let z0 = hygienic("z0");
@@ -522,7 +531,7 @@ fn entry_points(checked: &Checked<'_>, ny: usize, nz: usize, np: usize) -> Token
             outputs: &mut #io::HybridOutputs<'_, #lny, #lnz, #lnp>,
             solution: &mut #io::HybridSolution<#lny, #lnz, #lnp>,
         ) -> Result<(), #rt::SolveError> {
-            #rt::hybrid_solve::solve::<Self, S, #lny, #lnz, #lnp, #ln>(self, tableau, problem, options, plan, outputs, solution)
+            #rt::hybrid_solve::solve(self, tableau, problem, options, plan, outputs, solution)
         }
     }
 }

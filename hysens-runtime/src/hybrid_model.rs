@@ -177,17 +177,25 @@ pub enum InitialMode {
 
 /// A hybrid model with `NY` differential states, `NZ` algebraic variables and `NP` parameters
 /// (inputs included). Implemented by `#[hybrid_model]`; hand-written implementations are fine.
+///
+/// Required: the modes, the names, and each mode's residual, Jacobian and parameter Jacobian.
+/// Everything a model may lack has a default that is free at run time and exact for a model
+/// without it: no guards (and so no resets), no time dependence (`f_t = g_t = 0`), no memory,
+/// no costs. A model that *has* one of these must implement the matching methods; a default
+/// left in place for a function that is there gives wrong sensitivities, not an error.
+/// Besides this trait the runtime needs [`ModelSizes`] (the sizes stable Rust cannot compute
+/// from `NY, NZ, NP` in generic code).
 pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
     /// The modes, indexed by mode number.
     const MODES: &'static [ModeInfo];
-    /// The guards, indexed by guard number.
-    const GUARDS: &'static [GuardInfo];
-    /// How the first mode is chosen.
-    const INITIAL_MODE: InitialMode;
+    /// The guards, indexed by guard number. Default: none.
+    const GUARDS: &'static [GuardInfo] = &[];
+    /// How the first mode is chosen. Default: mode 0.
+    const INITIAL_MODE: InitialMode = InitialMode::Fixed(0);
     /// Names of the differential states, in `y` order.
     const STATE_NAMES: [&'static str; NY];
-    /// Names of the algebraic variables, in `z` order.
-    const ALGEBRAIC_NAMES: [&'static str; NZ];
+    /// Names of the algebraic variables, in `z` order. Default: all empty (for `NZ = 0`).
+    const ALGEBRAIC_NAMES: [&'static str; NZ] = [""; NZ];
     /// Names of the parameters and inputs, in `p` order.
     const PARAMETER_NAMES: [&'static str; NP];
     /// Whether the model has an integral cost. `false` lets the solver skip the per-step
@@ -215,24 +223,133 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
         gp: &mut [[f64; NP]; NZ],
     );
 
-    /// `f_t` and `g_t` of `mode`.
+    /// `f_t` and `g_t` of `mode`. Default: zero (the modes do not read `t`).
     fn time_partials(
         &self,
         mode: usize,
         at: &Point<'_, NY, NZ, NP>,
         ft: &mut [f64; NY],
         gt: &mut [f64; NZ],
-    );
+    ) {
+        let _ = (mode, at, ft, gt);
+    }
 
     /// `∂f/∂y*, ∂f/∂z*, ∂g/∂y*, ∂g/∂z*` of `mode` (in the blocks `fy, fz, gy, gz` of `jac`).
+    /// Default: zero (no mode reads the memory).
     fn memory_jacobian(
         &self,
         mode: usize,
         at: &Point<'_, NY, NZ, NP>,
         jac: &mut ModeJacobian<NY, NZ>,
-    );
+    ) {
+        let _ = (mode, at, jac);
+    }
 
-    /// The adjoint products of `mode`: `λᵀf_y + μᵀg_y`, `λᵀf_z + μᵀg_z` and `λᵀf_p + μᵀg_p`.
+    /// The value of guard `guard`. Default: 0 (a model without guards is never asked).
+    fn guard(&self, guard: usize, at: &Point<'_, NY, NZ, NP>) -> f64 {
+        let _ = (guard, at);
+        0.0
+    }
+
+    /// All partials of guard `guard`: `h_t, h_y, h_z, h_p, h_y*, h_z*`. Default: zero.
+    fn guard_partials(
+        &self,
+        guard: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        partials: &mut ScalarPartials<NY, NZ, NP>,
+    ) {
+        let _ = (guard, at, partials);
+    }
+
+    /// `y⁺ = R(t, y⁻, z⁻, p, m)` of guard `guard` (`y⁺ = y⁻` if it has no reset). Default:
+    /// `y⁺ = y⁻` (no resets).
+    fn reset(&self, guard: usize, at: &Point<'_, NY, NZ, NP>, y_plus: &mut [f64; NY]) {
+        let _ = guard;
+        *y_plus = *at.y;
+    }
+
+    /// `R_t, R_y, R_z, R_p, R_y*, R_z*` of guard `guard`. Default: those of `y⁺ = y⁻`
+    /// (`R_y = I`, the rest zero).
+    fn reset_jacobian(
+        &self,
+        guard: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        jac: &mut ResetJacobian<NY, NZ, NP>,
+    ) {
+        let _ = (guard, at);
+        for (i, row) in jac.y.iter_mut().enumerate() {
+            row[i] = 1.0;
+        }
+    }
+
+    /// The integrand `L` of the integral cost in `mode`. Default: 0 (no integral cost; set
+    /// [`HybridModel::HAS_INTEGRAL_COST`] to `false` too, to skip the quadrature).
+    fn integral_cost(&self, mode: usize, at: &Point<'_, NY, NZ, NP>) -> f64 {
+        let _ = (mode, at);
+        0.0
+    }
+
+    /// All partials of the integrand `L` in `mode`. Default: zero.
+    fn integral_cost_partials(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        partials: &mut ScalarPartials<NY, NZ, NP>,
+    ) {
+        let _ = (mode, at, partials);
+    }
+
+    /// The terminal cost `φ` at the final time. Default: 0.
+    fn terminal_cost(&self, at: &Point<'_, NY, NZ, NP>) -> f64 {
+        let _ = at;
+        0.0
+    }
+
+    /// All partials of the terminal cost `φ`. Default: zero.
+    fn terminal_cost_partials(
+        &self,
+        at: &Point<'_, NY, NZ, NP>,
+        partials: &mut ScalarPartials<NY, NZ, NP>,
+    ) {
+        let _ = (at, partials);
+    }
+
+    /// The sampled cost term `ℓ(t_k, y, z, p, d_k)` for one sample with datum `datum`.
+    /// Default: 0.
+    fn sampled_cost(&self, at: &Point<'_, NY, NZ, NP>, datum: f64) -> f64 {
+        let _ = (at, datum);
+        0.0
+    }
+
+    /// All partials of the sampled cost term. Default: zero.
+    fn sampled_cost_partials(
+        &self,
+        at: &Point<'_, NY, NZ, NP>,
+        datum: f64,
+        partials: &mut ScalarPartials<NY, NZ, NP>,
+    ) {
+        let _ = (at, datum, partials);
+    }
+}
+
+/// The sizes the runtime derives from a model's `NY, NZ, NP`, which stable Rust cannot compute
+/// inside generic code (`generic_const_exprs` is unstable): `N = NY + NZ`, the order of the
+/// Newton iteration matrix, and `NS = NP + NY`, the number of sensitivity directions when the
+/// sensitivities are taken with respect to all parameters and all initial states.
+///
+/// `#[hybrid_model]` implements it; a hand-written model adds one line, e.g.
+/// `impl ModelSizes<2, 4> for Ball {}` for `NY = 2, NZ = 0, NP = 2`. The solver infers `N` and
+/// `NS` from this implementation (so no call names them) and checks both at compile time.
+pub trait ModelSizes<const N: usize, const NS: usize> {}
+
+/// The transposed products of a hybrid model, for the adjoint sensitivities: what the
+/// discrete adjoint (the transpose of the forward sensitivity chain) multiplies by.
+/// `#[hybrid_model]` implements it; the forward solve does not need it.
+pub trait AdjointProducts<const NY: usize, const NZ: usize, const NP: usize>:
+    HybridModel<NY, NZ, NP>
+{
+    /// The adjoint products of `mode`: `λᵀf_y + μᵀg_y`, `λᵀf_z + μᵀg_z` and `λᵀf_p + μᵀg_p`,
+    /// written in full.
     #[allow(clippy::too_many_arguments)]
     fn adjoint_products(
         &self,
@@ -243,60 +360,5 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
         out_y: &mut [f64; NY],
         out_z: &mut [f64; NZ],
         out_p: &mut [f64; NP],
-    );
-
-    /// The value of guard `guard`.
-    fn guard(&self, guard: usize, at: &Point<'_, NY, NZ, NP>) -> f64;
-
-    /// All partials of guard `guard`: `h_t, h_y, h_z, h_p, h_y*, h_z*`.
-    fn guard_partials(
-        &self,
-        guard: usize,
-        at: &Point<'_, NY, NZ, NP>,
-        partials: &mut ScalarPartials<NY, NZ, NP>,
-    );
-
-    /// `y⁺ = R(t, y⁻, z⁻, p, m)` of guard `guard` (`y⁺ = y⁻` if it has no reset).
-    fn reset(&self, guard: usize, at: &Point<'_, NY, NZ, NP>, y_plus: &mut [f64; NY]);
-
-    /// `R_t, R_y, R_z, R_p, R_y*, R_z*` of guard `guard`.
-    fn reset_jacobian(
-        &self,
-        guard: usize,
-        at: &Point<'_, NY, NZ, NP>,
-        jac: &mut ResetJacobian<NY, NZ, NP>,
-    );
-
-    /// The integrand `L` of the integral cost in `mode` (0 if the model has none).
-    fn integral_cost(&self, mode: usize, at: &Point<'_, NY, NZ, NP>) -> f64;
-
-    /// All partials of the integrand `L` in `mode`.
-    fn integral_cost_partials(
-        &self,
-        mode: usize,
-        at: &Point<'_, NY, NZ, NP>,
-        partials: &mut ScalarPartials<NY, NZ, NP>,
-    );
-
-    /// The terminal cost `φ` at the final time (0 if the model has none).
-    fn terminal_cost(&self, at: &Point<'_, NY, NZ, NP>) -> f64;
-
-    /// All partials of the terminal cost `φ`.
-    fn terminal_cost_partials(
-        &self,
-        at: &Point<'_, NY, NZ, NP>,
-        partials: &mut ScalarPartials<NY, NZ, NP>,
-    );
-
-    /// The sampled cost term `ℓ(t_k, y, z, p, d_k)` for one sample with datum `datum`
-    /// (0 if the model has none).
-    fn sampled_cost(&self, at: &Point<'_, NY, NZ, NP>, datum: f64) -> f64;
-
-    /// All partials of the sampled cost term.
-    fn sampled_cost_partials(
-        &self,
-        at: &Point<'_, NY, NZ, NP>,
-        datum: f64,
-        partials: &mut ScalarPartials<NY, NZ, NP>,
     );
 }

@@ -58,7 +58,7 @@ use crate::hybrid_io::{
     EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, Sample,
     StepKind, StepPlan, ZENO_CLOSE_EVENTS,
 };
-use crate::hybrid_model::{HybridModel, InitialMode, Memory, Point, ScalarPartials};
+use crate::hybrid_model::{HybridModel, InitialMode, Memory, ModelSizes, Point, ScalarPartials};
 use crate::jump::{
     algebraic_rate, apply_event, event_step_length_derivative, EventStep, PostEvent, PreEvent,
 };
@@ -82,7 +82,8 @@ fn all_finite<const K: usize>(v: &[f64; K]) -> bool {
 /// with forward sensitivities, writing samples, events and steps into `outputs` and the
 /// summary (final state, sensitivities, cost and gradient, statistics) into `solution`.
 ///
-/// Const parameters: `S` stages, `NY`, `NZ`, `NP` as in the model, `N = NY + NZ`.
+/// All sizes are inferred: `S` from the tableau, `NY, NZ, NP` from the model's
+/// [`HybridModel`] implementation and `N, NS` from its [`ModelSizes`].
 ///
 /// On error `solution` holds the last accepted state and everything computed before the
 /// error (samples, events and steps written so far are counted in it).
@@ -105,23 +106,15 @@ fn all_finite<const K: usize>(v: &[f64; K]) -> bool {
 ///     const GUARDS: &'static [GuardInfo] = &[GuardInfo {
 ///         name: "impact", from: 0, to: 0, direction: Direction::Falling, has_reset: true,
 ///     }];
-///     const INITIAL_MODE: InitialMode = InitialMode::Fixed(0);
 ///     const STATE_NAMES: [&'static str; 2] = ["h", "v"];
-///     const ALGEBRAIC_NAMES: [&'static str; 0] = [];
 ///     const PARAMETER_NAMES: [&'static str; 2] = ["g", "gamma"];
+///     const HAS_INTEGRAL_COST: bool = false;
 ///     fn residual(&self, _: usize, at: &P, f: &mut [f64; 2], _: &mut [f64; 0]) {
 ///         *f = [at.y[1], -at.p[0]];
 ///     }
 ///     fn jacobian(&self, _: usize, _: &P, j: &mut ModeJacobian<2, 0>) { j.fy[0][1] = 1.0; }
 ///     fn parameter_jacobian(&self, _: usize, _: &P, fp: &mut [[f64; 2]; 2],
 ///                           _: &mut [[f64; 2]; 0]) { fp[1][0] = -1.0; }
-///     fn time_partials(&self, _: usize, _: &P, _: &mut [f64; 2], _: &mut [f64; 0]) {}
-///     fn memory_jacobian(&self, _: usize, _: &P, _: &mut ModeJacobian<2, 0>) {}
-///     fn adjoint_products(&self, _: usize, _: &P, l: &[f64; 2], _: &[f64; 0],
-///                         oy: &mut [f64; 2], _: &mut [f64; 0], op: &mut [f64; 2]) {
-///         oy[1] = l[0];
-///         op[0] = -l[1];
-///     }
 ///     fn guard(&self, _: usize, at: &P) -> f64 { at.y[0] }
 ///     fn guard_partials(&self, _: usize, _: &P, d: &mut ScalarPartials<2, 0, 2>) {
 ///         d.y[0] = 1.0;
@@ -134,13 +127,11 @@ fn all_finite<const K: usize>(v: &[f64; K]) -> bool {
 ///         j.y[1][1] = -at.p[1];
 ///         j.p[1][1] = -at.y[1];
 ///     }
-///     fn integral_cost(&self, _: usize, _: &P) -> f64 { 0.0 }
-///     fn integral_cost_partials(&self, _: usize, _: &P, _: &mut ScalarPartials<2, 0, 2>) {}
 ///     fn terminal_cost(&self, at: &P) -> f64 { at.y[0] }
 ///     fn terminal_cost_partials(&self, _: &P, d: &mut ScalarPartials<2, 0, 2>) { d.y[0] = 1.0; }
-///     fn sampled_cost(&self, _: &P, _: f64) -> f64 { 0.0 }
-///     fn sampled_cost_partials(&self, _: &P, _: f64, _: &mut ScalarPartials<2, 0, 2>) {}
 /// }
+/// // N = NY + NZ = 2, NS = NP + NY = 4.
+/// impl ModelSizes<2, 4> for Ball {}
 ///
 /// let problem = HybridProblem {
 ///     t0: 0.0, tf: 1.9, y0: [5.0, -0.1], z0: [], p: [10.0, 0.8],
@@ -151,9 +142,8 @@ fn all_finite<const K: usize>(v: &[f64; K]) -> bool {
 /// let mut events = [EventRecord::ZERO; 8];
 /// let mut out = HybridOutputs { samples: &mut samples, events: Some(&mut events), steps: None };
 /// let mut sol = HybridSolution::ZERO;
-/// // Const parameters: S = 4 stages (ESDIRK34), NY = 2, NZ = 0, NP = 2, N = NY + NZ = 2.
-/// solve::<_, 4, 2, 0, 2, 2>(&Ball, &ESDIRK34, &problem, &HybridOptions::new(1e-8, 1e-10),
-///                           StepPlan::Adaptive, &mut out, &mut sol)?;
+/// solve(&Ball, &ESDIRK34, &problem, &HybridOptions::new(1e-8, 1e-10), StepPlan::Adaptive,
+///       &mut out, &mut sol)?;
 /// assert_eq!(sol.n_events, 1);
 /// // Impact at t1 = (v0 + √(v0² + 2 g z0))/g; after it h(T) = γw(T − t1) − g(T − t1)²/2 with
 /// // w = √(v0² + 2 g z0), so ∂h(T)/∂γ = w (T − t1) = 9.09995…
@@ -162,7 +152,15 @@ fn all_finite<const K: usize>(v: &[f64; K]) -> bool {
 /// # Ok::<(), SolveError>(())
 /// ```
 #[allow(clippy::too_many_arguments)]
-pub fn solve<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>(
+pub fn solve<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
     model: &M,
     tableau: &Tableau<S>,
     problem: &HybridProblem<'_, NY, NZ, NP>,
@@ -172,8 +170,14 @@ pub fn solve<M, const S: usize, const NY: usize, const NZ: usize, const NP: usiz
     solution: &mut HybridSolution<NY, NZ, NP>,
 ) -> Result<(), SolveError>
 where
-    M: HybridModel<NY, NZ, NP>,
+    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
 {
+    const {
+        assert!(
+            N == NY + NZ && NS == NP + NY,
+            "ModelSizes<N, NS> must be N = NY + NZ and NS = NP + NY"
+        )
+    };
     *solution = HybridSolution::ZERO;
     solution.t = problem.t0;
     solution.y = problem.y0;

@@ -70,18 +70,6 @@ impl HybridModel<1, 0, 1> for Ex51 {
     fn time_partials(&self, _: usize, _: &Point<'_, 1, 0, 1>, _: &mut [f64; 1], _: &mut [f64; 0]) {
     }
     fn memory_jacobian(&self, _: usize, _: &Point<'_, 1, 0, 1>, _: &mut ModeJacobian<1, 0>) {}
-    fn adjoint_products(
-        &self,
-        mode: usize,
-        _: &Point<'_, 1, 0, 1>,
-        lambda: &[f64; 1],
-        _: &[f64; 0],
-        out_y: &mut [f64; 1],
-        _: &mut [f64; 0],
-        _: &mut [f64; 1],
-    ) {
-        out_y[0] = lambda[0] * if mode == 0 { -1.0 } else { -2.0 };
-    }
     fn guard(&self, _: usize, at: &Point<'_, 1, 0, 1>) -> f64 {
         ex51_h(at.y[0], at.p[0])
     }
@@ -138,6 +126,8 @@ impl HybridModel<1, 0, 1> for Ex51 {
     }
 }
 
+impl ModelSizes<1, 2> for Ex51 {}
+
 /// Bouncing ball: y = (height z, velocity v), ż = v, v̇ = −g; guard z falling; reset
 /// v⁺ = −γ v⁻. Parameters p = (z0, v0, g, γ): the initial state is (p0, p1).
 pub struct Ball;
@@ -179,19 +169,6 @@ impl HybridModel<2, 0, 4> for Ball {
     fn time_partials(&self, _: usize, _: &Point<'_, 2, 0, 4>, _: &mut [f64; 2], _: &mut [f64; 0]) {
     }
     fn memory_jacobian(&self, _: usize, _: &Point<'_, 2, 0, 4>, _: &mut ModeJacobian<2, 0>) {}
-    fn adjoint_products(
-        &self,
-        _: usize,
-        _: &Point<'_, 2, 0, 4>,
-        lambda: &[f64; 2],
-        _: &[f64; 0],
-        out_y: &mut [f64; 2],
-        _: &mut [f64; 0],
-        out_p: &mut [f64; 4],
-    ) {
-        out_y[1] = lambda[0];
-        out_p[2] = -lambda[1];
-    }
     fn guard(&self, _: usize, at: &Point<'_, 2, 0, 4>) -> f64 {
         at.y[0]
     }
@@ -229,4 +206,6 @@ impl HybridModel<2, 0, 4> for Ball {
     fn sampled_cost_partials(&self, _: &Point<'_, 2, 0, 4>, _: f64, _: &mut ScalarPartials<2, 0, 4>) {
     }
 }
+
+impl ModelSizes<2, 6> for Ball {}
 

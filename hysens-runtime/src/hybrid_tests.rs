@@ -10,7 +10,8 @@ use crate::hybrid_io::{
     StepKind, StepPlan,
 };
 use crate::hybrid_model::{
-    Direction, GuardInfo, HybridModel, InitialMode, ModeInfo, Point, ResetJacobian, ScalarPartials,
+    Direction, GuardInfo, HybridModel, InitialMode, ModeInfo, ModelSizes, Point, ResetJacobian,
+    ScalarPartials,
 };
 use crate::hybrid_solve::solve;
 use crate::model::ModeJacobian;
@@ -26,7 +27,7 @@ use std::vec::Vec;
 
 mod models {
     use crate::hybrid_model::{
-        Direction, GuardInfo, HybridModel, InitialMode, ModeInfo, Point, ResetJacobian,
+        Direction, GuardInfo, HybridModel, InitialMode, ModeInfo, ModelSizes, Point, ResetJacobian,
         ScalarPartials,
     };
     use crate::model::ModeJacobian;
@@ -48,7 +49,15 @@ pub struct Run<const NY: usize, const NZ: usize, const NP: usize> {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub fn run<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>(
+pub fn run<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
     model: &M,
     tab: &Tableau<S>,
     problem: &HybridProblem<'_, NY, NZ, NP>,
@@ -58,7 +67,7 @@ pub fn run<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize,
     sample_capacity: usize,
 ) -> Run<NY, NZ, NP>
 where
-    M: HybridModel<NY, NZ, NP>,
+    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
 {
     let mut events = vec![EventRecord::ZERO; event_capacity];
     let mut samples = vec![Sample::ZERO; sample_capacity];
@@ -70,7 +79,7 @@ where
             events: Some(&mut events),
             steps: Some(&mut steps),
         };
-        solve::<M, S, NY, NZ, NP, N>(model, tab, problem, opts, plan, &mut out, &mut sol)
+        solve(model, tab, problem, opts, plan, &mut out, &mut sol)
     };
     events.truncate(sol.n_events.min(event_capacity));
     samples.truncate(sol.n_samples);
@@ -147,7 +156,7 @@ fn ex51_problem(p: f64) -> HybridProblem<'static, 1, 0, 1> {
 fn ex51_reference_values() {
     fn check<const S: usize>(tab: &Tableau<S>, t_tol: f64, tau_tol: f64, dg_tol: f64) {
         let opts = HybridOptions::new(1e-8, 1e-10);
-        let r = run::<_, S, 1, 0, 1, 1>(
+        let r = run(
             &Ex51 {
                 terminal: false,
                 sampled: false,
@@ -241,7 +250,7 @@ fn ex51_switch_times_tight() {
     fn check<const S: usize>(tab: &Tableau<S>, rtol: f64, target: f64) {
         let mut opts = HybridOptions::new(rtol, rtol * 1e-2);
         opts.integrator.target = target;
-        let r = run::<_, S, 1, 0, 1, 1>(
+        let r = run(
             &Ex51 {
                 terminal: false,
                 sampled: false,
@@ -375,7 +384,7 @@ fn ball_closed_form_sensitivities() {
         let p = [5.0, -0.1, 10.0, 0.8];
         let (exact, impacts) = ball_closed_form(p, tf);
         let opts = HybridOptions::new(1e-8, 1e-10);
-        let r = run::<_, S, 2, 0, 4, 2>(
+        let r = run(
             &Ball,
             tab,
             &ball_problem(p, tf),
@@ -459,6 +468,7 @@ fn fsa_vs_frozen_fd<
     const NZ: usize,
     const NP: usize,
     const N: usize,
+    const NS: usize,
 >(
     model: &M,
     tab: &Tableau<S>,
@@ -469,10 +479,10 @@ fn fsa_vs_frozen_fd<
     label: &str,
 ) -> f64
 where
-    M: HybridModel<NY, NZ, NP>,
+    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
 {
     let n_samples = problem(p0).sample_times.len();
-    let nominal = run::<M, S, NY, NZ, NP, N>(
+    let nominal = run(
         model,
         tab,
         &problem(p0),
@@ -486,7 +496,7 @@ where
     tight.integrator.jacobian_reuse_rate = 0.0;
     tight.integrator.max_newton_iterations = 20;
     let replay = |p: [f64; NP]| {
-        run::<M, S, NY, NZ, NP, N>(
+        run(
             model,
             tab,
             &problem(p),
@@ -573,7 +583,7 @@ where
 fn ex51_fsa_matches_frozen_finite_differences() {
     fn check<const S: usize>(tab: &Tableau<S>, rtol: f64) -> f64 {
         let problem = |p: [f64; 1]| ex51_problem(p[0]);
-        fsa_vs_frozen_fd::<_, S, 1, 0, 1, 1>(
+        fsa_vs_frozen_fd(
             &Ex51 {
                 terminal: false,
                 sampled: false,
@@ -601,7 +611,7 @@ fn ex51_fsa_matches_frozen_finite_differences() {
             pr.sample_data = &[0.5, 1.0, 1.5, 2.0, 3.0, 4.0];
             pr
         };
-        fsa_vs_frozen_fd::<_, S, 1, 0, 1, 1>(
+        fsa_vs_frozen_fd(
             &Ex51 {
                 terminal: true,
                 sampled: true,
@@ -642,7 +652,7 @@ fn em_oscillator_fsa_matches_frozen_finite_differences() {
             sample_times: &[],
             sample_data: &[],
         };
-        fsa_vs_frozen_fd::<_, S, 2, 1, 4, 3>(
+        fsa_vs_frozen_fd(
             &EmOscillator,
             tab,
             &problem,
@@ -664,7 +674,7 @@ fn em_oscillator_fsa_matches_frozen_finite_differences() {
 fn ball_fsa_matches_frozen_finite_differences() {
     fn check<const S: usize>(tab: &Tableau<S>) -> f64 {
         let problem = |p: [f64; 4]| ball_problem(p, 4.5);
-        fsa_vs_frozen_fd::<_, S, 2, 0, 4, 2>(
+        fsa_vs_frozen_fd(
             &Ball,
             tab,
             &problem,
@@ -748,17 +758,6 @@ impl HybridModel<1, 1, 2> for SwitchedDae {
     }
     fn time_partials(&self, _: usize, _: &Point<'_, 1, 1, 2>, _: &mut [f64; 1], _: &mut [f64; 1]) {}
     fn memory_jacobian(&self, _: usize, _: &Point<'_, 1, 1, 2>, _: &mut ModeJacobian<1, 1>) {}
-    fn adjoint_products(
-        &self,
-        _: usize,
-        _: &Point<'_, 1, 1, 2>,
-        _: &[f64; 1],
-        _: &[f64; 1],
-        _: &mut [f64; 1],
-        _: &mut [f64; 1],
-        _: &mut [f64; 2],
-    ) {
-    }
     fn guard(&self, _: usize, at: &Point<'_, 1, 1, 2>) -> f64 {
         at.z[0] - at.p[1]
     }
@@ -799,6 +798,8 @@ impl HybridModel<1, 1, 2> for SwitchedDae {
     }
 }
 
+impl ModelSizes<2, 3> for SwitchedDae {}
+
 impl D4 {
     fn ln(self) -> Self {
         self.map(D4::c(0.0), libm::log(self.v), 1.0 / self.v, 0.0)
@@ -836,7 +837,7 @@ fn switched_dae_closed_form_and_consistency() {
             sample_times: &[2.5],
             sample_data: &[],
         };
-        let r = run::<_, S, 1, 1, 2, 2>(
+        let r = run(
             &SwitchedDae,
             tab,
             &problem,
@@ -943,17 +944,6 @@ impl HybridModel<1, 0, 1> for Graze {
     }
     fn time_partials(&self, _: usize, _: &Point<'_, 1, 0, 1>, _: &mut [f64; 1], _: &mut [f64; 0]) {}
     fn memory_jacobian(&self, _: usize, _: &Point<'_, 1, 0, 1>, _: &mut ModeJacobian<1, 0>) {}
-    fn adjoint_products(
-        &self,
-        _: usize,
-        _: &Point<'_, 1, 0, 1>,
-        _: &[f64; 1],
-        _: &[f64; 0],
-        _: &mut [f64; 1],
-        _: &mut [f64; 0],
-        _: &mut [f64; 1],
-    ) {
-    }
     fn guard(&self, _: usize, at: &Point<'_, 1, 0, 1>) -> f64 {
         at.p[0] - (at.y[0] - 1.0) * (at.y[0] - 1.0)
     }
@@ -993,6 +983,8 @@ impl HybridModel<1, 0, 1> for Graze {
     }
 }
 
+impl ModelSizes<1, 2> for Graze {}
+
 fn graze_run(p: f64) -> Run<1, 0, 1> {
     // A sample at t = 1 makes a step end at the apex, so the crossing is seen.
     let problem = HybridProblem {
@@ -1005,7 +997,7 @@ fn graze_run(p: f64) -> Run<1, 0, 1> {
         sample_times: &[1.0],
         sample_data: &[],
     };
-    run::<_, 4, 1, 0, 1, 1>(
+    run(
         &Graze,
         &ESDIRK34,
         &problem,
@@ -1052,7 +1044,7 @@ fn zeno_is_an_error() {
     let p = [1.0, 0.0, 10.0, 0.5];
     let mut opts = HybridOptions::new(1e-8, 1e-10);
     opts.max_events = 20;
-    let r = run::<_, 4, 2, 0, 4, 2>(
+    let r = run(
         &Ball,
         &ESDIRK34,
         &ball_problem(p, 3.0),
@@ -1076,7 +1068,7 @@ fn zeno_is_an_error() {
         .windows(2)
         .all(|w| w[1].t > w[0].t && w[1].t < 1.3417));
     let opts = HybridOptions::new(1e-8, 1e-10);
-    let r = run::<_, 4, 2, 0, 4, 2>(
+    let r = run(
         &Ball,
         &ESDIRK34,
         &ball_problem(p, 3.0),
@@ -1096,7 +1088,7 @@ fn zeno_is_an_error() {
 /// A NaN parameter is reported before any work, with its context.
 #[test]
 fn nan_parameter_is_an_error() {
-    let r = run::<_, 4, 1, 0, 1, 1>(
+    let r = run(
         &Ex51 {
             terminal: false,
             sampled: false,
@@ -1127,7 +1119,7 @@ fn storage_full_is_an_error() {
         sampled: false,
     };
     let opts = HybridOptions::new(1e-8, 1e-10);
-    let r = run::<_, 4, 1, 0, 1, 1>(
+    let r = run(
         &m,
         &ESDIRK34,
         &ex51_problem(2.9),
@@ -1152,7 +1144,7 @@ fn storage_full_is_an_error() {
     let times = [0.1, 0.25, 0.5, 1.0, 2.0];
     let mut problem = ex51_problem(2.9);
     problem.sample_times = &times;
-    let r = run::<_, 4, 1, 0, 1, 1>(&m, &ESDIRK34, &problem, &opts, StepPlan::Adaptive, 8, 3);
+    let r = run(&m, &ESDIRK34, &problem, &opts, StepPlan::Adaptive, 8, 3);
     println!("samples full: {:?}", r.result);
     assert!(matches!(
         r.result,
@@ -1215,17 +1207,6 @@ impl HybridModel<2, 0, 2> for MemToy {
     fn memory_jacobian(&self, _: usize, at: &Point<'_, 2, 0, 2>, jac: &mut ModeJacobian<2, 0>) {
         jac.fy[1][1] = at.p[0];
     }
-    fn adjoint_products(
-        &self,
-        _: usize,
-        _: &Point<'_, 2, 0, 2>,
-        _: &[f64; 2],
-        _: &[f64; 0],
-        _: &mut [f64; 2],
-        _: &mut [f64; 0],
-        _: &mut [f64; 2],
-    ) {
-    }
     fn guard(&self, _: usize, at: &Point<'_, 2, 0, 2>) -> f64 {
         at.y[0] - at.p[1]
     }
@@ -1267,6 +1248,8 @@ impl HybridModel<2, 0, 2> for MemToy {
     }
 }
 
+impl ModelSizes<2, 4> for MemToy {}
+
 /// Toy `mem` against note 000 §4.3 (exact values): G = 2.76745584206517,
 /// dG/dp = (−1.17346169177501, −0.128905834420503), y2(3) = 1.496785275591945,
 /// dy2(3)/dp = (−0.8582352679472773, 0.2325441579348296). The literal Eq. 25 (s* = s⁺) would
@@ -1286,7 +1269,7 @@ fn memory_toy_total_derivative() {
             sample_times: &[],
             sample_data: &[],
         };
-        let r = run::<_, S, 2, 0, 2, 2>(
+        let r = run(
             &MemToy,
             tab,
             &problem,
@@ -1352,7 +1335,7 @@ fn ex51_samples_and_all_costs() {
     let mut problem = ex51_problem(2.9);
     problem.sample_times = &times;
     problem.sample_data = &data;
-    let r = run::<_, 6, 1, 0, 1, 1>(
+    let r = run(
         &Ex51 {
             terminal: true,
             sampled: true,
@@ -1398,7 +1381,7 @@ fn ex51_samples_and_all_costs() {
 /// x³ − 5x² + 7x > 0 for x > 0 no event follows.
 #[test]
 fn initial_mode_by_look_ahead_never_fires() {
-    let r = run::<_, 4, 1, 0, 1, 1>(
+    let r = run(
         &Ex51 {
             terminal: false,
             sampled: false,
@@ -1436,7 +1419,7 @@ fn switched_dae_fsa_matches_frozen_finite_differences() {
             sample_times: &[],
             sample_data: &[],
         };
-        fsa_vs_frozen_fd::<_, S, 1, 1, 2, 2>(
+        fsa_vs_frozen_fd(
             &SwitchedDae,
             tab,
             &problem,
@@ -1467,15 +1450,7 @@ fn memory_toy_fsa_matches_frozen_finite_differences() {
             sample_times: &[],
             sample_data: &[],
         };
-        fsa_vs_frozen_fd::<_, S, 2, 0, 2, 2>(
-            &MemToy,
-            tab,
-            &problem,
-            [1.0, 1.0],
-            1e-8,
-            1e-5,
-            "memory toy",
-        )
+        fsa_vs_frozen_fd(&MemToy, tab, &problem, [1.0, 1.0], 1e-8, 1e-5, "memory toy")
     }
     let w = [check(&ESDIRK23), check(&ESDIRK34), check(&ESDIRK436L2SA)];
     assert!(w.iter().all(|w| *w < 1e-7), "{w:?}");
@@ -1537,17 +1512,6 @@ impl HybridModel<1, 0, 1> for TwinGuards {
     }
     fn time_partials(&self, _: usize, _: &Point<'_, 1, 0, 1>, _: &mut [f64; 1], _: &mut [f64; 0]) {}
     fn memory_jacobian(&self, _: usize, _: &Point<'_, 1, 0, 1>, _: &mut ModeJacobian<1, 0>) {}
-    fn adjoint_products(
-        &self,
-        _: usize,
-        _: &Point<'_, 1, 0, 1>,
-        _: &[f64; 1],
-        _: &[f64; 0],
-        _: &mut [f64; 1],
-        _: &mut [f64; 0],
-        _: &mut [f64; 1],
-    ) {
-    }
     fn guard(&self, _: usize, at: &Point<'_, 1, 0, 1>) -> f64 {
         at.y[0] - 1.0
     }
@@ -1586,6 +1550,8 @@ impl HybridModel<1, 0, 1> for TwinGuards {
     }
 }
 
+impl ModelSizes<1, 2> for TwinGuards {}
+
 /// Simultaneous roots: guard 0 wins (deterministic order), exactly one event at t = 1 (y = t is
 /// integrated exactly; the event is located to round-off).
 #[test]
@@ -1600,7 +1566,7 @@ fn simultaneous_roots_lowest_guard_index() {
         sample_times: &[],
         sample_data: &[],
     };
-    let r = run::<_, 4, 1, 0, 1, 1>(
+    let r = run(
         &TwinGuards,
         &ESDIRK34,
         &problem,
@@ -1734,17 +1700,6 @@ impl HybridModel<2, 1, 4> for EmOscillator {
         jac.gy[0][0] = -s_us;
         jac.gz[0][0] = -s_zs;
     }
-    fn adjoint_products(
-        &self,
-        _: usize,
-        _: &Point<'_, 2, 1, 4>,
-        _: &[f64; 2],
-        _: &[f64; 1],
-        _: &mut [f64; 2],
-        _: &mut [f64; 1],
-        _: &mut [f64; 4],
-    ) {
-    }
     fn guard(&self, _: usize, at: &Point<'_, 2, 1, 4>) -> f64 {
         at.y[1]
     }
@@ -1785,6 +1740,8 @@ impl HybridModel<2, 1, 4> for EmOscillator {
     }
 }
 
+impl ModelSizes<3, 6> for EmOscillator {}
+
 /// Ex. 5.2 against note 000 §4.2 (DOP853 at rtol 1e-12): 19 reversals (first at
 /// 0.4215126674, last at 9.7128048062), G = 0.0499397886064, u(10) = −0.03805399385,
 /// v(10) = −1.058071654, dG/dp = [−1.336643884e−5, 3.266790158e−3, −1.530224960e−6, 0].
@@ -1806,7 +1763,7 @@ fn em_oscillator_reference_values() {
         sample_times: &[],
         sample_data: &[],
     };
-    let r = run::<_, 6, 2, 1, 4, 3>(
+    let r = run(
         &EmOscillator,
         &ESDIRK436L2SA,
         &problem,
@@ -1853,7 +1810,7 @@ fn ex51_tolerance_sweep() {
         for rtol in [1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11] {
             let mut opts = HybridOptions::new(rtol, rtol * 1e-2);
             opts.integrator.target = target;
-            let r = run::<_, S, 1, 0, 1, 1>(
+            let r = run(
                 &Ex51 {
                     terminal: false,
                     sampled: false,
@@ -1916,7 +1873,7 @@ fn sensitivity_error_test_on_ex51() {
         let mut opts = HybridOptions::new(1e-8, 1e-10);
         opts.integrator.sensitivity_error_test = sens_test;
         opts.integrator.jacobian_reuse_rate = 0.0;
-        run::<_, 6, 1, 0, 1, 1>(
+        run(
             &model,
             &ESDIRK436L2SA,
             &ex51_problem(2.9),

@@ -81,8 +81,8 @@ pub use hybrid_io::{
     StepKind, StepPlan,
 };
 pub use hybrid_model::{
-    Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo, Point, ResetJacobian,
-    ScalarPartials,
+    AdjointProducts, Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo, ModelSizes,
+    Point, ResetJacobian, ScalarPartials,
 };
 pub use hybrid_solve::solve;
 pub use model::{ModeJacobian, SmoothMode};

@@ -5,7 +5,8 @@
 #![allow(missing_docs)]
 
 use hysens_runtime::hybrid_model::{
-    Direction, GuardInfo, HybridModel, InitialMode, ModeInfo, Point, ResetJacobian, ScalarPartials,
+    Direction, GuardInfo, HybridModel, InitialMode, ModeInfo, ModelSizes, Point, ResetJacobian,
+    ScalarPartials,
 };
 use hysens_runtime::{
     solve, EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,
@@ -51,7 +52,7 @@ fn ex51_solve_with_sensitivities_does_not_allocate() {
             events: Some(&mut events),
             steps: Some(&mut steps),
         };
-        solve::<_, 6, 1, 0, 1, 1>(
+        solve(
             &model,
             &ESDIRK436L2SA,
             &problem,
@@ -73,7 +74,7 @@ fn ex51_solve_with_sensitivities_does_not_allocate() {
             events: None,
             steps: None,
         };
-        solve::<_, 6, 1, 0, 1, 1>(
+        solve(
             &model,
             &ESDIRK436L2SA,
             &problem,
@@ -109,7 +110,7 @@ fn ball_solve_with_sensitivities_does_not_allocate() {
             events: Some(&mut events),
             steps: None,
         };
-        solve::<_, 4, 2, 0, 4, 2>(
+        solve(
             &Ball,
             &ESDIRK34,
             &problem,

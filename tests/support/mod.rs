@@ -57,7 +57,9 @@
 //! input has num-dual derivative exactly zero with respect to it.
 #![allow(dead_code)] // each test crate uses a different part of this module
 
-use hysens::runtime::hybrid_model::{HybridModel, Memory, Point, ResetJacobian, ScalarPartials};
+use hysens::runtime::hybrid_model::{
+    AdjointProducts, Memory, Point, ResetJacobian, ScalarPartials,
+};
 use hysens::runtime::model::ModeJacobian;
 use num_dual::{Dual64, DualNum};
 
@@ -531,7 +533,7 @@ pub fn check_model<M, R, const NY: usize, const NZ: usize, const NP: usize>(
     reference: &R,
     points: &[TestPoint<NY, NZ, NP>],
 ) where
-    M: HybridModel<NY, NZ, NP>,
+    M: AdjointProducts<NY, NZ, NP>,
     R: Reference<NY, NZ, NP>,
 {
     let mut ch = Checker::new(what);
