@@ -16,6 +16,15 @@ pub use hysens_macros::hybrid_model;
 pub use hysens_runtime as runtime;
 pub use hysens_symbolic as symbolic;
 
+/// What a user needs, in one import: `use hysens::prelude::*;` brings the `#[hybrid_model]`
+/// attribute, the solving API ([`runtime::Solver`], [`runtime::Params`],
+/// [`runtime::InitialStates`], [`runtime::Wrt`], the owned [`runtime::Solution`]) and the model
+/// traits.
+pub mod prelude {
+    pub use hysens_macros::hybrid_model;
+    pub use hysens_runtime::prelude::*;
+}
+
 /// The README's code blocks, compiled and run as doctests so the README stays true.
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

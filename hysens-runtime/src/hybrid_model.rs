@@ -338,8 +338,9 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
 /// sensitivities are taken with respect to all parameters and all initial states.
 ///
 /// `#[hybrid_model]` implements it; a hand-written model adds one line, e.g.
-/// `impl ModelSizes<2, 4> for Ball {}` for `NY = 2, NZ = 0, NP = 2`. The solver infers `N` and
-/// `NS` from this implementation (so no call names them) and checks both at compile time.
+/// `impl ModelSizes<2, 4> for Ball {}` for `NY = 2, NZ = 0, NP = 2`. The solvers infer `N` and
+/// `NS` from this implementation (so no call names them) and check at compile time what they
+/// use: [`crate::solve`] reads `N`, the [`crate::Solver`] builder reads both.
 pub trait ModelSizes<const N: usize, const NS: usize> {}
 
 /// The transposed products of a hybrid model, for the adjoint sensitivities: what the

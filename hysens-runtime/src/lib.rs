@@ -68,11 +68,22 @@ pub mod mode_adapter;
 pub mod model;
 pub mod norm;
 pub mod options;
+mod solver;
 pub mod stats;
 pub mod tableau;
 
 #[cfg(test)]
 mod hybrid_tests;
+
+/// What a user of the runtime needs, in one import: `use hysens_runtime::prelude::*;`.
+pub mod prelude {
+    #[cfg(feature = "std")]
+    pub use crate::solver::{Event, SampleState, Solution, SolveFailure};
+    pub use crate::solver::{Fields, InitialStates, Params, Solver, Variable, Wrt};
+    pub use crate::{
+        AdjointProducts, HybridModel, HybridOptions, ModelSizes, Options, SolveError, Stats,
+    };
+}
 
 pub use error::SolveError;
 pub use esdirk::{Esdirk, StepRecord, Trial};
@@ -87,5 +98,8 @@ pub use hybrid_model::{
 pub use hybrid_solve::solve;
 pub use model::{ModeJacobian, SmoothMode};
 pub use options::Options;
+#[cfg(feature = "std")]
+pub use solver::{Event, SampleState, Solution, SolveFailure};
+pub use solver::{Fields, InitialStates, Params, Solver, Variable, Wrt};
 pub use stats::Stats;
 pub use tableau::{Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};

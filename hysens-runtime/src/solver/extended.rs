@@ -1,0 +1,237 @@
+//! A model whose initial differential states are extra parameters, so that one forward
+//! sensitivity solve gives `∂/∂p` and `∂/∂y0` together.
+//!
+//! With `p' = (p, y0)` the extended model has the original kernels (they read only the first
+//! `NP` entries of `p'`) and zero partials with respect to the appended entries, because `y0`
+//! enters the solution only through the initial condition. Starting the sensitivities from
+//! `∂y0/∂p' = [0 | I]` therefore makes column `NP + i` the variational solution `∂y/∂y0_i`
+//! (the state transition matrix), carried across every event by the same exact discrete
+//! chain as the parameter columns: the jump conditions at a switch (Serban & Recuero 2019,
+//! Eq. 6: the event-time derivative and the transfer of the sensitivities) act on any
+//! direction alike. A parameter the caller did not
+//! choose has its partials masked to zero, so its column stays zero.
+
+use crate::hybrid_model::{
+    GuardInfo, HybridModel, InitialMode, ModeInfo, ModelSizes, Point, ResetJacobian, ScalarPartials,
+};
+use crate::model::ModeJacobian;
+
+/// `M` with `NP` parameters seen as a model with `NS = NP + NY` parameters `(p, y0)`.
+pub(crate) struct Extended<'m, M, const NP: usize> {
+    /// The model.
+    pub model: &'m M,
+    /// `params[i]`: keep the partials with respect to `p_i` (otherwise they are zero).
+    pub params: [bool; NP],
+}
+
+/// The point of the original model: `p` is the first `NP` entries of `p'`.
+fn inner<'b, const NY: usize, const NZ: usize, const NP: usize, const NS: usize>(
+    at: &Point<'b, NY, NZ, NS>,
+) -> Option<Point<'b, NY, NZ, NP>> {
+    Some(Point {
+        t: at.t,
+        y: at.y,
+        z: at.z,
+        p: at.p.first_chunk::<NP>()?,
+        memory: at.memory,
+    })
+}
+
+/// Copies the chosen parameter columns of `from` into the first `NP` columns of `to`.
+fn masked<const NP: usize, const NS: usize>(
+    mask: &[bool; NP],
+    from: &[f64; NP],
+    to: &mut [f64; NS],
+) {
+    for ((to, &from), &keep) in to.iter_mut().zip(from).zip(mask) {
+        *to = if keep { from } else { 0.0 };
+    }
+}
+
+impl<M, const NP: usize> Extended<'_, M, NP> {
+    /// The partials of a scalar function of the original model, extended by zero.
+    fn scalar<const NY: usize, const NZ: usize, const NS: usize>(
+        &self,
+        from: &ScalarPartials<NY, NZ, NP>,
+        to: &mut ScalarPartials<NY, NZ, NS>,
+    ) {
+        to.t = from.t;
+        to.y = from.y;
+        to.z = from.z;
+        to.memory_y = from.memory_y;
+        to.memory_z = from.memory_z;
+        masked(&self.params, &from.p, &mut to.p);
+    }
+}
+
+impl<M, const NY: usize, const NZ: usize, const NP: usize, const NS: usize> HybridModel<NY, NZ, NS>
+    for Extended<'_, M, NP>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    const MODES: &'static [ModeInfo] = M::MODES;
+    const GUARDS: &'static [GuardInfo] = M::GUARDS;
+    const INITIAL_MODE: InitialMode = M::INITIAL_MODE;
+    const STATE_NAMES: [&'static str; NY] = M::STATE_NAMES;
+    const ALGEBRAIC_NAMES: [&'static str; NZ] = M::ALGEBRAIC_NAMES;
+    /// Not read by the solver; the builder names directions from the original model.
+    const PARAMETER_NAMES: [&'static str; NS] = [""; NS];
+    const HAS_INTEGRAL_COST: bool = M::HAS_INTEGRAL_COST;
+
+    #[inline]
+    fn residual(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NS>,
+        f: &mut [f64; NY],
+        g: &mut [f64; NZ],
+    ) {
+        if let Some(at) = inner(at) {
+            self.model.residual(mode, &at, f, g);
+        }
+    }
+
+    #[inline]
+    fn jacobian(&self, mode: usize, at: &Point<'_, NY, NZ, NS>, jac: &mut ModeJacobian<NY, NZ>) {
+        if let Some(at) = inner(at) {
+            self.model.jacobian(mode, &at, jac);
+        }
+    }
+
+    fn parameter_jacobian(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NS>,
+        fp: &mut [[f64; NS]; NY],
+        gp: &mut [[f64; NS]; NZ],
+    ) {
+        let Some(at) = inner(at) else { return };
+        let (mut fp_inner, mut gp_inner) = ([[0.0; NP]; NY], [[0.0; NP]; NZ]);
+        self.model
+            .parameter_jacobian(mode, &at, &mut fp_inner, &mut gp_inner);
+        for (to, from) in fp.iter_mut().zip(&fp_inner) {
+            masked(&self.params, from, to);
+        }
+        for (to, from) in gp.iter_mut().zip(&gp_inner) {
+            masked(&self.params, from, to);
+        }
+    }
+
+    fn time_partials(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NS>,
+        ft: &mut [f64; NY],
+        gt: &mut [f64; NZ],
+    ) {
+        if let Some(at) = inner(at) {
+            self.model.time_partials(mode, &at, ft, gt);
+        }
+    }
+
+    fn memory_jacobian(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NS>,
+        jac: &mut ModeJacobian<NY, NZ>,
+    ) {
+        if let Some(at) = inner(at) {
+            self.model.memory_jacobian(mode, &at, jac);
+        }
+    }
+
+    fn guard(&self, guard: usize, at: &Point<'_, NY, NZ, NS>) -> f64 {
+        inner(at).map_or(f64::NAN, |at| self.model.guard(guard, &at))
+    }
+
+    fn guard_partials(
+        &self,
+        guard: usize,
+        at: &Point<'_, NY, NZ, NS>,
+        partials: &mut ScalarPartials<NY, NZ, NS>,
+    ) {
+        let Some(at) = inner(at) else { return };
+        let mut d = ScalarPartials::ZERO;
+        self.model.guard_partials(guard, &at, &mut d);
+        self.scalar(&d, partials);
+    }
+
+    fn reset(&self, guard: usize, at: &Point<'_, NY, NZ, NS>, y_plus: &mut [f64; NY]) {
+        if let Some(at) = inner(at) {
+            self.model.reset(guard, &at, y_plus);
+        }
+    }
+
+    fn reset_jacobian(
+        &self,
+        guard: usize,
+        at: &Point<'_, NY, NZ, NS>,
+        jac: &mut ResetJacobian<NY, NZ, NS>,
+    ) {
+        let Some(at) = inner(at) else { return };
+        let mut r = ResetJacobian::ZERO;
+        self.model.reset_jacobian(guard, &at, &mut r);
+        jac.t = r.t;
+        jac.y = r.y;
+        jac.z = r.z;
+        jac.memory_y = r.memory_y;
+        jac.memory_z = r.memory_z;
+        for (to, from) in jac.p.iter_mut().zip(&r.p) {
+            masked(&self.params, from, to);
+        }
+    }
+
+    fn integral_cost(&self, mode: usize, at: &Point<'_, NY, NZ, NS>) -> f64 {
+        inner(at).map_or(f64::NAN, |at| self.model.integral_cost(mode, &at))
+    }
+
+    fn integral_cost_partials(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NS>,
+        partials: &mut ScalarPartials<NY, NZ, NS>,
+    ) {
+        let Some(at) = inner(at) else { return };
+        let mut d = ScalarPartials::ZERO;
+        self.model.integral_cost_partials(mode, &at, &mut d);
+        self.scalar(&d, partials);
+    }
+
+    fn terminal_cost(&self, at: &Point<'_, NY, NZ, NS>) -> f64 {
+        inner(at).map_or(f64::NAN, |at| self.model.terminal_cost(&at))
+    }
+
+    fn terminal_cost_partials(
+        &self,
+        at: &Point<'_, NY, NZ, NS>,
+        partials: &mut ScalarPartials<NY, NZ, NS>,
+    ) {
+        let Some(at) = inner(at) else { return };
+        let mut d = ScalarPartials::ZERO;
+        self.model.terminal_cost_partials(&at, &mut d);
+        self.scalar(&d, partials);
+    }
+
+    fn sampled_cost(&self, at: &Point<'_, NY, NZ, NS>, datum: f64) -> f64 {
+        inner(at).map_or(f64::NAN, |at| self.model.sampled_cost(&at, datum))
+    }
+
+    fn sampled_cost_partials(
+        &self,
+        at: &Point<'_, NY, NZ, NS>,
+        datum: f64,
+        partials: &mut ScalarPartials<NY, NZ, NS>,
+    ) {
+        let Some(at) = inner(at) else { return };
+        let mut d = ScalarPartials::ZERO;
+        self.model.sampled_cost_partials(&at, datum, &mut d);
+        self.scalar(&d, partials);
+    }
+}
+
+/// The extended model keeps the original's `N`; its own `NS` is never read (the core solve
+/// checks only `N = NY + NZ`).
+impl<M, const N: usize, const NS: usize, const NP: usize> ModelSizes<N, NS> for Extended<'_, M, NP> where
+    M: ModelSizes<N, NS>
+{
+}

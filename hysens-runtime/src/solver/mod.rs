@@ -1,0 +1,261 @@
+//! The solving API: a builder over the no_std core [`crate::solve`].
+//!
+//! ```text
+//! let solution = ball::Model.solver()
+//!     .tolerances(1e-8, 1e-10)
+//!     .sensitivities_to(Params::All, InitialStates::All)
+//!     .samples(&times)
+//!     .solve(0.0, 3.0, &x0, &p)?;
+//! solution.sensitivity("h", "g");                        // ∂h(t_f)/∂g
+//! solution.sensitivity("h", Wrt::InitialState("v"));    // ∂h(t_f)/∂v(t0)
+//! ```
+//!
+//! Two layers, one engine:
+//!
+//! - [`Solver::solve`] (feature `std`) returns an owned [`Solution`]: the final state as the
+//!   model's own `X`, sensitivities looked up by name, events and samples with mode names,
+//!   statistics. It allocates only those owned results.
+//! - [`Solver::solve_into`] writes into caller-provided storage and allocates nothing (no_std):
+//!   the sensitivity columns are all parameters then all initial states, `NS = NP + NY`.
+//!
+//! **Initial-state sensitivities** are first-class: any subset of the parameters and of the
+//! initial differential states is chosen per solve by name ([`Params`], [`InitialStates`]).
+//! They are the derivative of the same discrete solution: the initial states are appended to
+//! the parameters (`extended.rs`) and their columns start from unit vectors, so they cross
+//! every event exactly like the parameter columns. Without initial states the owned path
+//! solves with the `NP` parameter columns only (the cost of the core with sensitivities).
+
+mod extended;
+mod fields;
+mod selection;
+#[cfg(feature = "std")]
+mod solution;
+
+pub use fields::Fields;
+pub use selection::{InitialStates, Params, Variable, Wrt};
+#[cfg(feature = "std")]
+pub use solution::{Event, SampleState, Solution, SolveFailure};
+
+use crate::error::SolveError;
+use crate::hybrid_io::{HybridOptions, HybridOutputs, HybridProblem, HybridSolution, StepPlan};
+use crate::hybrid_model::{HybridModel, ModelSizes};
+use crate::hybrid_solve::solve;
+use crate::tableau::{Tableau, ESDIRK436L2SA};
+use extended::Extended;
+use selection::Selection;
+
+/// A configured solve of a hybrid model; see the [module documentation](self).
+///
+/// Made by the generated `Model::solver()` (or [`Solver::new`] for a hand-written model);
+/// every setting has a default: tolerances `rtol = 1e-6`, `atol = 1e-8`, Kennedy &
+/// Carpenter's ESDIRK4(3)6L\[2\]SA, no sensitivities, no samples, algebraic guess zero.
+///
+/// The const parameters are the tableau's stages `S` and the model's sizes (`N = NY + NZ`,
+/// `NS = NP + NY`, from [`ModelSizes`]); they are inferred, never written.
+#[derive(Clone, Copy, Debug)]
+pub struct Solver<
+    'a,
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+> {
+    model: &'a M,
+    tableau: &'a Tableau<S>,
+    options: HybridOptions<NY, NZ>,
+    params: Params<'a>,
+    initial_states: InitialStates<'a>,
+    sample_times: &'a [f64],
+    sample_data: &'a [f64],
+    z0: [f64; NZ],
+}
+
+impl<'a, M, const NY: usize, const NZ: usize, const NP: usize, const N: usize, const NS: usize>
+    Solver<'a, M, 6, NY, NZ, NP, N, NS>
+where
+    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
+{
+    /// A solver of `model` with the defaults listed on [`Solver`].
+    pub fn new(model: &'a M) -> Self {
+        const {
+            assert!(
+                N == NY + NZ && NS == NP + NY,
+                "ModelSizes<N, NS> must have N = NY + NZ and NS = NP + NY"
+            )
+        };
+        Solver {
+            model,
+            tableau: &ESDIRK436L2SA,
+            options: HybridOptions::new(1e-6, 1e-8),
+            params: Params::None,
+            initial_states: InitialStates::None,
+            sample_times: &[],
+            sample_data: &[],
+            z0: [0.0; NZ],
+        }
+    }
+}
+
+impl<
+        'a,
+        M,
+        const S: usize,
+        const NY: usize,
+        const NZ: usize,
+        const NP: usize,
+        const N: usize,
+        const NS: usize,
+    > Solver<'a, M, S, NY, NZ, NP, N, NS>
+where
+    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
+{
+    /// Uniform relative and absolute tolerances for every state (the other settings unchanged).
+    pub fn tolerances(mut self, rtol: f64, atol: f64) -> Self {
+        let integrator = &mut self.options.integrator;
+        integrator.rtol_y = [rtol; NY];
+        integrator.atol_y = [atol; NY];
+        integrator.rtol_z = [rtol; NZ];
+        integrator.atol_z = [atol; NZ];
+        self
+    }
+
+    /// All settings at once (tolerances per component, step limits, Newton, events).
+    pub fn options(mut self, options: HybridOptions<NY, NZ>) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The maximum number of events before the solve reports Zeno behaviour.
+    pub fn max_events(mut self, max_events: usize) -> Self {
+        self.options.max_events = max_events;
+        self
+    }
+
+    /// Another ESDIRK tableau (e.g. [`crate::ESDIRK34`]).
+    pub fn tableau<const S2: usize>(
+        self,
+        tableau: &'a Tableau<S2>,
+    ) -> Solver<'a, M, S2, NY, NZ, NP, N, NS> {
+        Solver {
+            model: self.model,
+            tableau,
+            options: self.options,
+            params: self.params,
+            initial_states: self.initial_states,
+            sample_times: self.sample_times,
+            sample_data: self.sample_data,
+            z0: self.z0,
+        }
+    }
+
+    /// Forward sensitivities with respect to these parameters and initial states.
+    pub fn sensitivities_to(
+        mut self,
+        params: Params<'a>,
+        initial_states: InitialStates<'a>,
+    ) -> Self {
+        self.params = params;
+        self.initial_states = initial_states;
+        self
+    }
+
+    /// Output times (non-decreasing, in `[t0, tf]`): the solver lands exactly on each.
+    pub fn samples(mut self, times: &'a [f64]) -> Self {
+        self.sample_times = times;
+        self
+    }
+
+    /// One datum per sample time for the sampled cost `ℓ(t_k, y, z, p, d_k)`.
+    pub fn data(mut self, data: &'a [f64]) -> Self {
+        self.sample_data = data;
+        self
+    }
+
+    /// The guess of the initial algebraic variables, made consistent with `g = 0` by Newton's
+    /// method (if the first mode reads the memory `z*`, pass consistent values: the memory of
+    /// the first mode is `(y0, z0)` with this `z0`).
+    pub fn algebraic_guess(mut self, z0: &impl Fields<NZ>) -> Self {
+        self.z0 = z0.to_array();
+        self
+    }
+
+    /// The chosen directions, resolved against the model's names.
+    fn selection(&self, t0: f64) -> Result<Selection<NY, NP>, SolveError> {
+        Selection::resolve(
+            self.params,
+            self.initial_states,
+            &M::PARAMETER_NAMES,
+            &M::STATE_NAMES,
+            t0,
+        )
+    }
+
+    /// The problem with `K` sensitivity columns.
+    fn problem<const K: usize>(
+        &self,
+        t0: f64,
+        tf: f64,
+        y0: [f64; NY],
+        p: [f64; K],
+        seeds: Option<[[f64; K]; NY]>,
+    ) -> HybridProblem<'a, NY, NZ, K> {
+        HybridProblem {
+            t0,
+            tf,
+            y0,
+            z0: self.z0,
+            p,
+            sensitivities: seeds,
+            sample_times: self.sample_times,
+            sample_data: self.sample_data,
+        }
+    }
+
+    /// Solves on `[t0, tf]` from `x0` with parameters `p` into caller-provided storage,
+    /// allocating nothing.
+    ///
+    /// The `NS` sensitivity columns are all parameters (`0..NP`) and then all initial states
+    /// (`NP..NS`), computed together when any direction is chosen; a column that was not
+    /// chosen is zero. (To pay only for parameter columns without initial states, call the
+    /// core [`crate::solve`] with `NP` columns.) `outputs.samples` must hold one entry per
+    /// sample time. On failure `solution` and `outputs` keep what was computed.
+    pub fn solve_into(
+        &self,
+        t0: f64,
+        tf: f64,
+        x0: &impl Fields<NY>,
+        p: &impl Fields<NP>,
+        outputs: &mut HybridOutputs<'_, NY, NZ, NS>,
+        solution: &mut HybridSolution<NY, NZ, NS>,
+    ) -> Result<(), SolveError> {
+        let selection = self.selection(t0)?;
+        let (y0, p) = (x0.to_array(), p.to_array());
+        let mut extended_p = [0.0; NS];
+        let mut seeds = [[0.0; NS]; NY];
+        for (to, from) in extended_p.iter_mut().zip(p.iter().chain(&y0)) {
+            *to = *from;
+        }
+        for (i, row) in seeds.iter_mut().enumerate() {
+            if let (true, Some(seed)) = (selection.states[i], row.get_mut(NP + i)) {
+                *seed = 1.0;
+            }
+        }
+        let problem = self.problem(t0, tf, y0, extended_p, selection.any().then_some(seeds));
+        let model = Extended {
+            model: self.model,
+            params: selection.params,
+        };
+        solve(
+            &model,
+            self.tableau,
+            &problem,
+            &self.options,
+            StepPlan::Adaptive,
+            outputs,
+            solution,
+        )
+    }
+}
