@@ -1,11 +1,21 @@
 //! The one error type of the runtime, with the context needed to diagnose a failed solve.
 //!
 //! Every fallible operation in the solve path returns `Result<_, SolveError>`; nothing panics.
-//! Each variant records the time `t` and the mode index where it happened (ARCHITECTURE.md,
-//! "Errors"). The integrator keeps the state of the last accepted step, so a failed solve still
-//! exposes what was computed up to the failure.
+//! Each variant records the time `t` and the mode index where it happened. The integrator keeps
+//! the state of the last accepted step, so a failed solve still exposes what was computed up to
+//! the failure.
+//!
+//! Also here, for every module: the one mapping of an LU failure to an error
+//! ([`SolveError::from_lu`]) and the one finiteness check ([`all_finite`]).
 
+use crate::linalg::LuError;
 use core::fmt;
+
+/// Whether every entry of `v` is finite (no NaN, no infinity).
+#[inline]
+pub(crate) fn all_finite<const K: usize>(v: &[f64; K]) -> bool {
+    v.iter().all(|x| x.is_finite())
+}
 
 /// What went wrong during a solve, and where.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -107,6 +117,16 @@ pub enum SolveError {
 }
 
 impl SolveError {
+    /// The error for a failed LU factorization of `what` (a matrix that must be nonsingular) at
+    /// time `t` in `mode`: [`SolveError::SingularMatrix`] for a zero pivot,
+    /// [`SolveError::NonFiniteValue`] naming `what` for a non-finite one.
+    pub(crate) fn from_lu(e: LuError, t: f64, mode: usize, what: &'static str) -> Self {
+        match e {
+            LuError::Singular { column } => SolveError::SingularMatrix { t, mode, column },
+            LuError::NonFinite { .. } => SolveError::NonFiniteValue { t, mode, what },
+        }
+    }
+
     /// The time recorded in the error.
     pub fn time(&self) -> f64 {
         match *self {

@@ -74,7 +74,7 @@
 //! residual evaluation (Serban & Recuero's Ex. 5.1 with FSA: 786 → 390 Newton iterations, 424 → 78
 //! LU factorizations per solve).
 //!
-//! **Step control.** [`crate::controller::PiController`] (note §2.4). The step is clipped to
+//! **Step control.** `PiController` (`step/controller.rs`) (note §2.4). The step is clipped to
 //! land exactly on the final time. (Hairer & Wanner's trick of keeping `h` when the factor is in
 //! `[1, 1.2]`, to reuse the LU, was tried and removed: when the error estimate is dominated by
 //! Newton noise — it does not grow with `h` — the step size froze; measured on Robertson in DAE
@@ -86,13 +86,13 @@
 //! internal-numerical-differentiation sensitivities need.
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
-use crate::controller::PiController;
 use crate::error::SolveError;
 use crate::linalg::{Lu, LuError};
 use crate::model::{ModeJacobian, SmoothMode};
 use crate::norm::{rms, sum_sq, weights};
 use crate::options::Options;
 use crate::stats::Stats;
+use crate::step::controller::PiController;
 use crate::tableau::Tableau;
 use fsa::Sensitivities;
 
@@ -415,12 +415,7 @@ where
         self.model
             .jacobian(self.t, &self.y, &self.z, &self.p, &mut self.jac);
         self.stats.jacobian_evals += 1;
-        let j = &self.jac;
-        let ok = j.fy.iter().all(all_finite)
-            && j.fz.iter().all(all_finite)
-            && j.gy.iter().all(all_finite)
-            && j.gz.iter().all(all_finite);
-        if !ok {
+        if !self.jac.is_finite() {
             self.jac_state = JacState::Invalid;
             return Err(self.err_nonfinite("Jacobian"));
         }

@@ -5,18 +5,18 @@
 // Reference values are quoted with all the digits the note prints.
 #![allow(clippy::excessive_precision)]
 
-use crate::hybrid_io::{
-    EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, Sample,
-    StepKind, StepPlan,
-};
-use crate::hybrid_model::{
+use crate::solve;
+use crate::tableau::{Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+use crate::ModeJacobian;
+use crate::SolveError;
+use crate::{
     Direction, GuardInfo, HybridModel, InitialMode, ModeInfo, ModelSizes, Point, ResetJacobian,
     ScalarPartials,
 };
-use crate::hybrid_solve::solve;
-use crate::model::ModeJacobian;
-use crate::tableau::{Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
-use crate::SolveError;
+use crate::{
+    EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, Sample,
+    StepKind, StepPlan,
+};
 use std::println;
 use std::vec;
 use std::vec::Vec;
@@ -26,11 +26,11 @@ use std::vec::Vec;
 // ---------------------------------------------------------------------------------------------
 
 mod models {
-    use crate::hybrid_model::{
+    use crate::ModeJacobian;
+    use crate::{
         Direction, GuardInfo, HybridModel, InitialMode, ModeInfo, ModelSizes, Point, ResetJacobian,
         ScalarPartials,
     };
-    use crate::model::ModeJacobian;
     include!("hybrid_test_models.rs");
 }
 pub use models::{Ball, Ex51};

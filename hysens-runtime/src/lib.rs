@@ -4,13 +4,22 @@
 //! resets and forward sensitivities across every switch. Every size is a const generic; nothing
 //! in the solve path allocates.
 //!
-//! Status: tableaus ([`tableau`]), fixed-size LU ([`linalg`]), the error type ([`error`]), the
-//! model interface of one smooth mode ([`model`]), adaptive and fixed-step ESDIRK integration
-//! of a semi-explicit index-1 DAE ([`esdirk`]) and its forward parameter sensitivities, dense
-//! output ([`dense`]), and the hybrid solve ([`hybrid_solve::solve`]) of a [`HybridModel`]:
-//! events located on the discrete solution ([`events`]), resets, consistent re-initialization
-//! and the exact derivative of the discrete event step ([`jump`]), memory ([`mode_adapter`]), costs and their gradients
-//! ([`cost`]), caller-provided outputs ([`hybrid_io`]). The adjoint is not implemented yet.
+//! What is public: the hybrid solve ([`solve`]) of a [`HybridModel`] with its problem, options
+//! and outputs, the [`Solver`] builder over it, the integrator of one smooth mode ([`Esdirk`],
+//! a [`SmoothMode`]), the tableaus ([`tableau`]) and the error type ([`SolveError`]). Inside,
+//! one module per concept:
+//!
+//! | module | what |
+//! |---|---|
+//! | `tableau/` | ESDIRK tableaus as `const` data, checked against their order conditions |
+//! | `linalg/` | fixed-size LU with partial pivoting |
+//! | `model/` | the model interfaces ([`SmoothMode`], [`HybridModel`]) and the mode adapter |
+//! | `newton.rs` | simplified Newton for the stages; consistent algebraic variables |
+//! | `step/` | the ESDIRK integrator: attempt, acceptance, step control, dense output |
+//! | `fsa/` | forward sensitivities: step derivative, step length, event jumps, costs |
+//! | `events/` | guards: arming, detection, location, polishing, reset, grazing, Zeno |
+//! | `hybrid/` | the driver of a hybrid solve, its problem and solution types |
+//! | `adjoint/` | reserved for the discrete adjoint (not implemented yet) |
 //!
 //! The solve of one smooth mode:
 //!
@@ -53,23 +62,19 @@
 #[cfg(any(feature = "std", test))]
 extern crate std;
 
-pub mod controller;
-pub mod cost;
-pub mod dense;
-pub mod error;
-pub mod esdirk;
-pub mod events;
-pub mod hybrid_io;
-pub mod hybrid_model;
-pub mod hybrid_solve;
-pub mod jump;
-pub mod linalg;
-pub mod mode_adapter;
+mod adjoint;
+mod error;
+mod events;
+mod fsa;
+mod hybrid;
+mod linalg;
 pub mod model;
-pub mod norm;
-pub mod options;
+mod newton;
+mod norm;
+mod options;
 mod solver;
-pub mod stats;
+mod stats;
+mod step;
 pub mod tableau;
 
 #[cfg(test)]
@@ -86,20 +91,54 @@ pub mod prelude {
 }
 
 pub use error::SolveError;
-pub use esdirk::{Esdirk, StepRecord, Trial};
-pub use hybrid_io::{
-    EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, Sample,
-    StepKind, StepPlan,
+pub use hybrid::{
+    solve, EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,
+    Sample, StepKind, StepPlan, ZENO_CLOSE_EVENTS,
 };
-pub use hybrid_model::{
-    AdjointProducts, Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo, ModelSizes,
-    Point, ResetJacobian, ScalarPartials,
+pub use model::{
+    AdjointProducts, Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
+    ModeJacobian, ModelSizes, Point, ResetJacobian, ScalarPartials, SmoothMode,
 };
-pub use hybrid_solve::solve;
-pub use model::{ModeJacobian, SmoothMode};
 pub use options::Options;
 #[cfg(feature = "std")]
 pub use solver::{Event, SampleState, Solution, SolveFailure};
 pub use solver::{Fields, InitialStates, Params, Solver, Variable, Wrt};
 pub use stats::Stats;
+pub use step::{Esdirk, StepRecord, Trial};
 pub use tableau::{Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+
+// Old module paths, kept as re-exports while generated code (`hysens-macros`), the facade's
+// tests and `bench/peers` still name them; everything is also at the crate root.
+
+/// Path kept for generated code: the hybrid-model interface (now at the crate root).
+pub mod hybrid_model {
+    pub use crate::{
+        AdjointProducts, Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
+        ModelSizes, Point, ResetJacobian, ScalarPartials,
+    };
+}
+
+/// Path kept for generated code: the problem, options and output types (now at the crate root).
+pub mod hybrid_io {
+    pub use crate::{
+        EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,
+        Sample, StepKind, StepPlan, ZENO_CLOSE_EVENTS,
+    };
+}
+
+/// Path kept for generated code: [`solve`] (now at the crate root).
+pub mod hybrid_solve {
+    pub use crate::solve;
+}
+
+/// Path kept for the facade's tests: the integrator of one mode (now at the crate root) and
+/// [`StepLength`](esdirk::StepLength), the argument of [`Esdirk::commit_fixed`].
+pub mod esdirk {
+    pub use crate::step::StepLength;
+    pub use crate::{Esdirk, StepRecord, Trial};
+}
+
+/// Path kept for the facade's tests: one mode of a hybrid model as a [`SmoothMode`].
+pub mod mode_adapter {
+    pub use crate::model::ModeAdapter;
+}

@@ -151,6 +151,7 @@ impl<const N: usize> Lu<N> {
 
     /// Solves the transposed system `Aᵀ x = b` in place with the same factors:
     /// `Aᵀ = Uᵀ Lᵀ P`, so solve `Uᵀ w = b`, `Lᵀ v = w`, then `x = Pᵀ v`.
+    #[allow(dead_code)] // for the discrete adjoint (`adjoint/`)
     pub fn solve_transposed(&self, b: &mut [f64; N]) {
         let a = &self.lu;
         for i in 0..N {

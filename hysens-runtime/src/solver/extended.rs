@@ -11,10 +11,10 @@
 //! direction alike. A parameter the caller did not
 //! choose has its partials masked to zero, so its column stays zero.
 
-use crate::hybrid_model::{
+use crate::ModeJacobian;
+use crate::{
     GuardInfo, HybridModel, InitialMode, ModeInfo, ModelSizes, Point, ResetJacobian, ScalarPartials,
 };
-use crate::model::ModeJacobian;
 
 /// `M` with `NP` parameters seen as a model with `NS = NP + NY` parameters `(p, y0)`.
 pub(crate) struct Extended<'m, M, const NP: usize> {

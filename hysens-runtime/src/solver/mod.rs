@@ -37,14 +37,14 @@ pub use selection::{InitialStates, Params, Variable, Wrt};
 pub use solution::{Event, SampleState, Solution, SolveFailure};
 
 use crate::error::SolveError;
-use crate::hybrid_io::{HybridOptions, HybridOutputs, HybridProblem, HybridSolution, StepPlan};
-use crate::hybrid_model::{HybridModel, ModelSizes};
-use crate::hybrid_solve::solve;
+use crate::solve;
 use crate::tableau::{Tableau, ESDIRK436L2SA};
+use crate::{HybridModel, ModelSizes};
+use crate::{HybridOptions, HybridOutputs, HybridProblem, HybridSolution, StepPlan};
 use extended::Extended;
 use selection::Selection;
 
-/// A configured solve of a hybrid model; see the [module documentation](self).
+/// A configured solve of a hybrid model (the builder over [`crate::solve`]).
 ///
 /// Made by the generated `Model::solver()` (or [`Solver::new`] for a hand-written model);
 /// every setting has a default: tolerances `rtol = 1e-6`, `atol = 1e-8`, Kennedy &

@@ -9,10 +9,10 @@ use std::vec::Vec;
 use super::selection::{index_of, Variable, Wrt};
 use super::{Fields, Solver};
 use crate::error::SolveError;
-use crate::hybrid_io::{EventRecord, HybridOutputs, HybridSolution, Sample, StepPlan};
-use crate::hybrid_model::{HybridModel, ModelSizes};
-use crate::hybrid_solve::solve;
+use crate::solve;
 use crate::stats::Stats;
+use crate::{EventRecord, HybridOutputs, HybridSolution, Sample, StepPlan};
+use crate::{HybridModel, ModelSizes};
 
 /// Events the owned solve makes room for at first; a solve with more is computed again with
 /// room for up to `max_events` (deterministically, so with the same results).

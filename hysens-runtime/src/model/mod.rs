@@ -1,6 +1,13 @@
-//! The interface between one smooth mode of a model and the integrator.
+//! The interfaces between a model and the runtime: [`SmoothMode`] (one smooth mode, what the
+//! integrator integrates; here), [`crate::HybridModel`] with its data types and the adjoint
+//! trait [`crate::AdjointProducts`] (`hybrid.rs`; what `#[hybrid_model]` implements), and the
+//! adapter that presents one mode of a hybrid model with its memory as a [`SmoothMode`]
+//! (`adapter.rs`).
 //!
-//! A mode is a semi-explicit index-1 DAE (note 003_004 §1.1):
+//! Everything here is re-exported at the crate root. The module itself is public only because
+//! generated code names `hysens::runtime::model::ModeJacobian` (path kept for generated code).
+//!
+//! A mode is a semi-explicit index-1 DAE (Kristensen et al. 2005, Eq. 1):
 //! `y' = f(t, y, z, p)`, `0 = g(t, y, z, p)`, with `g_z` nonsingular; an ODE is the case
 //! `NZ = 0`. Sizes are const generics (`NY` differential states, `NZ` algebraic variables,
 //! `NP` parameters). Stable Rust has no `generic_const_exprs`, so the combined size
@@ -15,8 +22,18 @@
 //! are detected by the integrator and reported as [`crate::SolveError::NonFiniteValue`] or
 //! handled as a failed step.
 
+mod adapter;
+mod hybrid;
+
+pub use adapter::ModeAdapter;
+pub use hybrid::{
+    AdjointProducts, Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo, ModelSizes,
+    Point, ResetJacobian, ScalarPartials,
+};
+
 /// Jacobian blocks of one mode at a point `(t, y, z, p)`. Row index = equation, column index =
-/// variable (standard Jacobian convention, note 003_004 §0 item 5).
+/// variable (the standard Jacobian convention, not the transposed gradient convention of
+/// Kristensen et al. 2005).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ModeJacobian<const NY: usize, const NZ: usize> {
     /// `∂f/∂y`, `NY × NY`.
@@ -78,7 +95,7 @@ pub trait SmoothMode<const NY: usize, const NZ: usize, const NP: usize> {
     );
 
     /// Parameter Jacobians `f_p` (`NY × NP`) and `g_p` (`NZ × NP`) at `(t, y, z, p)`, zeroed by
-    /// the caller; the sources of the forward sensitivity equations (note 003_004 §3.3).
+    /// the caller; the sources of the forward sensitivity equations (Kristensen et al. 2005, Eqs. 2–3).
     fn parameter_jacobian(
         &self,
         t: f64,
@@ -93,7 +110,7 @@ pub trait SmoothMode<const NY: usize, const NZ: usize, const NP: usize> {
     /// `p`): the mode is affine in `(y, z)` with `t`-independent coefficients. The integrator
     /// then evaluates the Jacobian once, accepts the first Newton iterate of each stage (it
     /// solves the linear stage equation exactly, up to round-off) and, for sensitivities, uses
-    /// the step's iteration matrix as the exact stage matrix of every stage (`esdirk_fsa.rs`).
+    /// the step's iteration matrix as the exact stage matrix of every stage (`fsa/`).
     /// The default, `false`, is always safe; `true` for a mode that is not affine makes the
     /// results wrong.
     fn jacobian_is_constant(&self) -> bool {
@@ -103,9 +120,9 @@ pub trait SmoothMode<const NY: usize, const NZ: usize, const NP: usize> {
     /// Time partials `f_t` (`NY`) and `g_t` (`NZ`) at `(t, y, z, p)`, zeroed by the caller.
     ///
     /// Needed only for sensitivities of steps whose start time or length depends on the
-    /// parameters (after an event of a hybrid solve, `esdirk_fsa.rs`). The default writes
+    /// parameters (after an event of a hybrid solve, `fsa/`). The default writes
     /// nothing, i.e. declares the mode autonomous; a non-autonomous mode used that way must
-    /// override it (the hybrid modes of [`crate::mode_adapter`] do).
+    /// override it (the hybrid modes of `model/adapter.rs` do).
     fn time_partials(
         &self,
         _t: f64,
@@ -115,5 +132,16 @@ pub trait SmoothMode<const NY: usize, const NZ: usize, const NP: usize> {
         _ft: &mut [f64; NY],
         _gt: &mut [f64; NZ],
     ) {
+    }
+}
+
+impl<const NY: usize, const NZ: usize> ModeJacobian<NY, NZ> {
+    /// Whether every entry of every block is finite.
+    pub(crate) fn is_finite(&self) -> bool {
+        use crate::error::all_finite;
+        self.fy.iter().all(all_finite)
+            && self.fz.iter().all(all_finite)
+            && self.gy.iter().all(all_finite)
+            && self.gz.iter().all(all_finite)
     }
 }

@@ -37,11 +37,6 @@ impl PiController {
         }
     }
 
-    /// Forget the history (e.g. after a discontinuity; note §7.2 P18).
-    pub fn reset(&mut self) {
-        *self = Self::new();
-    }
-
     /// Step-size factor after an accepted step of size `h` with estimate `r`.
     pub fn accept(
         &mut self,

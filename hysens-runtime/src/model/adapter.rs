@@ -4,11 +4,12 @@
 //! Inside a mode the memory `(y*, z*)` is constant, so the mode is the smooth DAE
 //! `y' = f(t, y, z, p, m)`, `0 = g(t, y, z, p, m)`. The memory depends on the parameters
 //! (through the state at the last mode entry), with constant total derivatives
-//! `s* = dy*/dp`, `w* = dz*/dp` (note 000 §2.4: the total derivatives `s⁺ + ẏ⁺τ` of the
-//! continuous convention, not the paper's literal Eq. 25 `s* = s⁺` with a fixed-time `s⁺`;
-//! the hybrid driver's `s⁺` is already the total derivative at the moving switch, `jump.rs`).
+//! `s* = dy*/dp`, `w* = dz*/dp`: the total derivatives `s⁺ + ẏ⁺τ` of `y* = y(t_i(p)⁺)`, not
+//! Serban & Recuero's (2019) literal Eq. 25 `s* = s⁺` with a fixed-time `s⁺`, which holds only
+//! when `ẏ⁺τ = 0` (the hybrid driver's `s⁺` is already the total derivative at the moving
+//! switch, `fsa/jump.rs`).
 //! The sensitivity equations inside the mode are
-//! (note 000 §2.1, Eq. 25a–b with the correction of §2.4)
+//! (Serban & Recuero 2019, Eq. 25a–b, with those total `s*, w*`)
 //!
 //! ```text
 //! ṡ = f_y s + f_z w + (f_p + f_{y*} s* + f_{z*} w*),   0 = g_y s + g_z w + (g_p + g_{y*} s* + g_{z*} w*)
@@ -16,11 +17,10 @@
 //!
 //! i.e. those of a memory-free mode whose parameter Jacobians are the bracketed totals. This
 //! adapter returns those totals from [`SmoothMode::parameter_jacobian`], so the existing IND
-//! sensitivities (`esdirk_fsa.rs`) carry the memory terms as extra sources unchanged.
+//! sensitivities (`fsa/`) carry the memory terms as extra sources unchanged.
 #![allow(clippy::needless_range_loop)]
 
-use crate::hybrid_model::{HybridModel, Memory, Point};
-use crate::model::{ModeJacobian, SmoothMode};
+use super::{HybridModel, Memory, ModeJacobian, Point, SmoothMode};
 
 /// A mode of a hybrid model with fixed memory and memory sensitivities.
 #[derive(Clone, Copy, Debug)]
@@ -84,6 +84,11 @@ where
     #[allow(clippy::type_complexity)]
     pub fn memory_sensitivities(&self) -> (&[[f64; NP]; NY], &[[f64; NP]; NZ]) {
         (&self.memory_sy, &self.memory_sz)
+    }
+
+    /// The model.
+    pub(crate) fn model(&self) -> &'a M {
+        self.model
     }
 
     /// The mode index.

@@ -1,11 +1,11 @@
-//! Inputs and outputs of a hybrid solve ([`crate::hybrid_solve::solve`]): the problem, the
-//! options, caller-provided output storage and the solution summary.
+//! Inputs and outputs of a hybrid solve ([`crate::solve`]): the problem, the options,
+//! caller-provided output storage and the solution summary.
 //!
 //! Nothing here allocates: samples, the event log and the step log go into slices the caller
 //! owns; a full slice ends the solve with [`crate::SolveError::StorageFull`] and keeps
-//! everything computed up to that point (ARCHITECTURE.md, "Fixed size").
+//! everything computed up to that point.
 
-use crate::hybrid_model::Memory;
+use crate::model::Memory;
 use crate::options::Options;
 use crate::stats::Stats;
 
@@ -14,7 +14,7 @@ use crate::stats::Stats;
 pub struct HybridProblem<'a, const NY: usize, const NZ: usize, const NP: usize> {
     /// Initial time `t0`.
     pub t0: f64,
-    /// Final time `t_f ≥ t0` (independent of `p`, note 000 §1.2).
+    /// Final time `t_f ≥ t0` (independent of `p`, as in Serban & Recuero 2019, §2).
     pub tf: f64,
     /// Initial differential state `y0`.
     pub y0: [f64; NY],
@@ -126,8 +126,8 @@ pub struct EventRecord<const NP: usize> {
     /// Mode entered.
     pub to: usize,
     /// Event-time sensitivity `τ = dt_i/dp` of the discrete solution: the derivative of the
-    /// root of the guard on the event step (`jump.rs`; it converges to note 000 §2.2's
-    /// continuous `τ` as the tolerance goes to zero). Zero without sensitivities.
+    /// root of the guard on the event step (it converges to the continuous `τ` of Serban &
+    /// Recuero 2019, Eq. 6b, as the tolerance goes to zero). Zero without sensitivities.
     pub tau: [f64; NP],
 }
 
@@ -178,7 +178,7 @@ pub enum StepPlan<'a> {
     Adaptive,
     /// Replay a step log: the same step sizes (landing steps re-land, event trials re-locate
     /// their event), no error control. The forward sensitivities are the exact derivatives of
-    /// this frozen map (`hybrid_solve.rs`), so they agree with central differences of replays;
+    /// this frozen map ([`crate::solve`]), so they agree with central differences of replays;
     /// (later) the adjoint transposes the same chain.
     Replay(&'a [LoggedStep]),
 }
@@ -228,7 +228,7 @@ pub struct HybridSolution<const NY: usize, const NZ: usize, const NP: usize> {
 }
 
 impl<const NY: usize, const NZ: usize, const NP: usize> HybridSolution<NY, NZ, NP> {
-    /// Empty summary (to initialize storage; [`crate::hybrid_solve::solve`] resets it).
+    /// Empty summary (to initialize storage; [`crate::solve`] resets it).
     pub const ZERO: Self = HybridSolution {
         t: 0.0,
         mode: 0,

@@ -7,7 +7,8 @@
 //! - modes, each a semi-explicit index-1 DAE `y' = f(t, y, z, p, m)`, `0 = g(t, y, z, p, m)`
 //!   with `g_z` nonsingular (an ODE mode when `NZ = 0`), where `m = (y*, z*)` is the *memory*:
 //!   the state right after the last mode entry (Serban & Recuero Eq. 22; the start of the solve
-//!   counts as an entry, so memory is `(y0, z0)` in the first mode, note 000 §1.4);
+//!   counts as an entry, so memory is `(y0, z0)` in the first mode: the paper leaves the first
+//!   mode's memory open, and this choice reproduces its Ex. 5.2);
 //! - guards `h(t, y, z, p, m)` that switch from one mode to another when they cross zero in their
 //!   declared direction, each with a reset `y⁺ = R(t, y⁻, z⁻, p, m)` (continuity by default);
 //! - costs, summed into one objective: integral `∫ L dt`, terminal `φ(t_f, y, z, p)`, and sampled
@@ -19,7 +20,7 @@
 //! index out of range writes nothing (the runtime only passes indices from the model's own
 //! tables).
 
-use crate::model::ModeJacobian;
+use super::ModeJacobian;
 
 /// Where a kernel is evaluated: time, state, parameters and memory.
 #[derive(Clone, Copy, Debug)]
@@ -41,7 +42,7 @@ pub struct Point<'a, const NY: usize, const NZ: usize, const NP: usize> {
 /// `y* = y⁺` is the differential state right after the entry (after the reset). `z*` is the
 /// algebraic state captured from the *left*, `z⁻` at the switch: it equals `z⁺` whenever `z` is
 /// continuous, and it is the only well-posed choice when the new mode's constraint reads `z*`
-/// (note 000 §6 item 3: with `z* = z⁺` the EM model's constraint is an identity at `t⁺`). In the
+/// (with `z* = z⁺` the constraint of Serban & Recuero's Ex. 5.2 is an identity at `t⁺`). In the
 /// first mode the memory is `(y0, z0)` with the caller's `z0` (see `HybridProblem::z0`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Memory<const NY: usize, const NZ: usize> {

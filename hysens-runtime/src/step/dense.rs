@@ -50,6 +50,7 @@ pub fn hermite<const K: usize>(
 }
 
 /// Time derivative `du/dt` of the Hermite interpolant at `θ` (for `ẏ` at an interior point).
+#[allow(dead_code)] // for backward interpolation by the adjoint (`adjoint/`)
 pub fn hermite_derivative<const K: usize>(
     theta: f64,
     h: f64,

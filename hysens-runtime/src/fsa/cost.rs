@@ -10,21 +10,20 @@
 //!                                        + L_{y*} s* + L_{z*} w*)
 //!   ```
 //!   with the total IND stage sensitivities `dY_i, dZ_i` and the step's start-time and length
-//!   sensitivities `dt_n = ∂t_n/∂p`, `dH = ∂H/∂p` (`esdirk_fsa.rs`; nonzero only at and after
+//!   sensitivities `dt_n = ∂t_n/∂p`, `dH = ∂H/∂p` (`fsa/`; nonzero only at and after
 //!   an event). The `dH` terms of the event step and of the landing step that ends the shifted
 //!   segment are the exact discrete counterpart of the Leibniz term `(L⁻ − L⁺) τ` of the
-//!   continuous problem (note 000 §3.1, §6 item 8), which is therefore not added.
+//!   continuous problem (Serban & Recuero 2019, Eq. 8), which is therefore not added.
 //! * Terminal cost `φ(t_f, y, z, p)` and sampled cost `Σ_k ℓ(t_k, y_k, z_k, p, d_k)`:
 //!   gradients `φ_y s + φ_z w + φ_p + φ_{y*} s* + φ_{z*} w*` at the point (sample times and
 //!   `t_f` are fixed, so there is no `τ` term).
 #![allow(clippy::needless_range_loop)]
 
-use crate::hybrid_model::{HybridModel, ScalarPartials};
-use crate::mode_adapter::ModeAdapter;
+use crate::model::{HybridModel, ModeAdapter, ScalarPartials};
 use crate::tableau::Tableau;
 
 /// Adds `∂s/∂y sy + ∂s/∂z sz + ∂s/∂p + ∂s/∂y* s* + ∂s/∂z* w*` to `grad`.
-pub fn add_scalar_gradient<const NY: usize, const NZ: usize, const NP: usize>(
+pub(crate) fn add_scalar_gradient<const NY: usize, const NZ: usize, const NP: usize>(
     d: &ScalarPartials<NY, NZ, NP>,
     sy: &[[f64; NP]; NY],
     sz: &[[f64; NP]; NZ],
@@ -47,8 +46,13 @@ pub fn add_scalar_gradient<const NY: usize, const NZ: usize, const NP: usize>(
 
 /// Sensitivities of one step: stages `(dY_i, dZ_i)`, start time `dt_n` and length `dH`.
 #[derive(Clone, Copy, Debug)]
-pub struct StageSensitivities<'a, const S: usize, const NY: usize, const NZ: usize, const NP: usize>
-{
+pub(crate) struct StageSensitivities<
+    'a,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+> {
     /// `dY_i` (total).
     pub sy: &'a [[[f64; NP]; NY]; S],
     /// `dZ_i` (total).
@@ -62,7 +66,13 @@ pub struct StageSensitivities<'a, const S: usize, const NY: usize, const NZ: usi
 /// Adds the quadrature `h Σ_i b_i L_i` of one accepted step (stages `ys, zs` starting at `t`)
 /// to `cost` and, with stage sensitivities, its derivative to `grad` (module docs).
 #[allow(clippy::too_many_arguments)]
-pub fn add_integral_step<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>(
+pub(crate) fn add_integral_step<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+>(
     model: &M,
     mode: &ModeAdapter<'_, M, NY, NZ, NP>,
     tableau: &Tableau<S>,

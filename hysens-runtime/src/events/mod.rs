@@ -1,0 +1,102 @@
+//! Guards and events: arming at restarts, crossing detection on the dense output, root
+//! location, moving the root onto the discrete solution, the reset with its grazing and Zeno
+//! tests. The hybrid driver (`hybrid/`) calls these in this order for every step of a mode
+//! segment; none of them calls the driver.
+//!
+//! **Arming** (`arming.rs`). Each guard of the current mode carries the sign it had at the
+//! last accepted point ("armed sign"). A crossing is a change from the armed sign in the
+//! guard's declared direction (`Rising`: − to ≥ 0, `Falling`: + to ≤ 0). At a restart (`t0`
+//! or right after an event) a guard whose value lies within its tolerance band
+//! `|h| ≤ Σ_i |∂h/∂y_i| w_i + Σ_j |∂h/∂z_j| w_j` (`w = atol + rtol |·|`, the guard change
+//! caused by a tolerance-sized state error) is armed with the sign of its time derivative
+//! `ḣ = h_y ẏ + h_z ż + h_t` in the new mode ("look-ahead"), so a guard that is zero right after
+//! a restart never fires again until it has moved away and come back; if `ḣ = 0` it stays
+//! undecided and takes the sign of its value at the end of the first step (it cannot fire in
+//! that step).
+//!
+//! **Detection** (`locate.rs`). Per computed step the guard is evaluated on the dense output
+//! (`step/dense.rs`) at `θ = k/`[`SCAN`], `k = 1..SCAN` (the last point is the step's end
+//! state), and the first sub-interval in which it crosses in its direction brackets the root;
+//! sign changes against the direction update the running sign, so a `−`/`+` excursion inside
+//! one step is still caught. Crossings separated by less than `h/SCAN` can be missed; they are
+//! grazing situations (see `HybridOptions::grazing_tol`).
+//!
+//! **Root** (`locate.rs`). Regula falsi with the Illinois modification (Dowell & Jarratt
+//! 1971), superlinear and bracketing, run until the bracket is at round-off in `t`. The
+//! earliest root over all guards wins; ties go to the lowest guard index (deterministic).
+//!
+//! **Polishing** (`polish.rs`). The root on the dense output starts a secant iteration on the
+//! **discrete** solution: the step is re-taken from `t_n` with size `H` and the guard evaluated
+//! at its end, until `H` is at round-off. The step `t_n → t_n + H` is then accepted, so the
+//! state, its sensitivities and the cost at the event are exact functions of the step, as an
+//! adjoint replay needs.
+//!
+//! **The event** (`reset.rs`): reset, new memory, the grazing test
+//! (`HybridOptions::grazing_tol`) and the Zeno tests (`max_events`, vanishing separation), which
+//! end the solve with an error rather than loop; the sensitivity jump is `fsa/jump.rs`.
+
+mod arming;
+mod locate;
+mod polish;
+mod reset;
+
+pub(crate) use arming::{algebraic_rate, arming_sign, Armed};
+pub(crate) use locate::detect;
+pub(crate) use polish::polish;
+pub(crate) use reset::{apply_event, grazing, PostEvent, PreEvent, Zeno};
+
+use crate::model::ModeAdapter;
+use crate::step::Esdirk;
+
+/// Interior points per step at which guards are evaluated on the dense output.
+pub(crate) const SCAN: usize = 4;
+
+/// The largest number of guards a model may have (armed signs live in two `u128` bit sets).
+pub(crate) const MAX_GUARDS: usize = 128;
+
+/// The integrator of one mode segment: a mode of a hybrid model with its memory.
+pub(crate) type ModeIntegrator<
+    'i,
+    'm,
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+> = Esdirk<'i, ModeAdapter<'m, M, NY, NZ, NP>, S, NY, NZ, NP, N>;
+
+/// A located crossing on the dense output.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Crossing {
+    /// Guard index.
+    pub guard: usize,
+    /// Trial step size.
+    pub h: f64,
+    /// Root `θ` on the trial step's dense output.
+    pub theta: f64,
+    /// Bracket `[θa, θb]` and guard values there (for the grazing test).
+    pub theta_a: f64,
+    /// See [`Crossing::theta_a`].
+    pub theta_b: f64,
+    /// Guard value at `θa`.
+    pub value_a: f64,
+    /// Guard value at `θb`.
+    pub value_b: f64,
+}
+
+/// Round-off scale of times near `t`.
+pub(crate) fn t_eps(t: f64) -> f64 {
+    4.0 * f64::EPSILON * t.abs().max(1.0)
+}
+
+/// Sign of `v` as `±1`, or 0 for zero (and NaN).
+pub(crate) fn sign(v: f64) -> f64 {
+    if v > 0.0 {
+        1.0
+    } else if v < 0.0 {
+        -1.0
+    } else {
+        0.0
+    }
+}

@@ -1,0 +1,202 @@
+//! Applying an event: the reset, the new memory and the consistent algebraic variables, with
+//! the grazing and Zeno tests (module docs of `events/`). The sensitivity jump is
+//! `fsa/jump.rs`.
+//!
+//! 1. Reset `y⁺ = R(t*, y⁻, z⁻, p, m⁻)` (`y⁺ = y⁻` without a reset): an explicit transfer
+//!    function `T = y⁺ − R` of Serban & Recuero 2019, Eq. 3c.
+//! 2. New memory `m⁺ = (y⁺, z⁻)` (their §4, Eq. 22–24): the differential part is the state right
+//!    after entry, the algebraic part is captured from the left state. The two coincide
+//!    whenever `z` is continuous, and the left capture is the only well-posed choice when the
+//!    new mode's `g` reads `z*` (in their Ex. 5.2 the constraint `σ(u*; u*, z*) = z*` of the
+//!    new mode is an identity at `t⁺`, so `z⁺` cannot determine `z*`).
+//! 3. Consistent `z⁺` (their Eq. 3d): Newton's method on `g_new(t*, y⁺, z, p, m⁺) = 0` with `y⁺`
+//!    fixed (`newton.rs`).
+//! 4. With sensitivities, the jump `s⁺`, `s*⁺`, `w*⁺` (`fsa/jump.rs`).
+//!
+//! The continuous rate `ḣ⁻ = h_y ẏ⁻ + h_z ż⁻ + h_t` (`ẏ⁻ = f(t*, y⁻, z⁻)`, the transversality
+//! quantity of their Eq. 4) is computed for the grazing test only; it enters no sensitivity.
+#![allow(clippy::needless_range_loop)]
+
+use super::{algebraic_rate, Crossing};
+use crate::error::{all_finite, SolveError};
+use crate::fsa::jump::{jump_sensitivities, PreEventSensitivities};
+use crate::hybrid::HybridOptions;
+use crate::model::{HybridModel, Memory, Point, ScalarPartials};
+use crate::newton::consistent_z;
+
+/// The state just before an event and the data of the mode being left.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PreEvent<'a, const NY: usize, const NZ: usize, const NP: usize> {
+    /// Event time.
+    pub t: f64,
+    /// Mode being left.
+    pub mode: usize,
+    /// `y⁻`.
+    pub y: &'a [f64; NY],
+    /// `z⁻`.
+    pub z: &'a [f64; NZ],
+    /// Parameters.
+    pub p: &'a [f64; NP],
+    /// Memory of the mode being left.
+    pub memory: &'a Memory<NY, NZ>,
+    /// The total sensitivities `s⁻, w⁻, τ` and the memory's `s*, w*` (`None`: no
+    /// sensitivities).
+    pub sens: Option<PreEventSensitivities<'a, NY, NZ, NP>>,
+}
+
+/// Everything an event changes (module docs).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PostEvent<const NY: usize, const NZ: usize, const NP: usize> {
+    /// Continuous `ḣ⁻ = h_y ẏ⁻ + h_z ż⁻ + h_t` (grazing test only).
+    pub hdot: f64,
+    /// `τ = dt*/dp` (zero without sensitivities).
+    pub tau: [f64; NP],
+    /// `y⁺`.
+    pub y: [f64; NY],
+    /// `z⁺` (consistent).
+    pub z: [f64; NZ],
+    /// New memory `(y⁺, z⁻)`.
+    pub memory: Memory<NY, NZ>,
+    /// Total `s⁺` at `t*(p)`.
+    pub sy: [[f64; NP]; NY],
+    /// New memory sensitivities `s*⁺ = s⁺`.
+    pub memory_sy: [[f64; NP]; NY],
+    /// `w*⁺ = w⁻`.
+    pub memory_sz: [[f64; NP]; NZ],
+}
+
+/// Applies the event of `guard` (from `pre.mode` to `to`), module docs items 1–4.
+pub(crate) fn apply_event<M, const NY: usize, const NZ: usize, const NP: usize>(
+    model: &M,
+    guard: usize,
+    to: usize,
+    has_reset: bool,
+    pre: &PreEvent<'_, NY, NZ, NP>,
+) -> Result<PostEvent<NY, NZ, NP>, SolveError>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    let t = pre.t;
+    let at = Point {
+        t,
+        y: pre.y,
+        z: pre.z,
+        p: pre.p,
+        memory: pre.memory,
+    };
+    let nonfinite = |what| SolveError::NonFiniteValue {
+        t,
+        mode: pre.mode,
+        what,
+    };
+    // Continuous ḣ⁻ for the grazing test.
+    let mut ydot_m = [0.0; NY];
+    let mut gtmp = [0.0; NZ];
+    model.residual(pre.mode, &at, &mut ydot_m, &mut gtmp);
+    let zdot_m = algebraic_rate(model, pre.mode, &at, &ydot_m)?;
+    let mut hp = ScalarPartials::ZERO;
+    model.guard_partials(guard, &at, &mut hp);
+    let mut hdot = hp.t;
+    for c in 0..NY {
+        hdot += hp.y[c] * ydot_m[c];
+    }
+    for c in 0..NZ {
+        hdot += hp.z[c] * zdot_m[c];
+    }
+    if !hdot.is_finite() || !all_finite(&ydot_m) || !all_finite(&zdot_m) {
+        return Err(nonfinite("guard rate at an event"));
+    }
+    // 1. Reset.
+    let mut y_plus = *pre.y;
+    if has_reset {
+        model.reset(guard, &at, &mut y_plus);
+        if !all_finite(&y_plus) {
+            return Err(nonfinite("reset"));
+        }
+    }
+    // 2.–3. New memory, consistent z⁺.
+    let memory = Memory {
+        y: y_plus,
+        z: *pre.z,
+    };
+    let mut z_plus = *pre.z;
+    consistent_z(model, to, t, &y_plus, &mut z_plus, pre.p, &memory)?;
+    let mut post = PostEvent {
+        hdot,
+        tau: [0.0; NP],
+        y: y_plus,
+        z: z_plus,
+        memory,
+        sy: [[0.0; NP]; NY],
+        memory_sy: [[0.0; NP]; NY],
+        memory_sz: [[0.0; NP]; NZ],
+    };
+    // 4. Sensitivities.
+    if let Some(sens) = &pre.sens {
+        let jump = jump_sensitivities(model, guard, has_reset, pre.mode, &at, sens)?;
+        post.tau = *sens.tau;
+        post.sy = jump.sy;
+        post.memory_sy = jump.memory_sy;
+        post.memory_sz = jump.memory_sz;
+    }
+    Ok(post)
+}
+
+/// Whether the crossing `cr` is transversal: `|ḣ| Δ > tol (|h_a| + |h_b|)` on its bracket of
+/// length `Δ` (`HybridOptions::grazing_tol`); written so that a NaN ratio counts as grazing.
+pub(crate) fn grazing(cr: &Crossing, hdot: f64, tol: f64) -> bool {
+    let delta = (cr.theta_b - cr.theta_a) * cr.h;
+    let scale = cr.value_a.abs() + cr.value_b.abs();
+    let transversal = hdot.abs() * delta > tol * scale;
+    !transversal
+}
+
+/// The Zeno tests of a solve: too many events, or [`crate::ZENO_CLOSE_EVENTS`] in a row with
+/// vanishing separation.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Zeno {
+    last_event_t: f64,
+    close_events: usize,
+}
+
+impl Zeno {
+    /// No event yet.
+    pub(crate) fn new() -> Self {
+        Zeno {
+            last_event_t: f64::NEG_INFINITY,
+            close_events: 0,
+        }
+    }
+
+    /// Checks an event at `t` in `mode` after `events` events so far.
+    pub(crate) fn check<const NY: usize, const NZ: usize>(
+        &mut self,
+        t: f64,
+        mode: usize,
+        events: usize,
+        options: &HybridOptions<NY, NZ>,
+    ) -> Result<(), SolveError> {
+        let too_many = SolveError::TooManyEvents {
+            t,
+            mode,
+            count: events,
+        };
+        if events >= options.max_events {
+            return Err(too_many);
+        }
+        if t - self.last_event_t <= options.min_event_separation * t.abs().max(1.0) {
+            self.close_events += 1;
+            if self.close_events >= crate::ZENO_CLOSE_EVENTS {
+                return Err(too_many);
+            }
+        } else {
+            self.close_events = 0;
+        }
+        Ok(())
+    }
+
+    /// Records an event applied at `t`.
+    pub(crate) fn record(&mut self, t: f64) {
+        self.last_event_t = t;
+    }
+}

@@ -1,0 +1,500 @@
+//! The hybrid solve: ESDIRK integration mode by mode, events located on the discrete solution,
+//! resets, consistent re-initialization, forward sensitivities across every switch, costs.
+//! This module only orchestrates; each piece is its own module.
+//!
+//! Per mode segment:
+//!
+//! 1. The mode (with its memory, `model/adapter.rs`) is integrated by [`Esdirk`] (`step/`);
+//!    each step is computed with [`Esdirk::try_step`] (adaptive) or [`Esdirk::evaluate_fixed`]
+//!    (replay of a step log) and not yet accepted.
+//! 2. Every guard of the mode is checked on the step's dense output (`events/`). Without a
+//!    crossing the step is accepted (sensitivities propagated, `fsa/`; cost quadrature added,
+//!    `fsa/cost.rs`; samples recorded when the step lands on a sample time, `output.rs`).
+//! 3. With a crossing, the earliest root is moved onto the **discrete** solution (`events/`,
+//!    "Polishing") and the step to it is accepted, so the state, its sensitivities and the
+//!    cost at the event are exact functions of the step, as an adjoint replay needs. (Each
+//!    re-take is counted in `Stats::event_retakes`.)
+//! 4. With sensitivities, the event step is accepted with `∂H/∂p = 0` plus its H-direction
+//!    `Φ_H = ∂Φ/∂H`; the root condition of the guard on the discrete step gives `∂H/∂p` and
+//!    `τ = dt*/dp` (`fsa/jump.rs`), which completes the step's sensitivities and its cost
+//!    quadrature derivative. Then the event is applied (`events/reset.rs`): Zeno tests, reset,
+//!    consistent `z⁺`, new memory, grazing test, `s⁺` (`fsa/jump.rs`).
+//! 5. A new segment starts at the event time in the target mode, with the grid shift
+//!    `∂t/∂p = τ` carried by its steps until one lands on a fixed time (sample or `t_f`;
+//!    `fsa/`, "Step length"); its guards are armed with the look-ahead rule of `events/`, so a
+//!    guard that is zero at the restart does not re-fire.
+//!
+//! **Sensitivities are those of the discrete solution.** With the step sequence frozen (the
+//! sizes the controller chose, or a replayed [`StepPlan`]), every accepted step is a smooth
+//! map of its start point and length, and the chain of step maps, event roots and reset maps
+//! is differentiated exactly: the reported sensitivities, `τ` and cost gradient are the
+//! derivatives of what the integrator computes (to round-off and the Newton error), so they
+//! agree with central differences of [`StepPlan::Replay`] runs at any tolerance. A `Fixed`
+//! step keeps its length and moves with the grid shift, a `Landing` step ends at its fixed
+//! target (`∂H/∂p = −∂t_n/∂p`), the event step ends at `t*(p)` (`∂H/∂p = τ − ∂t_n/∂p`). The
+//! discrete derivatives converge to the continuous ones of Serban & Recuero 2019, Eq. 6, as
+//! the tolerance goes to zero. Samples and the terminal cost sit at fixed times (after a
+//! landing step), so their sensitivities are the usual fixed-time ones.
+//!
+//! The initial mode follows [`InitialMode`]; a guard that is zero (within its tolerance band)
+//! at `t0` is decided by the sign of its time derivative under the candidate mode's `f`
+//! (look-ahead, never fired; `setup.rs`).
+//!
+//! Nothing allocates; all outputs go into caller storage (`io.rs`), and the summary
+//! [`HybridSolution`] is kept up to date so that it holds the last accepted state after an
+//! error.
+
+mod io;
+mod output;
+mod setup;
+
+pub use io::{
+    EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, Sample,
+    StepKind, StepPlan, ZENO_CLOSE_EVENTS,
+};
+
+use crate::error::SolveError;
+use crate::events::{
+    self, apply_event, grazing, Crossing, ModeIntegrator, PostEvent, PreEvent, Zeno,
+};
+use crate::fsa::jump::{event_step_length_derivative, EventStep, PreEventSensitivities};
+use crate::model::{HybridModel, Memory, ModeAdapter, ModelSizes};
+use crate::step::{Esdirk, StepLength, Trial};
+use crate::tableau::Tableau;
+
+/// Solves the hybrid model `model` on `[problem.t0, problem.tf]` with `tableau`, optionally
+/// with forward sensitivities, writing samples, events and steps into `outputs` and the
+/// summary (final state, sensitivities, cost and gradient, statistics) into `solution`.
+///
+/// All sizes are inferred: `S` from the tableau, `NY, NZ, NP` from the model's
+/// [`HybridModel`] implementation and `N, NS` from its [`ModelSizes`].
+///
+/// On error `solution` holds the last accepted state and everything computed before the
+/// error (samples, events and steps written so far are counted in it).
+///
+/// # Example
+///
+/// A bouncing ball with sensitivities of the final height to gravity and restitution (what the
+/// macro-generated `solve_with_sensitivities` does, with a hand-written model):
+///
+/// ```
+/// use hysens_runtime::*;
+///
+/// /// y = (height, velocity), p = (g, γ); one mode, one guard "height falls through 0" with the
+/// /// reset v⁺ = −γ v⁻; terminal cost φ = height.
+/// struct Ball;
+/// type P<'a> = Point<'a, 2, 0, 2>;
+/// impl HybridModel<2, 0, 2> for Ball {
+///     const MODES: &'static [ModeInfo] = &[ModeInfo { name: "flight", uses_memory: false, constant_jacobian: true }];
+///     const GUARDS: &'static [GuardInfo] = &[GuardInfo {
+///         name: "impact", from: 0, to: 0, direction: Direction::Falling, has_reset: true,
+///     }];
+///     const STATE_NAMES: [&'static str; 2] = ["h", "v"];
+///     const PARAMETER_NAMES: [&'static str; 2] = ["g", "gamma"];
+///     const HAS_INTEGRAL_COST: bool = false;
+///     fn residual(&self, _: usize, at: &P, f: &mut [f64; 2], _: &mut [f64; 0]) {
+///         *f = [at.y[1], -at.p[0]];
+///     }
+///     fn jacobian(&self, _: usize, _: &P, j: &mut ModeJacobian<2, 0>) { j.fy[0][1] = 1.0; }
+///     fn parameter_jacobian(&self, _: usize, _: &P, fp: &mut [[f64; 2]; 2],
+///                           _: &mut [[f64; 2]; 0]) { fp[1][0] = -1.0; }
+///     fn guard(&self, _: usize, at: &P) -> f64 { at.y[0] }
+///     fn guard_partials(&self, _: usize, _: &P, d: &mut ScalarPartials<2, 0, 2>) {
+///         d.y[0] = 1.0;
+///     }
+///     fn reset(&self, _: usize, at: &P, y: &mut [f64; 2]) {
+///         *y = [at.y[0], -at.p[1] * at.y[1]];
+///     }
+///     fn reset_jacobian(&self, _: usize, at: &P, j: &mut ResetJacobian<2, 0, 2>) {
+///         j.y[0][0] = 1.0;
+///         j.y[1][1] = -at.p[1];
+///         j.p[1][1] = -at.y[1];
+///     }
+///     fn terminal_cost(&self, at: &P) -> f64 { at.y[0] }
+///     fn terminal_cost_partials(&self, _: &P, d: &mut ScalarPartials<2, 0, 2>) { d.y[0] = 1.0; }
+/// }
+/// // N = NY + NZ = 2, NS = NP + NY = 4.
+/// impl ModelSizes<2, 4> for Ball {}
+///
+/// let problem = HybridProblem {
+///     t0: 0.0, tf: 1.9, y0: [5.0, -0.1], z0: [], p: [10.0, 0.8],
+///     sensitivities: Some([[0.0; 2]; 2]), // ∂y0/∂p
+///     sample_times: &[1.0], sample_data: &[],
+/// };
+/// let mut samples = [Sample::ZERO; 1];
+/// let mut events = [EventRecord::ZERO; 8];
+/// let mut out = HybridOutputs { samples: &mut samples, events: Some(&mut events), steps: None };
+/// let mut sol = HybridSolution::ZERO;
+/// solve(&Ball, &ESDIRK34, &problem, &HybridOptions::new(1e-8, 1e-10), StepPlan::Adaptive,
+///       &mut out, &mut sol)?;
+/// assert_eq!(sol.n_events, 1);
+/// // Impact at t1 = (v0 + √(v0² + 2 g z0))/g; after it h(T) = γw(T − t1) − g(T − t1)²/2 with
+/// // w = √(v0² + 2 g z0), so ∂h(T)/∂γ = w (T − t1) = 9.09995…
+/// assert!((sol.cost_gradient[1] - 9.099954976126194).abs() < 1e-9);
+/// assert!((events[0].t - 0.9900499987500625).abs() < 1e-9);
+/// # Ok::<(), SolveError>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn solve<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
+    model: &M,
+    tableau: &Tableau<S>,
+    problem: &HybridProblem<'_, NY, NZ, NP>,
+    options: &HybridOptions<NY, NZ>,
+    plan: StepPlan<'_>,
+    outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+    solution: &mut HybridSolution<NY, NZ, NP>,
+) -> Result<(), SolveError>
+where
+    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
+{
+    const { assert!(N == NY + NZ, "ModelSizes<N, _> must have N = NY + NZ") };
+    *solution = HybridSolution::ZERO;
+    solution.t = problem.t0;
+    solution.y = problem.y0;
+    solution.z = problem.z0;
+    let mut d = Driver {
+        model,
+        tableau,
+        problem,
+        options,
+        plan,
+        plan_index: 0,
+        next_sample: 0,
+        zeno: Zeno::new(),
+        fsa: problem.sensitivities.is_some(),
+    };
+    d.run::<N>(outputs, solution)
+}
+
+/// Where a segment ended.
+enum SegmentEnd<const NY: usize, const NZ: usize, const NP: usize> {
+    Final,
+    Event {
+        to: usize,
+        post: PostEvent<NY, NZ, NP>,
+    },
+}
+
+/// The state of one solve across its mode segments.
+struct Driver<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize> {
+    model: &'a M,
+    tableau: &'a Tableau<S>,
+    problem: &'a HybridProblem<'a, NY, NZ, NP>,
+    options: &'a HybridOptions<NY, NZ>,
+    plan: StepPlan<'a>,
+    plan_index: usize,
+    next_sample: usize,
+    zeno: Zeno,
+    fsa: bool,
+}
+
+impl<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>
+    Driver<'a, M, S, NY, NZ, NP>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    fn invalid(&self, t: f64, mode: usize, what: &'static str) -> SolveError {
+        SolveError::InvalidArgument { t, mode, what }
+    }
+
+    /// The whole solve: segment after segment, then the terminal cost.
+    fn run<const N: usize>(
+        &mut self,
+        outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+        sol: &mut HybridSolution<NY, NZ, NP>,
+    ) -> Result<(), SolveError> {
+        self.validate()?;
+        let pr = self.problem;
+        let mut mode = self.initial_mode()?;
+        sol.mode = mode;
+        let mut t = pr.t0;
+        let mut y = pr.y0;
+        let mut z = pr.z0;
+        let mut sy = pr.sensitivities.unwrap_or([[0.0; NP]; NY]);
+        // Grid shift ∂t/∂p of the segment's start time (τ of the event that started it).
+        let mut st = [0.0; NP];
+        let mut memory = Memory { y: pr.y0, z: pr.z0 };
+        // Memory sensitivities of the first mode: s* = ∂y0/∂p; w* = 0 because z* is the
+        // caller's (constant) z0 (HybridProblem::z0).
+        let mut memory_sy = sy;
+        let mut memory_sz = [[0.0; NP]; NZ];
+        sol.memory = memory;
+        loop {
+            let adapter = ModeAdapter::new(self.model, mode, memory, memory_sy, memory_sz);
+            let end = {
+                let mut it = Esdirk::<_, S, NY, NZ, NP, N>::new(
+                    &adapter,
+                    self.tableau,
+                    mode,
+                    pr.p,
+                    t,
+                    y,
+                    z,
+                    self.options.integrator,
+                )?;
+                let r = if self.fsa {
+                    it.enable_sensitivities_at(sy, st)
+                        .and_then(|()| self.segment(&mut it, &adapter, outputs, sol))
+                } else {
+                    self.segment(&mut it, &adapter, outputs, sol)
+                };
+                sol.stats.add(it.stats());
+                r?
+            };
+            match end {
+                SegmentEnd::Final => break,
+                SegmentEnd::Event { to, post } => {
+                    mode = to;
+                    t = sol.t;
+                    y = post.y;
+                    z = post.z;
+                    sy = post.sy;
+                    st = post.tau;
+                    memory = post.memory;
+                    memory_sy = post.memory_sy;
+                    memory_sz = post.memory_sz;
+                    sol.mode = mode;
+                    sol.y = y;
+                    sol.z = z;
+                    sol.sy = sy;
+                    sol.memory = memory;
+                }
+            }
+        }
+        self.terminal_cost(&memory_sy, &memory_sz, sol)
+    }
+
+    /// Integrates one mode segment until `t_f` or the next event.
+    fn segment<const N: usize>(
+        &mut self,
+        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+        sol: &mut HybridSolution<NY, NZ, NP>,
+    ) -> Result<SegmentEnd<NY, NZ, NP>, SolveError> {
+        let pr = self.problem;
+        Self::sync(it, sol);
+        let mut armed = self.arm(it, adapter)?;
+        self.record_samples(it, adapter, outputs, sol)?;
+        while it.t() < pr.tf {
+            let stop = pr
+                .sample_times
+                .get(self.next_sample)
+                .copied()
+                .unwrap_or(pr.tf)
+                .min(pr.tf);
+            // 1. Compute (not accept) the next step.
+            let (trial, adaptive) = self.next_trial(it, adapter.mode(), stop)?;
+            // 2. Guards on the dense output.
+            let (crossing, next_armed) = events::detect(it, adapter, &pr.p, &armed, &trial)?;
+            let Some(cr) = crossing else {
+                self.accept_step(it, adapter, &trial, adaptive, outputs, sol)?;
+                armed = next_armed;
+                continue;
+            };
+            // 3.–5. The step to the event, and the event.
+            return self.event_step(it, adapter, &trial, &cr, outputs, sol);
+        }
+        Ok(SegmentEnd::Final)
+    }
+
+    /// Computes (does not accept) the next step towards `stop`: adaptive, or the next entry of
+    /// the replayed step plan. Returns the step and whether it was adaptive.
+    #[inline]
+    fn next_trial<const N: usize>(
+        &mut self,
+        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+        mode: usize,
+        stop: f64,
+    ) -> Result<(Trial, bool), SolveError> {
+        let StepPlan::Replay(steps) = self.plan else {
+            return Ok((it.try_step(stop)?, true));
+        };
+        let t = it.t();
+        let Some(entry) = steps.get(self.plan_index) else {
+            return Err(self.invalid(t, mode, "step plan exhausted"));
+        };
+        self.plan_index += 1;
+        let remaining = stop - t;
+        let h = match entry.kind {
+            StepKind::Landing => remaining,
+            StepKind::Free | StepKind::EventTrial => entry.h.min(remaining),
+        };
+        let landing = h >= remaining;
+        let error = it.evaluate_fixed(h)?;
+        let trial = Trial {
+            h,
+            error,
+            landing,
+            t_end: if landing { stop } else { t + h },
+        };
+        Ok((trial, false))
+    }
+
+    /// Accepts a step without an event, logs it and records the samples it lands on.
+    #[inline]
+    fn accept_step<const N: usize>(
+        &mut self,
+        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        trial: &Trial,
+        adaptive: bool,
+        outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+        sol: &mut HybridSolution<NY, NZ, NP>,
+    ) -> Result<(), SolveError> {
+        let tn = it.t();
+        if adaptive {
+            it.commit(trial, &mut |_| {})?;
+        } else {
+            let length = if trial.landing {
+                StepLength::Landing
+            } else {
+                StepLength::Fixed
+            };
+            it.commit_fixed(trial.h, trial.t_end, length, &mut |_| {})?;
+        }
+        self.after_step(it, adapter, tn, trial.h, sol);
+        let kind = if trial.landing {
+            StepKind::Landing
+        } else {
+            StepKind::Free
+        };
+        let entry = LoggedStep { h: trial.h, kind };
+        self.log_step(entry, it.t(), adapter.mode(), outputs, sol)?;
+        if trial.landing {
+            self.record_samples(it, adapter, outputs, sol)?;
+        }
+        Ok(())
+    }
+
+    /// The step to the event found in `trial` at `cr`: moves the root onto the discrete
+    /// solution, accepts the step to it, completes its sensitivities with `τ` and applies the
+    /// event.
+    #[inline]
+    fn event_step<const N: usize>(
+        &mut self,
+        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        trial: &Trial,
+        cr: &Crossing,
+        outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+        sol: &mut HybridSolution<NY, NZ, NP>,
+    ) -> Result<SegmentEnd<NY, NZ, NP>, SolveError> {
+        // 3. Move the root onto the discrete solution and accept the step to it.
+        let tn = it.t();
+        let (h_ev, retakes) = events::polish(it, adapter, &self.problem.p, trial, cr)?;
+        sol.stats.event_retakes += retakes;
+        // A root at the end of a landing step keeps the exact landing time.
+        let t_ev = if h_ev == trial.h {
+            trial.t_end
+        } else {
+            tn + h_ev
+        };
+        it.commit_fixed(h_ev, t_ev, StepLength::Event, &mut |_| {})?;
+        // 4. τ from the root condition on the discrete step; completes the step's
+        // sensitivities before its cost quadrature is differentiated.
+        let tau = if self.fsa {
+            self.event_time_sensitivity(it, adapter, cr.guard)?
+        } else {
+            [0.0; NP]
+        };
+        self.after_step(it, adapter, tn, h_ev, sol);
+        let entry = LoggedStep {
+            h: trial.h,
+            kind: StepKind::EventTrial,
+        };
+        self.log_step(entry, t_ev, adapter.mode(), outputs, sol)?;
+        // 5. Apply the event.
+        self.event(it, adapter, cr, &tau, outputs, sol)
+    }
+
+    /// `τ = dt*/dp` of the event step just accepted as [`StepLength::Event`] (`fsa/jump.rs`):
+    /// solves the differentiated root condition for `∂H/∂p` and applies it to the step's
+    /// sensitivities (`Esdirk::apply_step_length_derivative`).
+    fn event_time_sensitivity<const N: usize>(
+        &self,
+        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        guard: usize,
+    ) -> Result<[f64; NP], SolveError> {
+        let (msy, msz) = adapter.memory_sensitivities();
+        let (sy, sz) = it.sensitivities();
+        let (yh, zh) = it.step_length_direction();
+        let step = EventStep {
+            sy,
+            sz,
+            yh: &yh[S - 1],
+            zh: &zh[S - 1],
+            dt: it.time_sensitivity(),
+            memory_sy: msy,
+            memory_sz: msz,
+        };
+        let at = adapter.point(it.t(), it.y(), it.z(), &self.problem.p);
+        let (dh, _) = event_step_length_derivative(self.model, guard, adapter.mode(), &at, &step)?;
+        it.apply_step_length_derivative(&dh)?;
+        Ok(*it.time_sensitivity())
+    }
+
+    /// Applies the event after the step to it was accepted (`events/reset.rs`), with the Zeno
+    /// and grazing tests and the event log.
+    fn event<const N: usize>(
+        &mut self,
+        it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        cr: &Crossing,
+        tau: &[f64; NP],
+        outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+        sol: &mut HybridSolution<NY, NZ, NP>,
+    ) -> Result<SegmentEnd<NY, NZ, NP>, SolveError> {
+        let mode = adapter.mode();
+        let t = it.t();
+        let Some(info) = M::GUARDS.get(cr.guard) else {
+            return Err(self.invalid(t, mode, "guard index"));
+        };
+        self.zeno.check(t, mode, sol.stats.events, self.options)?;
+        let (msy, msz) = adapter.memory_sensitivities();
+        let (sy, sz) = it.sensitivities();
+        let pre = PreEvent {
+            t,
+            mode,
+            y: it.y(),
+            z: it.z(),
+            p: &self.problem.p,
+            memory: adapter.memory(),
+            sens: self.fsa.then_some(PreEventSensitivities {
+                sy,
+                sz,
+                tau,
+                memory_sy: msy,
+                memory_sz: msz,
+            }),
+        };
+        let post = apply_event(self.model, cr.guard, info.to, info.has_reset, &pre)?;
+        if grazing(cr, post.hdot, self.options.grazing_tol) {
+            return Err(SolveError::GrazingEvent {
+                t,
+                mode,
+                guard: cr.guard,
+            });
+        }
+        sol.stats.events += 1;
+        self.zeno.record(t);
+        let record = EventRecord {
+            t,
+            guard: cr.guard,
+            from: mode,
+            to: info.to,
+            tau: post.tau,
+        };
+        self.log_event(record, outputs, sol)?;
+        Ok(SegmentEnd::Event { to: info.to, post })
+    }
+}

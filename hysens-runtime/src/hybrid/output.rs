@@ -1,0 +1,188 @@
+//! What the driver writes: the solution summary, samples, the step and event logs, and the
+//! costs with their gradients (`fsa/cost.rs` for the formulas).
+
+use super::{Driver, EventRecord, HybridOutputs, HybridSolution, LoggedStep, Sample};
+use crate::error::{all_finite, SolveError};
+use crate::events::ModeIntegrator;
+use crate::fsa::cost::{add_integral_step, add_scalar_gradient, StageSensitivities};
+use crate::model::{HybridModel, ModeAdapter, ScalarPartials, SmoothMode};
+use crate::step::Esdirk;
+
+impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>
+    Driver<'_, M, S, NY, NZ, NP>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    /// Copies the integrator state into the summary.
+    #[inline]
+    pub(super) fn sync<Md: SmoothMode<NY, NZ, NP>, const N: usize>(
+        it: &Esdirk<'_, Md, S, NY, NZ, NP, N>,
+        sol: &mut HybridSolution<NY, NZ, NP>,
+    ) {
+        sol.t = it.t();
+        sol.y = *it.y();
+        sol.z = *it.z();
+        let (sy, sz) = it.sensitivities();
+        sol.sy = *sy;
+        sol.sz = *sz;
+    }
+
+    /// Bookkeeping after an accepted step from `tn` of size `h`: summary and cost quadrature.
+    #[inline]
+    pub(super) fn after_step<const N: usize>(
+        &self,
+        it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        tn: f64,
+        h: f64,
+        sol: &mut HybridSolution<NY, NZ, NP>,
+    ) {
+        Self::sync(it, sol);
+        let (ys, zs, _) = it.stages();
+        let sens = if self.fsa {
+            let (sy, sz) = it.stage_sensitivities();
+            let (dt, dh) = it.step_time_sensitivities();
+            Some(StageSensitivities { sy, sz, dt, dh })
+        } else {
+            None
+        };
+        add_integral_step(
+            self.model,
+            adapter,
+            self.tableau,
+            tn,
+            h,
+            &self.problem.p,
+            ys,
+            zs,
+            sens,
+            &mut sol.cost,
+            &mut sol.cost_gradient,
+        );
+    }
+
+    /// Records all samples due at the current time, with the sampled cost.
+    #[inline]
+    pub(super) fn record_samples<const N: usize>(
+        &mut self,
+        it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+        sol: &mut HybridSolution<NY, NZ, NP>,
+    ) -> Result<(), SolveError> {
+        let pr = self.problem;
+        let t = it.t();
+        while let Some(&ts) = pr.sample_times.get(self.next_sample) {
+            if ts > t {
+                break;
+            }
+            let Some(slot) = outputs.samples.get_mut(sol.n_samples) else {
+                return Err(SolveError::StorageFull {
+                    t,
+                    mode: adapter.mode(),
+                    capacity: outputs.samples.len(),
+                });
+            };
+            let (sy, sz) = it.sensitivities();
+            *slot = Sample {
+                t,
+                mode: adapter.mode(),
+                y: *it.y(),
+                z: *it.z(),
+                sy: *sy,
+                sz: *sz,
+            };
+            sol.n_samples += 1;
+            let datum = pr.sample_data.get(self.next_sample).copied().unwrap_or(0.0);
+            let at = adapter.point(t, it.y(), it.z(), &pr.p);
+            sol.cost += self.model.sampled_cost(&at, datum);
+            if self.fsa {
+                let mut d = ScalarPartials::ZERO;
+                self.model.sampled_cost_partials(&at, datum, &mut d);
+                let (msy, msz) = adapter.memory_sensitivities();
+                add_scalar_gradient(&d, sy, sz, msy, msz, 1.0, &mut sol.cost_gradient);
+            }
+            self.next_sample += 1;
+        }
+        Ok(())
+    }
+
+    /// Appends `entry` to the step log, if one is kept.
+    #[inline]
+    pub(super) fn log_step(
+        &mut self,
+        entry: LoggedStep,
+        t: f64,
+        mode: usize,
+        outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+        sol: &mut HybridSolution<NY, NZ, NP>,
+    ) -> Result<(), SolveError> {
+        if let Some(log) = outputs.steps.as_deref_mut() {
+            let Some(slot) = log.get_mut(sol.n_logged_steps) else {
+                return Err(SolveError::StorageFull {
+                    t,
+                    mode,
+                    capacity: log.len(),
+                });
+            };
+            *slot = entry;
+            sol.n_logged_steps += 1;
+        }
+        Ok(())
+    }
+
+    /// Appends `record` to the event log, if one is kept, and counts it.
+    pub(super) fn log_event(
+        &mut self,
+        record: EventRecord<NP>,
+        outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+        sol: &mut HybridSolution<NY, NZ, NP>,
+    ) -> Result<(), SolveError> {
+        if let Some(log) = outputs.events.as_deref_mut() {
+            let Some(slot) = log.get_mut(sol.n_events) else {
+                return Err(SolveError::StorageFull {
+                    t: record.t,
+                    mode: record.from,
+                    capacity: log.len(),
+                });
+            };
+            *slot = record;
+        }
+        sol.n_events += 1;
+        Ok(())
+    }
+
+    /// Adds the terminal cost `φ(t_f)` and its gradient (with the memory sensitivities
+    /// `(s*, w*)` of the last mode), and checks that cost and gradient are finite.
+    pub(super) fn terminal_cost(
+        &self,
+        memory_sy: &[[f64; NP]; NY],
+        memory_sz: &[[f64; NP]; NZ],
+        sol: &mut HybridSolution<NY, NZ, NP>,
+    ) -> Result<(), SolveError> {
+        let adapter = ModeAdapter::new(self.model, sol.mode, sol.memory, *memory_sy, *memory_sz);
+        let at = adapter.point(sol.t, &sol.y, &sol.z, &self.problem.p);
+        sol.cost += self.model.terminal_cost(&at);
+        if self.fsa {
+            let mut d = ScalarPartials::ZERO;
+            self.model.terminal_cost_partials(&at, &mut d);
+            add_scalar_gradient(
+                &d,
+                &sol.sy,
+                &sol.sz,
+                memory_sy,
+                memory_sz,
+                1.0,
+                &mut sol.cost_gradient,
+            );
+        }
+        if !sol.cost.is_finite() || !all_finite(&sol.cost_gradient) {
+            return Err(SolveError::NonFiniteValue {
+                t: sol.t,
+                mode: sol.mode,
+                what: "cost",
+            });
+        }
+        Ok(())
+    }
+}

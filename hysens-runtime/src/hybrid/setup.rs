@@ -1,0 +1,117 @@
+//! Checks of the problem, the initial mode, and the arming of a segment's guards.
+
+use super::Driver;
+use crate::error::{all_finite, SolveError};
+use crate::events::{arming_sign, Armed, ModeIntegrator, MAX_GUARDS};
+use crate::model::{HybridModel, InitialMode, Memory, ModeAdapter, Point};
+
+impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>
+    Driver<'_, M, S, NY, NZ, NP>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    /// Checks the problem, the options and the model's tables before anything is evaluated.
+    pub(super) fn validate(&self) -> Result<(), SolveError> {
+        let pr = self.problem;
+        let t0 = pr.t0;
+        if !t0.is_finite() || !pr.tf.is_finite() || pr.tf < t0 {
+            return Err(self.invalid(t0, 0, "time span"));
+        }
+        if let Some(what) = self.options.invalid_setting() {
+            return Err(self.invalid(t0, 0, what));
+        }
+        let nonfinite = |what| SolveError::NonFiniteValue {
+            t: t0,
+            mode: 0,
+            what,
+        };
+        if !all_finite(&pr.p) {
+            return Err(nonfinite("parameters"));
+        }
+        if !all_finite(&pr.y0) {
+            return Err(nonfinite("initial y"));
+        }
+        if !all_finite(&pr.z0) {
+            return Err(nonfinite("initial z"));
+        }
+        if let Some(s0) = &pr.sensitivities {
+            if !s0.iter().all(all_finite) {
+                return Err(nonfinite("initial sensitivities"));
+            }
+        }
+        let mut prev = t0;
+        for &ts in pr.sample_times {
+            if !(ts >= prev && ts <= pr.tf) {
+                return Err(self.invalid(t0, 0, "sample times (must be sorted, in [t0, tf])"));
+            }
+            prev = ts;
+        }
+        if !pr.sample_data.is_empty() && pr.sample_data.len() != pr.sample_times.len() {
+            return Err(self.invalid(t0, 0, "sample data (one datum per sample time)"));
+        }
+        if M::GUARDS.len() > MAX_GUARDS {
+            return Err(self.invalid(t0, 0, "number of guards (at most 128)"));
+        }
+        if M::MODES.is_empty()
+            || M::GUARDS
+                .iter()
+                .any(|g| g.from >= M::MODES.len() || g.to >= M::MODES.len())
+        {
+            return Err(self.invalid(t0, 0, "mode table"));
+        }
+        Ok(())
+    }
+
+    /// The initial mode ([`InitialMode`]; a guard in its tolerance band is decided by the
+    /// look-ahead rule of `events/`).
+    pub(super) fn initial_mode(&self) -> Result<usize, SolveError> {
+        let pr = self.problem;
+        let memory = Memory { y: pr.y0, z: pr.z0 };
+        let at = Point {
+            t: pr.t0,
+            y: &pr.y0,
+            z: &pr.z0,
+            p: &pr.p,
+            memory: &memory,
+        };
+        let mode = match M::INITIAL_MODE {
+            InitialMode::Fixed(m) => Some(m),
+            InitialMode::ByGuardSigns { rules, fallback } => {
+                let mut chosen = None;
+                for &(g, positive, m) in rules {
+                    if g >= M::GUARDS.len() || m >= M::MODES.len() {
+                        return Err(self.invalid(pr.t0, 0, "initial-mode rule"));
+                    }
+                    let s = arming_sign(self.model, &self.options.integrator, m, g, &at)?;
+                    if (positive && s > 0.0) || (!positive && s < 0.0) {
+                        chosen = Some(m);
+                        break;
+                    }
+                }
+                chosen.or(fallback)
+            }
+        };
+        match mode {
+            Some(m) if m < M::MODES.len() => Ok(m),
+            _ => Err(self.invalid(pr.t0, 0, "initial mode")),
+        }
+    }
+
+    /// Arms the guards of the segment's mode at its start (`events/`, "Arming").
+    pub(super) fn arm<const N: usize>(
+        &self,
+        it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+    ) -> Result<Armed, SolveError> {
+        let mode = adapter.mode();
+        let mut armed = Armed::default();
+        let at = adapter.point(it.t(), it.y(), it.z(), &self.problem.p);
+        for (g, info) in M::GUARDS.iter().enumerate() {
+            if info.from == mode {
+                let s = arming_sign(self.model, &self.options.integrator, mode, g, &at)?;
+                armed.set(g, s);
+            }
+        }
+        Ok(armed)
+    }
+}
