@@ -71,11 +71,8 @@ pub mod options;
 pub mod stats;
 pub mod tableau;
 
-#[cfg(test)]
-mod hybrid_tests;
-
 pub use error::SolveError;
-pub use esdirk::{Esdirk, StepRecord, Trial};
+pub use esdirk::{Esdirk, StepLength, StepRecord, Trial};
 pub use hybrid_io::{
     EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, Sample,
     StepKind, StepPlan,
