@@ -1144,7 +1144,3 @@ pub struct Trial {
 
 #[path = "esdirk_fsa.rs"]
 mod fsa;
-
-#[cfg(test)]
-#[path = "esdirk_tests.rs"]
-mod tests;

@@ -72,9 +72,6 @@ mod solver;
 pub mod stats;
 pub mod tableau;
 
-#[cfg(test)]
-mod hybrid_tests;
-
 /// What a user of the runtime needs, in one import: `use hysens_runtime::prelude::*;`.
 pub mod prelude {
     #[cfg(feature = "std")]
@@ -86,7 +83,7 @@ pub mod prelude {
 }
 
 pub use error::SolveError;
-pub use esdirk::{Esdirk, StepRecord, Trial};
+pub use esdirk::{Esdirk, StepLength, StepRecord, Trial};
 pub use hybrid_io::{
     EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, Sample,
     StepKind, StepPlan,
