@@ -175,7 +175,10 @@ fn parameter_columns_agree_with_and_without_initial_states() {
                 params_only.sensitivity(of, wrt).unwrap(),
                 with_states.sensitivity(of, wrt).unwrap(),
             );
-            assert!((a - b).abs() <= 1e-13 * a.abs().max(1.0), "∂{of}/∂{wrt}: {a} vs {b}");
+            assert!(
+                (a - b).abs() <= 1e-13 * a.abs().max(1.0),
+                "∂{of}/∂{wrt}: {a} vs {b}"
+            );
         }
     }
 }
@@ -254,7 +257,10 @@ fn samples_and_failures_keep_what_was_computed() {
         .samples(&times)
         .solve(0.0, 100.0, &[H0, V0], &[G, E])
         .expect_err("Zeno behaviour");
-    assert!(failed.partial.t > 0.0 && failed.partial.t <= zeno, "{failed}");
+    assert!(
+        failed.partial.t > 0.0 && failed.partial.t <= zeno,
+        "{failed}"
+    );
     assert!(failed.partial.y.iter().all(|y| y.is_finite()));
     assert!(failed.partial.events.len() > 10);
     assert_eq!(failed.partial.samples.len(), 3);
