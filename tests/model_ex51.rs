@@ -12,9 +12,7 @@ mod support;
 #[path = "../examples/quickstart/model.rs"]
 mod quickstart_model;
 
-use hysens::runtime::hybrid_model::{
-    Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
-};
+use hysens::runtime::{Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo};
 use quickstart_model::ex51;
 use support::{check_model, Reference, Rng, Scalar, TestPoint, Vars};
 
@@ -89,14 +87,14 @@ fn guard_partials_at_the_papers_switching_points() {
         3.796_743_153_434_90,
     ];
     for (r, hx) in ROOTS.into_iter().zip(expected) {
-        let at = hysens::runtime::hybrid_model::Point {
+        let at = hysens::runtime::Point {
             t: 1.0,
             y: &[r],
             z: &[],
             p: &[2.9],
             memory: &Memory { y: [0.0], z: [] },
         };
-        let mut partials = hysens::runtime::hybrid_model::ScalarPartials::ZERO;
+        let mut partials = hysens::runtime::ScalarPartials::ZERO;
         M::default().guard_partials(0, &at, &mut partials);
         assert!(
             (partials.y[0] - hx).abs() < 1e-13,

@@ -20,9 +20,7 @@
 mod support;
 
 use hysens::hybrid_model;
-use hysens::runtime::hybrid_model::{
-    Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo, Point,
-};
+use hysens::runtime::{Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo, Point};
 use support::{check_model, Reference, Rng, Scalar, TestPoint, Vars};
 
 /// The exponential-model hysteretic oscillator (Serban & Recuero 2019, Example 5.2).
@@ -286,9 +284,9 @@ fn sigma_partials_match_the_notes_closed_forms() {
                     - e * (-2.0 * us + 2.0 * us * (beta * us).cosh()),
             ];
             let model = M::default();
-            let mut jac = hysens::runtime::model::ModeJacobian::ZERO;
+            let mut jac = hysens::runtime::ModeJacobian::ZERO;
             model.jacobian(mode, &at, &mut jac);
-            let mut mem = hysens::runtime::model::ModeJacobian::ZERO;
+            let mut mem = hysens::runtime::ModeJacobian::ZERO;
             model.memory_jacobian(mode, &at, &mut mem);
             let (mut fp, mut gp) = ([[0.0; 4]; 2], [[0.0; 4]; 1]);
             model.parameter_jacobian(mode, &at, &mut fp, &mut gp);
