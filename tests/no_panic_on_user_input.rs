@@ -16,10 +16,10 @@
 //! `max_events ≤ 40`.
 #![deny(missing_docs)]
 
-use hysens::runtime::esdirk::StepLength;
-use hysens::runtime::hybrid_model::Memory;
 use hysens::runtime::mode_adapter::ModeAdapter;
 use hysens::runtime::tableau::{ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+use hysens::runtime::Memory;
+use hysens::runtime::StepLength;
 use hysens::runtime::{
     Esdirk, EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,
     Options, Sample, SolveError, StepKind, StepPlan, StepRecord, Trial,

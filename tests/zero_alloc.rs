@@ -37,7 +37,7 @@ fn generated_ode_model_solves_without_allocating() {
         });
         assert_eq!(result, Ok(()));
         assert_eq!(solution.n_events, 3, "Example 5.1 switches three times");
-        // The closed form (note 000 §4.1): G = 20.029074653359594; the solver's global error
+        // The closed form (mpmath): G = 20.029074653359594; the solver's global error
         // at rtol 1e-8 is below 1e-6 relative (the runtime's accuracy tests say how much).
         assert!((solution.cost - 20.029074653359594).abs() < 1e-6 * 20.03);
         assert_eq!(
