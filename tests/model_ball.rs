@@ -9,9 +9,7 @@
 mod support;
 
 use hysens::hybrid_model;
-use hysens::runtime::hybrid_model::{
-    Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
-};
+use hysens::runtime::{Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo};
 use support::{check_model, Reference, Rng, Scalar, TestPoint, Vars};
 
 /// A ball bouncing on the ground.

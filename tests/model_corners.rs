@@ -16,7 +16,7 @@
 mod support;
 
 use hysens::hybrid_model;
-use hysens::runtime::hybrid_model::{HybridModel, Memory};
+use hysens::runtime::{HybridModel, Memory};
 use support::{check_model, Reference, Rng, Scalar, Vars};
 
 /// No parameters at all; a time-dependent guard; a reset reading memory; `_t`.

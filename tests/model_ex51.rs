@@ -1,5 +1,6 @@
-//! The simple hybrid ODE of Serban & Recuero 2019, Example 5.1 (note 000 §4.1), as a
-//! `#[hybrid_model]`: every emitted kernel against num-dual, and the generated tables.
+//! The simple hybrid ODE of Serban & Recuero 2019, Example 5.1 (Eq. 39), as the quickstart
+//! writes it (`examples/quickstart/model.rs`): every emitted kernel against num-dual, and the
+//! generated tables.
 //!
 //! `x' = 4 − x` in mode A while `h = x³ − 5x² + 7x − p ≤ 0`, `x' = 10 − 2x` in mode B otherwise;
 //! the switch A → B fires when `h` rises through zero, B → A when it falls; `x` is continuous;
@@ -8,61 +9,12 @@
 
 mod support;
 
-use hysens::hybrid_model;
-use hysens::runtime::hybrid_model::{
-    Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
-};
+#[path = "../examples/quickstart/model.rs"]
+mod quickstart_model;
+
+use hysens::runtime::{Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo};
+use quickstart_model::ex51;
 use support::{check_model, Reference, Rng, Scalar, TestPoint, Vars};
-
-/// Example 5.1 of Serban & Recuero (2019): a scalar ODE that switches on a cubic guard.
-#[hybrid_model]
-pub mod ex51 {
-    /// The state.
-    #[states]
-    pub struct X {
-        /// The scalar state `x`.
-        pub x: f64,
-    }
-
-    /// The parameter.
-    #[params]
-    pub struct P {
-        /// The switching level `p` of the cubic.
-        pub p: f64,
-    }
-
-    /// The guard function `h = x³ − 5x² + 7x − p`, shared by both switches.
-    fn cubic(x: &X, p: &P) -> f64 {
-        x.x.powi(3) - 5.0 * x.x.powi(2) + 7.0 * x.x - p.p
-    }
-
-    #[mode(initial_if(a_to_b, negative))]
-    fn mode_a(x: &X) -> X {
-        X { x: 4.0 - x.x }
-    }
-
-    #[mode(initial_if(b_to_a, positive))]
-    fn mode_b(x: &X) -> X {
-        X {
-            x: 10.0 - 2.0 * x.x,
-        }
-    }
-
-    #[guard(mode_a -> mode_b, rising)]
-    fn a_to_b(x: &X, p: &P) -> f64 {
-        cubic(x, p)
-    }
-
-    #[guard(mode_b -> mode_a, falling)]
-    fn b_to_a(x: &X, p: &P) -> f64 {
-        cubic(x, p)
-    }
-
-    #[cost(integral)]
-    fn total(x: &X) -> f64 {
-        x.x
-    }
-}
 
 /// The model again, in plain Rust over a number type.
 struct Ex51;
@@ -92,7 +44,8 @@ impl Reference<1, 0, 1> for Ex51 {
 
 type M = ex51::Model;
 
-/// The switching points `r1, r2, r3` at the nominal `p = 2.9` (note 000 §4.1, rounded to `f64`).
+/// The switching points `r1, r2, r3` at the nominal `p = 2.9`: the three real roots of
+/// `x³ − 5x² + 7x = 2.9` (rounded to `f64`).
 const ROOTS: [f64; 3] = [
     0.787_406_872_744_586,
     1.238_247_029_080_623,
@@ -113,7 +66,7 @@ fn points() -> Vec<TestPoint<1, 0, 1>> {
             rng.point(t, y, [], p, memory)
         })
         .collect();
-    // The paper's switching points r1, r2, r3 at the nominal p = 2.9 (note 000 §4.1).
+    // The switching points r1, r2, r3 at the nominal p = 2.9.
     for r in ROOTS {
         points.push(rng.point(1.0, [r], [], [2.9], Memory { y: [0.0], z: [] }));
     }
@@ -127,21 +80,21 @@ fn every_kernel_matches_num_dual() {
 
 #[test]
 fn guard_partials_at_the_papers_switching_points() {
-    // h_x at the switches and h_p = −1 (note 000 §4.1's table, to its printed digits).
+    // h_x = 3x² − 10x + 7 at the switching points (to 15 digits) and h_p = −1.
     let expected = [
         0.985_960_022_290_366,
         -0.782_703_175_725_263,
         3.796_743_153_434_90,
     ];
     for (r, hx) in ROOTS.into_iter().zip(expected) {
-        let at = hysens::runtime::hybrid_model::Point {
+        let at = hysens::runtime::Point {
             t: 1.0,
             y: &[r],
             z: &[],
             p: &[2.9],
             memory: &Memory { y: [0.0], z: [] },
         };
-        let mut partials = hysens::runtime::hybrid_model::ScalarPartials::ZERO;
+        let mut partials = hysens::runtime::ScalarPartials::ZERO;
         M::default().guard_partials(0, &at, &mut partials);
         assert!(
             (partials.y[0] - hx).abs() < 1e-13,
@@ -161,12 +114,12 @@ fn tables() {
         <M as HybridModel<1, 0, 1>>::MODES,
         &[
             ModeInfo {
-                name: "mode_a",
+                name: "a",
                 uses_memory: false,
                 constant_jacobian: true,
             },
             ModeInfo {
-                name: "mode_b",
+                name: "b",
                 uses_memory: false,
                 constant_jacobian: true,
             }
@@ -176,14 +129,14 @@ fn tables() {
         <M as HybridModel<1, 0, 1>>::GUARDS,
         &[
             GuardInfo {
-                name: "a_to_b",
+                name: "to_b",
                 from: 0,
                 to: 1,
                 direction: Direction::Rising,
                 has_reset: false
             },
             GuardInfo {
-                name: "b_to_a",
+                name: "to_a",
                 from: 1,
                 to: 0,
                 direction: Direction::Falling,

@@ -6,7 +6,7 @@
 mod support;
 
 use hysens::hybrid_model;
-use hysens::runtime::hybrid_model::{HybridModel, InitialMode, Memory, ModeInfo, Point};
+use hysens::runtime::{HybridModel, InitialMode, Memory, ModeInfo, Point};
 use support::{check_model, Reference, Rng, Scalar, TestPoint, Vars};
 
 /// Robertson's reaction network: `A → B` (k1), `2B → B + C` (k2), `B + C → A + C` (k3).

@@ -1,16 +1,16 @@
-//! The exponential-model (EM) hysteretic oscillator of Serban & Recuero 2019, Example 5.2 (note
-//! 000 §4.2), as a `#[hybrid_model]` with memory: every emitted kernel against num-dual, and the
+//! The exponential-model (EM) hysteretic oscillator of Serban & Recuero 2019, Example 5.2, as a
+//! `#[hybrid_model]` with memory: every emitted kernel against num-dual, and the
 //! generated tables.
 //!
 //! `u' = v`, `m v' = −A z + f(t)` with `f(t) = t sin(2πt)/2`, and the stress `z` given by the
 //! algebraic equation `0 = z − σ(u, u*, z*, p)`, where `(u*, z*)` is the state at the last
-//! velocity reversal (the memory) and, in the closed form of note 000 §4.2,
+//! velocity reversal (the memory) and, in the closed form of the EM law between reversals,
 //!
 //! `σ = g_β(u) + ξ c − E (g_β(u*) + ξ c − z*)`, `g_β(u) = −2βu + 2 sinh(βu) + k_b u`,
 //! `E = exp(−α ξ (u − u*))`, `c = f̄ + δ/α`,
 //! `u₀ = −ln(δ/(k_a − k_b))/(2α)`, `f̄ = (k_a − k_b)/(2α) (1 − exp(−2α u₀))`, `δ = 1e-20`.
 //!
-//! `u₀` and `f̄` depend on `p` (the note insists they be differentiated: holding them fixed gives
+//! `u₀` and `f̄` depend on `p` (they must be differentiated: holding them fixed gives
 //! `dG/dk_a = 0`), so they are helper functions of `P` here, and the `p`-derivatives checked
 //! below go through them. `ξ = +1` in mode `loading`, `−1` in mode `unloading`; the reversals
 //! are the zero crossings of `v` (falling from loading, rising from unloading), with continuity.
@@ -20,9 +20,7 @@
 mod support;
 
 use hysens::hybrid_model;
-use hysens::runtime::hybrid_model::{
-    Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo, Point,
-};
+use hysens::runtime::{Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo, Point};
 use support::{check_model, Reference, Rng, Scalar, TestPoint, Vars};
 
 /// The exponential-model hysteretic oscillator (Serban & Recuero 2019, Example 5.2).
@@ -220,7 +218,8 @@ fn points() -> Vec<TestPoint<2, 1, 4>> {
             rng.point(t, y, z, p, memory)
         })
         .collect();
-    // At a reversal itself (u = u*, z = z*), the note's reference row #1.
+    // At a reversal itself (u = u*, z = z*), the first reversal of a reference solve
+    // (DOP853 at rtol 1e-12).
     let (u, z) = (0.001_618_247_2, 0.226_654_392_6);
     points.push(rng.point(
         0.421_512_667_4,
@@ -240,7 +239,7 @@ fn every_kernel_matches_num_dual() {
     check_model("steel", &M::default(), &Steel, &points());
 }
 
-/// The note's explicit partials of σ (§4.2), checked on the kernel's `g_y`, `g_z*`, `g_y*`, `g_p`
+/// The explicit partials of σ (the closed form above differentiated by hand), checked on the kernel's `g_y`, `g_z*`, `g_y*`, `g_p`
 /// (`g = z − σ`, so each is minus the partial of σ).
 #[test]
 fn sigma_partials_match_the_notes_closed_forms() {
@@ -285,9 +284,9 @@ fn sigma_partials_match_the_notes_closed_forms() {
                     - e * (-2.0 * us + 2.0 * us * (beta * us).cosh()),
             ];
             let model = M::default();
-            let mut jac = hysens::runtime::model::ModeJacobian::ZERO;
+            let mut jac = hysens::runtime::ModeJacobian::ZERO;
             model.jacobian(mode, &at, &mut jac);
-            let mut mem = hysens::runtime::model::ModeJacobian::ZERO;
+            let mut mem = hysens::runtime::ModeJacobian::ZERO;
             model.memory_jacobian(mode, &at, &mut mem);
             let (mut fp, mut gp) = ([[0.0; 4]; 2], [[0.0; 4]; 1]);
             model.parameter_jacobian(mode, &at, &mut fp, &mut gp);
@@ -365,7 +364,7 @@ fn tables() {
     assert_eq!(steel::Z::from_array([0.3]).to_array(), [0.3]);
     assert_eq!(steel::P::from_array(NOMINAL).to_array(), NOMINAL);
 
-    // The note's values of the internal constants at nominal p, by the reference formulas
+    // The values of the internal constants at nominal p, by the reference formulas
     // (the same formulas as the model's helpers), read through the generated `P` conversions.
     let p = steel::P::from_array(NOMINAL);
     let (u0, fbar) = (steel_u0(&p), steel_fbar(&p));

@@ -6,7 +6,9 @@
 //! zero, huge and tiny values in the problem (times, states, parameters, seeds, sample
 //! times and data) and in every option (tolerances, step limits, Newton and controller
 //! settings, event limits), undersized output storage, every tableau, and replayed step
-//! plans with arbitrary step sizes. Three quarters of each value stay at a sensible default so
+//! plans with arbitrary step sizes. The solving API ([`hysens::runtime::Solver`]) is checked
+//! the same way, both its owned and its caller-storage path, with sensitivity selections
+//! that name unknown variables too. Three quarters of each value stay at a sensible default so
 //! that the solver also gets deep into its integration, event and sensitivity code.
 //!
 //! The tests run in debug builds (the README's `cargo test`), so integer overflow and slice
@@ -14,10 +16,10 @@
 //! `max_events ≤ 40`.
 #![deny(missing_docs)]
 
-use hysens::runtime::esdirk::StepLength;
-use hysens::runtime::hybrid_model::Memory;
 use hysens::runtime::mode_adapter::ModeAdapter;
 use hysens::runtime::tableau::{ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+use hysens::runtime::Memory;
+use hysens::runtime::StepLength;
 use hysens::runtime::{
     Esdirk, EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,
     Options, Sample, SolveError, StepKind, StepPlan, StepRecord, Trial,
@@ -457,6 +459,135 @@ proptest! {
                 result
             );
         }
+    }
+}
+
+/// A sensitivity selection for the builder: none, all, or a list of names that may include
+/// names the model does not have.
+fn names(known: &'static [&'static str]) -> impl Strategy<Value = Option<Vec<&'static str>>> {
+    let name = prop_oneof![3 => prop::sample::select(known.to_vec()), 1 => Just("nonexistent")];
+    prop::option::weighted(0.8, prop::collection::vec(name, 0..3))
+}
+
+/// Runs the builder on `$model` both ways — the owned `solve` and the caller-storage
+/// `solve_into` with `$call`'s storage sizes — and checks the same outcome as `check_call!`:
+/// `Ok` ends at `tf` with finite results; an error keeps a finite state inside the span.
+macro_rules! check_builder {
+    ($model:expr, $x0:expr, $p:expr, $z0:expr, $params:expr, $states:expr, $call:expr, $options:expr) => {{
+        use hysens::runtime::{InitialStates, Params, Solver};
+        let call: &Call = $call;
+        let (params, states) = (&$params, &$states);
+        let params = match params {
+            None => Params::All,
+            Some(names) if names.is_empty() => Params::None,
+            Some(names) => Params::Only(names),
+        };
+        let states = match states {
+            None => InitialStates::All,
+            Some(names) if names.is_empty() => InitialStates::None,
+            Some(names) => InitialStates::Only(names),
+        };
+        let model = $model;
+        let solver = Solver::new(&model)
+            .options($options)
+            .sensitivities_to(params, states)
+            .samples(&call.sample_times)
+            .data(&call.sample_data)
+            .algebraic_guess(&$z0);
+        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+        let span_valid = call.t0.is_finite() && call.tf.is_finite() && call.t0 <= call.tf;
+        let inputs_finite = finite(&$x0) && finite(&$z0);
+        match solver.solve(call.t0, call.tf, &$x0, &$p) {
+            Ok(solution) => {
+                prop_assert_eq!(solution.t, call.tf);
+                prop_assert!(
+                    finite(&solution.y) && finite(&solution.z) && solution.cost.is_finite()
+                );
+                prop_assert_eq!(solution.samples.len(), call.sample_times.len());
+            }
+            Err(failure) => {
+                prop_assert!(!failure.to_string().is_empty());
+                if span_valid {
+                    let t = failure.partial.t;
+                    prop_assert!(t >= call.t0 && t <= call.tf, "{}: t = {}", failure, t);
+                }
+                if inputs_finite {
+                    prop_assert!(
+                        finite(&failure.partial.y),
+                        "{}: {:?}",
+                        failure,
+                        failure.partial.y
+                    );
+                }
+            }
+        }
+        let mut samples = vec![Sample::ZERO; call.sample_slots];
+        let mut events = call.event_slots.map(|n| vec![EventRecord::ZERO; n]);
+        let mut solution = HybridSolution::ZERO;
+        let result = solver.solve_into(
+            call.t0,
+            call.tf,
+            &$x0,
+            &$p,
+            &mut HybridOutputs {
+                samples: &mut samples,
+                events: events.as_deref_mut(),
+                steps: None,
+            },
+            &mut solution,
+        );
+        match result {
+            Ok(()) => {
+                prop_assert_eq!(solution.t, call.tf);
+                prop_assert!(
+                    solution.sy.iter().all(|r| finite(r)) && finite(&solution.cost_gradient)
+                );
+            }
+            Err(e) => {
+                prop_assert!(!e.to_string().is_empty());
+                if span_valid {
+                    prop_assert!(solution.t >= call.t0 && solution.t <= call.tf, "{e}");
+                }
+                if inputs_finite {
+                    prop_assert!(finite(&solution.y) && finite(&solution.z), "{e}");
+                }
+            }
+        }
+    }};
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// The builder on Ex. 5.1: any names (unknown ones included), any span, data and storage.
+    #[test]
+    fn builder_on_ex51_never_panics(
+        x in or_wild(0.0),
+        p in or_wild(2.9),
+        params in names(&["p", "q"]),
+        states in names(&["x", "y"]),
+        c in call(5.0),
+        k in options(),
+    ) {
+        check_builder!(ex51::Model, [x], [p], [0.0f64; 0], params, states, &c, k);
+    }
+
+    /// The builder on the index-1 DAE with memory, with an arbitrary algebraic guess.
+    #[test]
+    fn builder_on_relay_dae_never_panics(
+        y in array_or_wild([0.0, 0.0]),
+        f in or_wild(1.0),
+        q in array_or_wild([2.0, 0.3]),
+        params in names(&["k", "c"]),
+        states in names(&["q", "v"]),
+        c in call(10.0),
+        k in options(),
+    ) {
+        check_builder!(relay::Model, y, q, [f], params, states, &c, k);
     }
 }
 

@@ -117,3 +117,152 @@ fn all_parameters_and_initial_states_against_the_closed_form() {
     }
     println!("largest error of ∂(h, v)(T)/∂(h0, v0, g, e): {worst:.1e}");
 }
+
+#[test]
+fn a_subset_of_directions_gives_the_same_columns() {
+    let full = Solver::new(&ball::Model)
+        .tolerances(1e-10, 1e-12)
+        .sensitivities_to(Params::All, InitialStates::All)
+        .solve(0.0, T, &[H0, V0], &[G, E])
+        .expect("the ball solves");
+    let subset = Solver::new(&ball::Model)
+        .tolerances(1e-10, 1e-12)
+        .sensitivities_to(Params::Only(&["e"]), InitialStates::Only(&["v"]))
+        .solve(0.0, T, &[H0, V0], &[G, E])
+        .expect("the ball solves");
+    use hysens::runtime::Variable;
+    assert_eq!(
+        subset.directions(),
+        [Variable::Param(1), Variable::InitialState(1)]
+    );
+    for wrt in [Wrt::Param("e"), Wrt::InitialState("v")] {
+        for of in ["h", "v"] {
+            assert_eq!(subset.sensitivity(of, wrt), full.sensitivity(of, wrt));
+        }
+        assert_eq!(
+            subset.event_time_sensitivity(0, wrt),
+            full.event_time_sensitivity(0, wrt)
+        );
+    }
+    // Directions not chosen are not there.
+    assert_eq!(subset.sensitivity("h", "g"), None);
+    assert_eq!(subset.sensitivity("h", Wrt::InitialState("h")), None);
+    // Names not in the model are not there either.
+    assert_eq!(full.sensitivity("height", "g"), None);
+    assert_eq!(full.sensitivity("h", "gravity"), None);
+}
+
+/// Without initial states the solve carries only the parameter columns (the core's own path);
+/// with them, the parameters are columns of the extended model. Both are the exact derivative
+/// of the same steps (the step sizes depend on the states only), so they agree to round-off.
+#[test]
+fn parameter_columns_agree_with_and_without_initial_states() {
+    let params_only = Solver::new(&ball::Model)
+        .tolerances(1e-8, 1e-10)
+        .sensitivities_to(Params::All, InitialStates::None)
+        .solve(0.0, 2.0, &[H0, V0], &[G, E])
+        .expect("the ball solves");
+    let with_states = Solver::new(&ball::Model)
+        .tolerances(1e-8, 1e-10)
+        .sensitivities_to(Params::All, InitialStates::All)
+        .solve(0.0, 2.0, &[H0, V0], &[G, E])
+        .expect("the ball solves");
+    assert_eq!(params_only.stats.steps, with_states.stats.steps);
+    assert_eq!(params_only.events.len(), with_states.events.len());
+    for wrt in ["g", "e"] {
+        for of in ["h", "v"] {
+            let (a, b) = (
+                params_only.sensitivity(of, wrt).unwrap(),
+                with_states.sensitivity(of, wrt).unwrap(),
+            );
+            assert!(
+                (a - b).abs() <= 1e-13 * a.abs().max(1.0),
+                "∂{of}/∂{wrt}: {a} vs {b}"
+            );
+        }
+    }
+}
+
+/// More events than the owned solve first makes room for (64): an elastic ball bounces every
+/// `2√(2 h0/g)` ≈ 0.9 s, so 111 times in 100 s. The solve is run again with more room and
+/// reports every event; a caller-storage solve with room for all gives the same log.
+#[test]
+fn many_events_are_all_reported() {
+    let solver = Solver::new(&ball::Model).tolerances(1e-8, 1e-10);
+    let solution = solver
+        .solve(0.0, 100.0, &[1.0, 0.0], &[G, 1.0])
+        .expect("the ball solves");
+    let period = 2.0 * (2.0 / G).sqrt();
+    assert_eq!(solution.events.len(), (100.0 / period + 0.5) as usize);
+    assert!(solution.events.len() > 64);
+    use hysens::runtime::{EventRecord, HybridOutputs, HybridSolution};
+    let mut events = vec![EventRecord::ZERO; 200];
+    let mut core = HybridSolution::ZERO;
+    solver
+        .solve_into(
+            0.0,
+            100.0,
+            &[1.0, 0.0],
+            &[G, 1.0],
+            &mut HybridOutputs {
+                samples: &mut [],
+                events: Some(&mut events),
+                steps: None,
+            },
+            &mut core,
+        )
+        .expect("the ball solves");
+    assert_eq!(core.n_events, solution.events.len());
+    for (owned, raw) in solution.events.iter().zip(&events) {
+        assert_eq!(owned.t, raw.t);
+    }
+    assert_eq!(core.y, solution.y);
+}
+
+#[test]
+fn samples_and_failures_keep_what_was_computed() {
+    let times = [0.25, 0.5, 0.75];
+    let solution = Solver::new(&ball::Model)
+        .tolerances(1e-10, 1e-12)
+        .sensitivities_to(Params::Only(&["g"]), InitialStates::None)
+        .samples(&times)
+        .solve(0.0, T, &[H0, V0], &[G, E])
+        .expect("the ball solves");
+    assert_eq!(solution.samples.len(), 3);
+    // Before the impact: h(t) = h0 + v0 t − g t²/2, ∂h/∂g = −t²/2.
+    let first = &solution.samples[0];
+    assert_eq!((first.t, first.mode), (0.25, "flight"));
+    assert!((first.x[0] - (H0 + V0 * 0.25 - G * 0.25 * 0.25 / 2.0)).abs() < 1e-13);
+    let dh_dg = solution.sample_sensitivity(0, "h", "g").unwrap();
+    assert!((dh_dg + 0.25 * 0.25 / 2.0).abs() < 1e-13);
+
+    // An unknown name is an error before anything is computed.
+    let unknown = Solver::new(&ball::Model)
+        .sensitivities_to(Params::Only(&["gravity"]), InitialStates::None)
+        .solve(0.0, T, &[H0, V0], &[G, E])
+        .expect_err("an unknown parameter");
+    assert!(matches!(
+        unknown.error,
+        hysens::runtime::SolveError::InvalidArgument { .. }
+    ));
+    assert_eq!(unknown.partial.t, 0.0);
+
+    // A failure mid-way keeps the last accepted state, the events and samples before it: the
+    // bounces of this ball accumulate at t* = t1 + 2 e w/(g (1 − e)) ≈ 4.14 s (Zeno), which
+    // the solver reports as an error instead of looping.
+    let w = (V0 * V0 + 2.0 * G * H0).sqrt();
+    let zeno = (V0 + w) / G + 2.0 * E * w / (G * (1.0 - E));
+    let failed = Solver::new(&ball::Model)
+        .tolerances(1e-10, 1e-12)
+        .samples(&times)
+        .solve(0.0, 100.0, &[H0, V0], &[G, E])
+        .expect_err("Zeno behaviour");
+    assert!(
+        failed.partial.t > 0.0 && failed.partial.t <= zeno,
+        "{failed}"
+    );
+    assert!(failed.partial.y.iter().all(|y| y.is_finite()));
+    assert!(failed.partial.events.len() > 10);
+    assert_eq!(failed.partial.samples.len(), 3);
+    println!("{failed}");
+}

@@ -37,7 +37,7 @@ fn generated_ode_model_solves_without_allocating() {
         });
         assert_eq!(result, Ok(()));
         assert_eq!(solution.n_events, 3, "Example 5.1 switches three times");
-        // The closed form (note 000 §4.1): G = 20.029074653359594; the solver's global error
+        // The closed form (mpmath): G = 20.029074653359594; the solver's global error
         // at rtol 1e-8 is below 1e-6 relative (the runtime's accuracy tests say how much).
         assert!((solution.cost - 20.029074653359594).abs() < 1e-6 * 20.03);
         assert_eq!(
@@ -77,5 +77,65 @@ fn generated_dae_model_with_memory_solves_without_allocating() {
         assert!(solution.n_events >= 1, "the relay switches");
         assert_eq!(solution.n_samples, 3);
         assert_eq!(allocations, 0, "sensitivities: {with_sensitivities}");
+    }
+}
+
+/// The builder's caller-storage path allocates nothing either, with sensitivities to
+/// parameters and initial states (the extended model of `p' = (p, y0)`).
+#[test]
+fn builder_solve_into_does_not_allocate() {
+    use hysens::runtime::{InitialStates, Params, Solver};
+    let model = relay::Model;
+    let times = [1.0, 2.0, 5.0];
+    let solver = Solver::new(&model)
+        .tolerances(1e-7, 1e-9)
+        .sensitivities_to(Params::Only(&["k"]), InitialStates::All)
+        .samples(&times)
+        .algebraic_guess(&[1.0]);
+    let mut samples = [Sample::ZERO; 3];
+    let mut events = [EventRecord::ZERO; 64];
+    let mut solution = HybridSolution::ZERO;
+    let (result, allocations) = count(|| {
+        solver.solve_into(
+            0.0,
+            10.0,
+            &[0.0, 0.0],
+            &[2.0, 0.3],
+            &mut HybridOutputs {
+                samples: &mut samples,
+                events: Some(&mut events),
+                steps: None,
+            },
+            &mut solution,
+        )
+    });
+    assert_eq!(result, Ok(()));
+    assert!(solution.n_events >= 1, "the relay switches");
+    assert_eq!(allocations, 0);
+}
+
+/// The owned path allocates its results only: the event and sample buffers, the columns and
+/// directions, one vector per event (`dt`), two per sample (`dy`, `dz`), and the final
+/// sensitivities — a count that does not grow with the number of steps.
+#[test]
+fn builder_solve_allocates_only_its_results() {
+    use hysens::runtime::{InitialStates, Params, Solver};
+    let model = relay::Model;
+    let times = [1.0, 2.0, 5.0];
+    let solver = Solver::new(&model)
+        .tolerances(1e-7, 1e-9)
+        .sensitivities_to(Params::All, InitialStates::Only(&["v"]))
+        .samples(&times)
+        .algebraic_guess(&[1.0]);
+    for (tf, rtol) in [(10.0, 1e-7), (10.0, 1e-10)] {
+        let solver = solver.tolerances(rtol, rtol * 1e-2);
+        let (result, allocations) = count(|| solver.solve(0.0, tf, &[0.0, 0.0], &[2.0, 0.3]));
+        let solution = result.expect("the relay solves");
+        let results = solution.events.len() + 2 * solution.samples.len();
+        assert!(
+            allocations <= 10 + results,
+            "{allocations} allocations for {results} owned vectors ({} steps)",
+            solution.stats.steps
+        );
     }
 }

@@ -1139,7 +1139,3 @@ pub struct Trial {
 
 #[path = "esdirk_fsa.rs"]
 mod fsa;
-
-#[cfg(test)]
-#[path = "esdirk_tests.rs"]
-mod tests;

@@ -77,9 +77,6 @@ mod stats;
 mod step;
 pub mod tableau;
 
-#[cfg(test)]
-mod hybrid_tests;
-
 /// What a user of the runtime needs, in one import: `use hysens_runtime::prelude::*;`.
 pub mod prelude {
     #[cfg(feature = "std")]
@@ -104,7 +101,7 @@ pub use options::Options;
 pub use solver::{Event, SampleState, Solution, SolveFailure};
 pub use solver::{Fields, InitialStates, Params, Solver, Variable, Wrt};
 pub use stats::Stats;
-pub use step::{Esdirk, StepRecord, Trial};
+pub use step::{Esdirk, StepLength, StepRecord, Trial};
 pub use tableau::{Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
 
 // Old module paths, kept as re-exports while generated code (`hysens-macros`), the facade's
@@ -131,11 +128,9 @@ pub mod hybrid_solve {
     pub use crate::solve;
 }
 
-/// Path kept for the facade's tests: the integrator of one mode (now at the crate root) and
-/// [`StepLength`](esdirk::StepLength), the argument of [`Esdirk::commit_fixed`].
+/// Path kept for the facade's tests: the integrator of one mode (now at the crate root).
 pub mod esdirk {
-    pub use crate::step::StepLength;
-    pub use crate::{Esdirk, StepRecord, Trial};
+    pub use crate::{Esdirk, StepLength, StepRecord, Trial};
 }
 
 /// Path kept for the facade's tests: one mode of a hybrid model as a [`SmoothMode`].

@@ -3,7 +3,7 @@
 //! What this file proves: with `step_fixed` on N = 20…320 uniform steps, the observed global
 //! orders of the states and of every sensitivity column (∂y/∂p_q for each parameter) match the
 //! classical order p of each tableau (ESDIRK23: 2, ESDIRK34: 3, ESDIRK4(3)6L: 4) within 0.2.
-//! The unit test `fixed_step_orders_smooth_ode` (src/esdirk_tests.rs) checks the states only
+//! The test `fixed_step_orders_smooth_ode` (`esdirk_accuracy.rs`) checks the states only
 //! (its model has no parameters), so the sensitivity orders were not covered before.
 //!
 //! Model (nonlinear, closed form, three parameters of different kinds):
@@ -24,10 +24,12 @@
 #![allow(missing_docs)]
 #![allow(clippy::needless_range_loop)] // index loops over the 2×3 sensitivity matrix
 
+mod support;
+
 use hysens_runtime::{
-    Esdirk, ModeJacobian, Options, SmoothMode, StepRecord, Tableau, ESDIRK23, ESDIRK34,
-    ESDIRK436L2SA,
+    Esdirk, ModeJacobian, SmoothMode, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
 };
+use support::{fixed_opts, no_obs, observed_orders};
 
 #[derive(Debug)]
 struct Coupled;
@@ -86,8 +88,6 @@ fn exact(t: f64) -> ([f64; 2], [[f64; 3]; 2]) {
     ([y1, y2], s)
 }
 
-fn no_obs<const S: usize>(_: &StepRecord<'_, S, 2, 0>) {}
-
 /// Errors after `n` fixed steps on [0, TF]: (state error, sensitivity error per parameter),
 /// each the max abs error over components and over the 20 grid points t_k = k·TF/20 shared by
 /// every grid N = 20…320. The max over the trajectory (rather than the value at TF alone)
@@ -99,11 +99,9 @@ fn no_obs<const S: usize>(_: &StepRecord<'_, S, 2, 0>) {}
 /// 1e-14 per stage) is ≥ 100 times below the smallest discretization error measured
 /// (ESDIRK4(3)6L, N = 320: ~4e-12 at TF, larger on the trajectory maximum).
 fn run<const S: usize>(tab: &Tableau<S>, n: usize) -> (f64, [f64; 3]) {
-    let mut opts = Options::new(1e-12, 1e-12);
-    opts.jacobian_reuse_rate = 0.0;
-    opts.max_newton_iterations = 20;
-    let mut it = Esdirk::<_, S, 2, 0, 3, 2>::new(&Coupled, tab, 0, P, 0.0, [P[2], 1.0], [], opts)
-        .expect("init");
+    let mut it =
+        Esdirk::<_, S, 2, 0, 3, 2>::new(&Coupled, tab, 0, P, 0.0, [P[2], 1.0], [], fixed_opts())
+            .expect("init");
     it.enable_sensitivities([[0.0, 0.0, 1.0], [0.0, 0.0, 0.0]])
         .expect("fsa");
     let h = TF / n as f64;
@@ -128,10 +126,6 @@ fn run<const S: usize>(tab: &Tableau<S>, n: usize) -> (f64, [f64; 3]) {
     (ey, es)
 }
 
-fn orders(errs: &[f64]) -> Vec<f64> {
-    errs.windows(2).map(|w| (w[0] / w[1]).log2()).collect()
-}
-
 fn check<const S: usize>(tab: &Tableau<S>, label: &str) {
     let p = tab.order as f64;
     let ns = [20, 40, 80, 160, 320];
@@ -142,12 +136,12 @@ fn check<const S: usize>(tab: &Tableau<S>, label: &str) {
         series.push((name.to_string(), runs.iter().map(|r| r.1[q]).collect()));
     }
     for (name, errs) in &series {
-        let ord = orders(errs);
+        let ord = observed_orders(errs);
         println!(
             "{label} {name:6}: errors {:?} orders {ord:.3?}",
             errs.iter().map(|e| format!("{e:.3e}")).collect::<Vec<_>>()
         );
-        // Criterion of the issue: observed order within 0.2 of p. Checked on the two finest
+        // Criterion: observed order within 0.2 of p. Checked on the two finest
         // ratios (N = 80→160→320), where the leading error term dominates; the coarse ratios are
         // printed for information.
         for o in &ord[ord.len() - 2..] {

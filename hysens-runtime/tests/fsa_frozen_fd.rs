@@ -3,30 +3,29 @@
 //!
 //! What this file proves: for Robertson's problem with p = (k1, k2, k3) (three parameters that
 //! enter nonlinearly and with magnitudes 0.04 … 3e7), the FSA of `Esdirk` (internal numerical
-//! differentiation of the converged stage equations, `esdirk_fsa.rs`) is the exact derivative of
+//! differentiation of the converged stage equations) is the exact derivative of
 //! the discrete solution map: replaying a recorded adaptive step sequence with `step_fixed`, the
 //! FSA agrees with central differences of replays at `k_q(1 ± δ)` to 1e-7 in the normalized
 //! sensitivities `(k_q/y_i) ∂y_i/∂k_q`, for every tableau, with a fresh Jacobian every step and
 //! with Jacobian reuse (stale Newton matrix / sensitivity preconditioner).
 //!
-//! The unit test `fsa_matches_frozen_step_finite_differences` (src/esdirk_tests.rs) checks the
-//! same property on the note's index-1 DAE with one parameter; this one adds several
+//! The test `fsa_matches_frozen_step_finite_differences` (`esdirk_fsa.rs`) checks the
+//! same property on a small index-1 DAE with one parameter; this one adds several
 //! parameters, stiffness (recorded steps up to h ≈ 1.5 (ESDIRK23) … 5.7 (ESDIRK4(3)6L) while
 //! the stiff eigenvalue is |λ| ≈ k3 y3 + 2 k2 y2 ≈ 3.4e3 at t = 40, so h|λ| reaches ~1e4) and
 //! parameters of very different magnitudes.
 #![allow(missing_docs)]
 #![allow(clippy::needless_range_loop)] // index loops over the 3×3 sensitivity matrix
 
-mod common;
+mod support;
 
-use common::{Robertson, K, Y0};
-use hysens_runtime::{Esdirk, Options, StepRecord, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+use hysens_runtime::{Esdirk, Options, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+use support::fixtures::{Robertson, K, Y0};
+use support::no_obs;
 
 /// Horizon: [0, 40] covers the initial transient (y2 peaks at ~3.6e-5 near t = 4e-4) and the
 /// slow phase; the adaptive run at rtol 1e-6 takes 41 (ESDIRK4(3)6L) to 185 (ESDIRK23) steps.
 const TF: f64 = 40.0;
-
-fn no_obs<const S: usize>(_: &StepRecord<'_, S, 3, 0>) {}
 
 /// Replays the step sequence `hs` at parameters `p`; returns (y, ∂y/∂p if `fsa`).
 ///
@@ -59,7 +58,7 @@ fn replay<const S: usize>(
 }
 
 fn check<const S: usize>(tab: &Tableau<S>) {
-    // Step sequence of an adaptive run at the tolerances (rtol 1e-6, atol 1e-10).
+    // Step sequence of an adaptive run at rtol 1e-6, atol 1e-10.
     let mut hs = Vec::new();
     let mut it = Esdirk::<_, S, 3, 0, 3, 3>::new(
         &Robertson,
@@ -78,7 +77,7 @@ fn check<const S: usize>(tab: &Tableau<S>) {
         let (y, s) = replay(tab, K, &hs, true, reuse);
         // Relative difference step δ = 1e-6: central-difference truncation O(δ²) ≈ 1e-12 in the
         // normalized sensitivities (their second logarithmic derivatives are O(1)), round-off
-        // and Newton noise ≲ 1e-15/δ ≈ 1e-9. Bound 1e-7 (the criterion): ≥ 100x margin.
+        // and Newton noise ≲ 1e-15/δ ≈ 1e-9. Bound 1e-7: ≥ 100x margin.
         let delta = 1e-6;
         let mut worst = 0.0_f64;
         for q in 0..3 {

@@ -1,7 +1,7 @@
 //! Robertson's stiff kinetics with forward sensitivities w.r.t. all three rate constants,
 //! against an independent high-accuracy reference (scipy), for every tableau.
 //!
-//! What this file proves (acceptance point 1 of the runtime issue):
+//! What this file proves:
 //!
 //! * `robertson_fsa_1e5_*`: adaptive integration at rtol 1e-6, atol 1e-10 over [0, 1e5] with
 //!   FSA w.r.t. p = (k1, k2, k3) gives all 3 states and all 9 sensitivities ∂y_i/∂k_q within
@@ -15,16 +15,16 @@
 //!
 //! History: the `robertson_fsa_4e10_*` tests first failed — the sensitivity stage systems were
 //! solved by refinement against the step's Newton LU, which stalls when `hγ` is large (t ≈
-//! 1e7…4e7, h ≈ 6e5…1.6e6). With direct solves of the exact stage matrices (`esdirk_fsa.rs`)
+//! 1e7…4e7, h ≈ 6e5…1.6e6). With direct solves of the exact stage matrices
 //! all three pass: max relative errors 2.2e-2 (ESDIRK23; above 1e-2, within the mixed bound
 //! 2.9e-2, its y1 error being 11·atol), 3.8e-4 (ESDIRK34), 1.8e-3 (ESDIRK4(3)6L).
 #![allow(missing_docs)]
 #![allow(clippy::needless_range_loop)] // index loops over the 3×3 sensitivity matrix
 
-mod common;
+mod support;
 
-use common::{Robertson, K, Y0};
 use hysens_runtime::{Esdirk, Options, Stats, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+use support::fixtures::{Robertson, K, Y0};
 
 // Reference values, pasted from the output of `python3 bench/reference/robertson_fsa.py`
 // (scipy 1.17.1 `solve_ivp`, method LSODA, rtol 1e-12, atol_i = 1e-18 · max_t |u_i|, exact
@@ -86,10 +86,10 @@ const REF_S_4E10: [[f64; 3]; 3] = [
 const RTOL: f64 = 1e-6;
 const ATOL: f64 = 1e-10;
 
-/// The issue's tolerances, uniform over the components (rtol 1e-6, atol 1e-10), and the
+/// Tolerances uniform over the components (rtol 1e-6, atol 1e-10), and the
 /// documented defaults (in particular `max_steps` = 100 000 attempts per call: the slowest
 /// run, ESDIRK23 to 4e10, needs ~920 attempts, 902 steps + 20 Newton failures; before the
-/// Newton failure test was deferred to the second rate estimate, `esdirk.rs` module docs, it
+/// Newton failure test was deferred to the second rate estimate, it
 /// needed ~19 500: 7 604 steps + 11 900 Newton failures).
 fn opts() -> Options<3, 0> {
     Options::new(RTOL, ATOL)
@@ -158,7 +158,7 @@ fn check_1e5<const S: usize>(tab: &Tableau<S>) {
     let e = rel_errors(&y, &s, &REF_Y_1E5, &REF_S_1E5);
     print_errors(&format!("{} t = 1e5", tab.name), &e);
     let worst = e.iter().cloned().fold(0.0, f64::max);
-    // Bound of the issue: 1e-4 relative for every state and sensitivity (100·rtol), with no
+    // Bound: 1e-4 relative for every state and sensitivity (100·rtol), with no
     // atol term: y1 = 1.8e-2 and y3 ≈ 1 are far above atol; y2 = 7.3e-8 is only 730·atol, but
     // it is slaved to y1 on the slow manifold (y2 ≈ k1 y1/(k3 y3)) and inherits y1's relative
     // error (measured: equal to two digits), not an atol-sized one. The reference is accurate
@@ -221,7 +221,7 @@ fn check_4e10<const S: usize>(tab: &Tableau<S>) {
 }
 
 /// States only (no FSA) over [0, 4e10] with ESDIRK4(3)6L, same options and bound: isolates the
-/// sensitivity-solve failure of `robertson_fsa_4e10_esdirk436` (see the report) from the state
+/// sensitivity solves of `robertson_fsa_4e10_esdirk436` from the state
 /// integration, which completes and meets the bound.
 #[test]
 fn robertson_states_only_4e10_esdirk436() {
@@ -253,8 +253,8 @@ fn robertson_states_only_4e10_esdirk436() {
     let b = bound_4e10();
     assert!(e.iter().all(|v| *v <= b), "{e:?} vs bound {b:e}");
     // Efficiency regression guard (measured: 190 steps, 2 rejections, 21 Newton failures).
-    // When the Newton iteration was declared failed on its first rate estimate θ_1 (see the
-    // `esdirk.rs` module docs), spurious failures pinned the step at h/t ≈ 2e-3…1e-2 after
+    // When the Newton iteration was declared failed on its first rate estimate θ_1, spurious
+    // failures pinned the step at h/t ≈ 2e-3…1e-2 after
     // t ≈ 1e6: 2842 steps and 4079 Newton failures.
     assert!(
         st.steps <= 400 && st.newton_failures <= 100,

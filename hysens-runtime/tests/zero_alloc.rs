@@ -1,23 +1,18 @@
-//! A whole hybrid solve with sensitivities allocates nothing on the heap.
+//! A whole hybrid solve with sensitivities allocates nothing on the heap: Serban & Recuero's
+//! Example 5.1 with all three cost kinds (adaptive, then replaying its step log) and the
+//! bouncing ball, both from `support/fixtures.rs`.
 //!
 //! The counting allocator of `support/counting_alloc.rs` counts this thread's allocations; the
 //! solves use stack storage for samples, events and steps.
 #![allow(missing_docs)]
 
-use hysens_runtime::hybrid_model::{
-    Direction, GuardInfo, HybridModel, InitialMode, ModeInfo, ModelSizes, Point, ResetJacobian,
-    ScalarPartials,
-};
 use hysens_runtime::{
     solve, EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,
-    ModeJacobian, Sample, StepPlan, ESDIRK34, ESDIRK436L2SA,
+    Sample, StepPlan, ESDIRK34, ESDIRK436L2SA,
 };
 
-mod models {
-    use super::*;
-    include!("../src/hybrid_test_models.rs");
-}
-use models::{Ball, Ex51};
+mod support;
+use support::fixtures::{ball_problem, Ball, Ex51};
 
 #[path = "support/counting_alloc.rs"]
 mod counting_alloc;
@@ -25,10 +20,7 @@ use counting_alloc::count;
 
 #[test]
 fn ex51_solve_with_sensitivities_does_not_allocate() {
-    let model = Ex51 {
-        terminal: true,
-        sampled: true,
-    };
+    let model = Ex51::ALL_COSTS;
     let times = [0.1, 0.25, 0.5, 1.0, 2.0];
     let data = [0.4, 1.0, 1.8, 2.7, 4.5];
     let problem = HybridProblem {
@@ -91,16 +83,7 @@ fn ex51_solve_with_sensitivities_does_not_allocate() {
 #[test]
 fn ball_solve_with_sensitivities_does_not_allocate() {
     let p = [5.0, -0.1, 10.0, 0.8];
-    let problem = HybridProblem {
-        t0: 0.0,
-        tf: 4.5,
-        y0: [p[0], p[1]],
-        z0: [],
-        p,
-        sensitivities: Some([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]]),
-        sample_times: &[],
-        sample_data: &[],
-    };
+    let problem = ball_problem(p, 4.5);
     let opts = HybridOptions::new(1e-8, 1e-10);
     let mut events = [EventRecord::<4>::ZERO; 8];
     let mut sol = HybridSolution::ZERO;

@@ -57,10 +57,8 @@
 //! input has num-dual derivative exactly zero with respect to it.
 #![allow(dead_code)] // each test crate uses a different part of this module
 
-use hysens::runtime::hybrid_model::{
-    AdjointProducts, Memory, Point, ResetJacobian, ScalarPartials,
-};
-use hysens::runtime::model::ModeJacobian;
+use hysens::runtime::ModeJacobian;
+use hysens::runtime::{AdjointProducts, Memory, Point, ResetJacobian, ScalarPartials};
 use num_dual::{Dual64, DualNum};
 
 /// Relative tolerance for derivatives (the 1e-10).

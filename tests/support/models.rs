@@ -1,53 +1,15 @@
-//! The benchmark problems P1–P4 of the issues (and a DAE with memory) as `#[hybrid_model]`s,
-//! shared by the zero-allocation test and the criterion benchmarks. The quickstart example
-//! writes its Example 5.1 out in full on purpose: it is the model a newcomer reads first.
+//! The benchmark problems P1–P4 (and a DAE with memory) as `#[hybrid_model]`s, shared by the
+//! facade's tests, the criterion benchmarks and `bench/peers`. P1, Serban & Recuero's
+//! Example 5.1, is the quickstart's model (`examples/quickstart/model.rs`), included here.
 // Each test or bench binary that includes this file uses a subset of its models.
 #![allow(dead_code)]
 
 use hysens::hybrid_model;
 
-/// P1: Serban & Recuero Example 5.1.
-#[hybrid_model]
-pub mod ex51 {
-    /// The state.
-    #[states]
-    pub struct X {
-        /// `x`.
-        pub x: f64,
-    }
-    /// The parameter.
-    #[params]
-    pub struct P {
-        /// The threshold `p`.
-        pub p: f64,
-    }
-    /// The switching function.
-    fn h(x: &X, p: &P) -> f64 {
-        x.x.powi(3) - 5.0 * x.x.powi(2) + 7.0 * x.x - p.p
-    }
-    #[mode(initial)]
-    fn a(x: &X) -> X {
-        X { x: 4.0 - x.x }
-    }
-    #[mode]
-    fn b(x: &X) -> X {
-        X {
-            x: 10.0 - 2.0 * x.x,
-        }
-    }
-    #[guard(a -> b, rising)]
-    fn to_b(x: &X, p: &P) -> f64 {
-        h(x, p)
-    }
-    #[guard(b -> a, falling)]
-    fn to_a(x: &X, p: &P) -> f64 {
-        h(x, p)
-    }
-    #[cost(integral)]
-    fn area(x: &X) -> f64 {
-        x.x
-    }
-}
+/// P1: Serban & Recuero Example 5.1, the quickstart's model.
+#[path = "../../examples/quickstart/model.rs"]
+mod quickstart_model;
+pub use quickstart_model::ex51;
 
 /// P2: the bouncing ball, with its initial state among the parameters.
 #[hybrid_model]

@@ -231,8 +231,16 @@ where
         outputs: &mut HybridOutputs<'_, NY, NZ, NS>,
         solution: &mut HybridSolution<NY, NZ, NS>,
     ) -> Result<(), SolveError> {
-        let selection = self.selection(t0)?;
         let (y0, p) = (x0.to_array(), p.to_array());
+        let selection = match self.selection(t0) {
+            Ok(selection) => selection,
+            Err(error) => {
+                // As the core does for its own argument errors: the summary is the start.
+                *solution = HybridSolution::ZERO;
+                (solution.t, solution.y, solution.z) = (t0, y0, self.z0);
+                return Err(error);
+            }
+        };
         let mut extended_p = [0.0; NS];
         let mut seeds = [[0.0; NS]; NY];
         for (to, from) in extended_p.iter_mut().zip(p.iter().chain(&y0)) {

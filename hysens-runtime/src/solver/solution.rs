@@ -216,8 +216,7 @@ where
             Ok(selection) => selection,
             Err(error) => {
                 let mut failed = HybridSolution::ZERO;
-                failed.t = t0;
-                failed.y = x0.to_array();
+                (failed.t, failed.y, failed.z) = (t0, x0.to_array(), self.z0);
                 let raw = Raw::<NY, NZ, NP> {
                     result: Err(error),
                     solution: failed,

@@ -4,63 +4,10 @@
 //!
 //! Run with `cargo run --release --example quickstart`.
 
-use hysens::hybrid_model;
 use hysens::runtime::{EventRecord, HybridOptions, HybridOutputs, HybridSolution};
 
-/// Serban & Recuero 2019, Example 5.1 (Eq. 39).
-#[hybrid_model]
-pub mod ex51 {
-    /// The state.
-    #[states]
-    pub struct X {
-        /// The scalar state `x`.
-        pub x: f64,
-    }
-
-    /// The parameter.
-    #[params]
-    pub struct P {
-        /// The switching threshold `p`.
-        pub p: f64,
-    }
-
-    /// The switching function `x³ − 5x² + 7x − p`.
-    fn h(x: &X, p: &P) -> f64 {
-        x.x.powi(3) - 5.0 * x.x.powi(2) + 7.0 * x.x - p.p
-    }
-
-    /// Mode A, while `h ≤ 0`.
-    #[mode(initial)]
-    fn a(x: &X) -> X {
-        X { x: 4.0 - x.x }
-    }
-
-    /// Mode B, while `h > 0`.
-    #[mode]
-    fn b(x: &X) -> X {
-        X {
-            x: 10.0 - 2.0 * x.x,
-        }
-    }
-
-    /// `h` rises through zero: A → B.
-    #[guard(a -> b, rising)]
-    fn to_b(x: &X, p: &P) -> f64 {
-        h(x, p)
-    }
-
-    /// `h` falls through zero: B → A.
-    #[guard(b -> a, falling)]
-    fn to_a(x: &X, p: &P) -> f64 {
-        h(x, p)
-    }
-
-    /// `G = ∫ x dt`.
-    #[cost(integral)]
-    fn area(x: &X) -> f64 {
-        x.x
-    }
-}
+mod model;
+use model::ex51;
 
 fn main() {
     let model = ex51::Model;

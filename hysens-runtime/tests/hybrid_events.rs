@@ -1,0 +1,165 @@
+//! Event edge cases of the hybrid solve, each against its closed form: the initial mode chosen
+//! by look-ahead when a guard is zero at t0, simultaneous roots of two guards, a near-tangent
+//! guard (a grazing error) next to a clear crossing, and Zeno behaviour of a bouncing ball
+//! (an error, not an endless loop).
+#![allow(clippy::needless_range_loop)]
+#![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
+
+mod support;
+
+use hysens_runtime::{HybridOptions, HybridProblem, SolveError, StepPlan, ESDIRK34};
+use support::fixtures::*;
+use support::*;
+
+/// p = 0 makes the guard exactly zero at t0 (h(0) = 0): the look-ahead with each candidate
+/// mode's f gives ḣ > 0, so the rule "guard positive → mode B" applies; the guard that is zero
+/// at the start must not fire. In mode B the solution is x = 5(1 − e^{−2t}), and since
+/// x³ − 5x² + 7x > 0 for x > 0 no event follows.
+#[test]
+fn initial_mode_by_look_ahead_never_fires() {
+    let r = run(
+        &Ex51::INTEGRAL,
+        &ESDIRK34,
+        &ex51_problem(0.0),
+        &HybridOptions::new(1e-10, 1e-12),
+        StepPlan::Adaptive,
+        4,
+        0,
+    );
+    assert_eq!(r.result, Ok(()));
+    assert_eq!(r.events.len(), 0);
+    assert_eq!(r.sol.mode, 1);
+    let exact = 5.0 * (1.0 - libm::exp(-10.0));
+    assert!((r.sol.y[0] - exact).abs() < 1e-8);
+}
+
+/// Simultaneous roots: guard 0 wins (deterministic order), exactly one event at t = 1 (y = t is
+/// integrated exactly; the event is located to round-off).
+#[test]
+fn simultaneous_roots_lowest_guard_index() {
+    let problem = HybridProblem {
+        t0: 0.0,
+        tf: 2.0,
+        y0: [0.0],
+        z0: [],
+        p: [0.0],
+        sensitivities: Some([[0.0]]),
+        sample_times: &[],
+        sample_data: &[],
+    };
+    let r = run(
+        &TwinGuards,
+        &ESDIRK34,
+        &problem,
+        &HybridOptions::new(1e-8, 1e-10),
+        StepPlan::Adaptive,
+        4,
+        0,
+    );
+    assert_eq!(r.result, Ok(()));
+    assert_eq!(r.events.len(), 1);
+    assert_eq!((r.events[0].guard, r.events[0].to, r.sol.mode), (0, 1, 1));
+    assert!((r.events[0].t - 1.0).abs() < 1e-14);
+    // τ = −(h_p)/ḣ = 0 (the guard does not depend on p).
+    assert_eq!(r.events[0].tau[0], 0.0);
+}
+
+fn graze_run(p: f64) -> Run<1, 0, 1> {
+    // A sample at t = 1 makes a step end at the apex, so the crossing is seen.
+    let problem = HybridProblem {
+        t0: 0.0,
+        tf: 2.0,
+        y0: [0.0],
+        z0: [],
+        p: [p],
+        sensitivities: Some([[0.0]]),
+        sample_times: &[1.0],
+        sample_data: &[],
+    };
+    run(
+        &Graze,
+        &ESDIRK34,
+        &problem,
+        &HybridOptions::new(1e-8, 1e-10),
+        StepPlan::Adaptive,
+        4,
+        1,
+    )
+}
+
+/// Near-tangency (p = 1e-12: roots 2e-6 apart, ḣ = 2e-6) is a grazing error at the first root
+/// t = 1 − 1e-6; a clear crossing (p = 0.01: roots at 0.9 and 1.1) is an ordinary event at 0.9.
+#[test]
+fn grazing_is_an_error() {
+    let r = graze_run(1e-12);
+    println!("grazing: {:?}, t = {}", r.result, r.sol.t);
+    match r.result {
+        Err(SolveError::GrazingEvent {
+            t,
+            mode: 0,
+            guard: 0,
+        }) => {
+            assert!((t - (1.0 - 1e-6)).abs() < 1e-9, "{t}");
+        }
+        other => panic!("expected a grazing error, got {other:?}"),
+    }
+    // The state up to the event is kept.
+    assert!((r.sol.t - (1.0 - 1e-6)).abs() < 1e-9);
+    assert_eq!(r.sol.n_events, 0);
+    let ok = graze_run(0.01);
+    assert_eq!(ok.result, Ok(()));
+    assert_eq!(ok.events.len(), 1);
+    assert!((ok.events[0].t - 0.9).abs() < 1e-12);
+    // τ = dt1/dp: t1 = 1 − √p, so τ = −1/(2√p) = −5.
+    assert!((ok.events[0].tau[0] + 5.0).abs() < 1e-9);
+}
+
+/// Zeno: a ball with γ = 0.5 from z0 = 1 has infinitely many impacts before
+/// t∞ = √0.2 · (1 + 2·0.5/(1 − 0.5)) ≈ 1.342; the solve must stop with TooManyEvents (by the
+/// count limit, or by vanishing separation with the default limit), not loop, and keep the
+/// events up to there.
+#[test]
+fn zeno_is_an_error() {
+    let p = [1.0, 0.0, 10.0, 0.5];
+    let mut opts = HybridOptions::new(1e-8, 1e-10);
+    opts.max_events = 20;
+    let r = run(
+        &Ball,
+        &ESDIRK34,
+        &ball_problem(p, 3.0),
+        &opts,
+        StepPlan::Adaptive,
+        64,
+        0,
+    );
+    println!(
+        "Zeno (max 20): {:?}, t = {}, events {}",
+        r.result, r.sol.t, r.sol.n_events
+    );
+    assert!(matches!(
+        r.result,
+        Err(SolveError::TooManyEvents { count: 20, .. })
+    ));
+    assert_eq!(r.events.len(), 20);
+    // Impact times increase towards t∞.
+    assert!(r
+        .events
+        .windows(2)
+        .all(|w| w[1].t > w[0].t && w[1].t < 1.3417));
+    let opts = HybridOptions::new(1e-8, 1e-10);
+    let r = run(
+        &Ball,
+        &ESDIRK34,
+        &ball_problem(p, 3.0),
+        &opts,
+        StepPlan::Adaptive,
+        1000,
+        0,
+    );
+    println!(
+        "Zeno (default): {:?}, t = {}, events {}",
+        r.result, r.sol.t, r.sol.n_events
+    );
+    assert!(r.result.is_err());
+    assert!(r.sol.t < 1.3417);
+}

@@ -1,0 +1,302 @@
+//! Helpers shared by the integration tests of `hysens-runtime`: a hybrid solve with owned
+//! storage ([`run`]), the comparison of forward sensitivities with finite differences of the
+//! same integrator on a frozen step sequence ([`fsa_vs_frozen_fd`]), dual numbers for the
+//! exact derivatives of closed forms ([`D4`]), and small utilities for the ESDIRK tests.
+//!
+//! The test models are in [`fixtures`]. The counting allocator of the zero-allocation tests,
+//! `counting_alloc.rs`, is in this folder too but not a module here: it installs a global
+//! allocator, so only the test binaries that count allocations include it (by `#[path]`).
+#![allow(dead_code)] // each test binary uses a subset
+#![allow(clippy::needless_range_loop)]
+
+pub mod fixtures;
+
+use hysens_runtime::{
+    solve, EventRecord, HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridSolution,
+    LoggedStep, ModelSizes, Options, Sample, SolveError, StepPlan, StepRecord, Tableau,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Hybrid solves.
+// ---------------------------------------------------------------------------------------------
+
+/// Result of a test solve with owned storage.
+pub struct Run<const NY: usize, const NZ: usize, const NP: usize> {
+    pub result: Result<(), SolveError>,
+    pub sol: HybridSolution<NY, NZ, NP>,
+    pub events: Vec<EventRecord<NP>>,
+    pub samples: Vec<Sample<NY, NZ, NP>>,
+    pub steps: Vec<LoggedStep>,
+}
+
+/// Solves `problem` with owned storage for `event_capacity` events, `sample_capacity` samples
+/// and 100 000 logged steps; the outputs are truncated to what the solve wrote.
+#[allow(clippy::too_many_arguments)]
+pub fn run<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
+    model: &M,
+    tab: &Tableau<S>,
+    problem: &HybridProblem<'_, NY, NZ, NP>,
+    opts: &HybridOptions<NY, NZ>,
+    plan: StepPlan<'_>,
+    event_capacity: usize,
+    sample_capacity: usize,
+) -> Run<NY, NZ, NP>
+where
+    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
+{
+    let mut events = vec![EventRecord::ZERO; event_capacity];
+    let mut samples = vec![Sample::ZERO; sample_capacity];
+    let mut steps = vec![LoggedStep::ZERO; 100_000];
+    let mut sol = HybridSolution::ZERO;
+    let result = {
+        let mut out = HybridOutputs {
+            samples: &mut samples,
+            events: Some(&mut events),
+            steps: Some(&mut steps),
+        };
+        solve(model, tab, problem, opts, plan, &mut out, &mut sol)
+    };
+    events.truncate(sol.n_events.min(event_capacity));
+    samples.truncate(sol.n_samples);
+    steps.truncate(sol.n_logged_steps);
+    Run {
+        result,
+        sol,
+        events,
+        samples,
+        steps,
+    }
+}
+
+/// Relative difference |a − b|/|b|.
+pub fn rel(a: f64, b: f64) -> f64 {
+    ((a - b) / b).abs()
+}
+
+// ---------------------------------------------------------------------------------------------
+// FSA against finite differences of the same integrator with the step sequence frozen.
+// ---------------------------------------------------------------------------------------------
+
+/// FSA against central differences of the same integrator with the step sequence frozen: an
+/// adaptive run at `rtol` (atol = rtol·1e-2) logs its steps; the log is replayed at `p` and
+/// at `p ± δ e_q` (δ = `delta`·max(|p_q|, 1)). Compared, per parameter: every event time's
+/// τ, every final state and algebraic sensitivity, every sample's sensitivities, and dG/dp; the
+/// difference relative to max(|FD|, 1). Returns the worst difference.
+///
+/// What agrees to what: the FSA is the exact derivative of the discrete solution with the
+/// step sequence frozen, including the event steps (τ from the root condition on the discrete
+/// step) and the shift of the step grid after them, so the two agree at any
+/// tolerance up to the FD truncation O(δ²) and the Newton noise of the replays divided by δ.
+/// The replays run with Newton tolerances of rtol = atol = 1e-12 (the tolerances set nothing
+/// else in a replay) and without Jacobian reuse, so the Newton error is ≲ 1e-14. (With atol
+/// 1e-14 the Newton corrections of a ball stage near z = 0 stagnate at round-off, ~0.1 in
+/// units of the weights, which the contraction test reads as divergence.)
+#[allow(clippy::too_many_arguments)]
+pub fn fsa_vs_frozen_fd<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
+    model: &M,
+    tab: &Tableau<S>,
+    problem: &dyn Fn([f64; NP]) -> HybridProblem<'static, NY, NZ, NP>,
+    p0: [f64; NP],
+    rtol: f64,
+    delta: f64,
+    label: &str,
+) -> f64
+where
+    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
+{
+    let n_samples = problem(p0).sample_times.len();
+    let nominal = run(
+        model,
+        tab,
+        &problem(p0),
+        &HybridOptions::new(rtol, rtol * 1e-2),
+        StepPlan::Adaptive,
+        64,
+        n_samples,
+    );
+    assert_eq!(nominal.result, Ok(()), "{label} {}", tab.name);
+    let mut tight = HybridOptions::new(1e-12, 1e-12);
+    tight.integrator.jacobian_reuse_rate = 0.0;
+    tight.integrator.max_newton_iterations = 20;
+    let replay = |p: [f64; NP]| {
+        run(
+            model,
+            tab,
+            &problem(p),
+            &tight,
+            StepPlan::Replay(&nominal.steps),
+            64,
+            n_samples,
+        )
+    };
+    let base = replay(p0);
+    assert_eq!(base.result, Ok(()), "{label} {}", tab.name);
+    assert_eq!(base.events.len(), nominal.events.len());
+    let mut worst = 0.0_f64;
+    let mut worst_what = "";
+    for q in 0..NP {
+        let d = delta * p0[q].abs().max(1.0);
+        let (mut pp, mut pm) = (p0, p0);
+        pp[q] += d;
+        pm[q] -= d;
+        let (rp, rm) = (replay(pp), replay(pm));
+        assert_eq!(
+            (rp.result, rm.result),
+            (Ok(()), Ok(())),
+            "{label} {}",
+            tab.name
+        );
+        assert_eq!(rp.events.len(), base.events.len());
+        assert_eq!(rm.events.len(), base.events.len());
+        let fd = |a: f64, b: f64| (a - b) / (2.0 * d);
+        let mut pairs: Vec<(&str, f64, f64)> = Vec::new();
+        for i in 0..base.events.len() {
+            pairs.push((
+                "tau",
+                base.events[i].tau[q],
+                fd(rp.events[i].t, rm.events[i].t),
+            ));
+        }
+        for k in 0..NY {
+            pairs.push(("dy", base.sol.sy[k][q], fd(rp.sol.y[k], rm.sol.y[k])));
+        }
+        for k in 0..NZ {
+            pairs.push(("dz", base.sol.sz[k][q], fd(rp.sol.z[k], rm.sol.z[k])));
+        }
+        for (j, smp) in base.samples.iter().enumerate() {
+            for k in 0..NY {
+                let v = fd(rp.samples[j].y[k], rm.samples[j].y[k]);
+                pairs.push(("sample dy", smp.sy[k][q], v));
+            }
+            for k in 0..NZ {
+                let v = fd(rp.samples[j].z[k], rm.samples[j].z[k]);
+                pairs.push(("sample dz", smp.sz[k][q], v));
+            }
+        }
+        pairs.push((
+            "dG",
+            base.sol.cost_gradient[q],
+            fd(rp.sol.cost, rm.sol.cost),
+        ));
+        for (name, fsa, fdv) in pairs {
+            let e = (fsa - fdv).abs() / fdv.abs().max(1.0);
+            if e > worst {
+                worst = e;
+                worst_what = name;
+            }
+        }
+    }
+    println!(
+        "{label} {} (rtol {rtol:.0e}, {} steps, {} events): FSA vs frozen FD worst {worst:.2e} ({worst_what})",
+        tab.name,
+        nominal.sol.stats.steps,
+        nominal.events.len()
+    );
+    worst
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dual numbers.
+// ---------------------------------------------------------------------------------------------
+
+/// Forward-mode dual number with 4 derivative components (exact derivatives of the closed
+/// form; independent of the code under test).
+#[derive(Clone, Copy, Debug)]
+pub struct D4 {
+    pub v: f64,
+    pub d: [f64; 4],
+}
+
+impl D4 {
+    pub fn c(v: f64) -> Self {
+        D4 { v, d: [0.0; 4] }
+    }
+    pub fn var(v: f64, i: usize) -> Self {
+        let mut d = [0.0; 4];
+        d[i] = 1.0;
+        D4 { v, d }
+    }
+    pub fn map(self, o: D4, v: f64, da: f64, db: f64) -> Self {
+        let mut d = [0.0; 4];
+        for i in 0..4 {
+            d[i] = da * self.d[i] + db * o.d[i];
+        }
+        D4 { v, d }
+    }
+    pub fn add(self, o: D4) -> Self {
+        self.map(o, self.v + o.v, 1.0, 1.0)
+    }
+    pub fn sub(self, o: D4) -> Self {
+        self.map(o, self.v - o.v, 1.0, -1.0)
+    }
+    pub fn mul(self, o: D4) -> Self {
+        self.map(o, self.v * o.v, o.v, self.v)
+    }
+    pub fn div(self, o: D4) -> Self {
+        self.map(o, self.v / o.v, 1.0 / o.v, -self.v / (o.v * o.v))
+    }
+    pub fn sqrt(self) -> Self {
+        let r = libm::sqrt(self.v);
+        self.map(D4::c(0.0), r, 0.5 / r, 0.0)
+    }
+    pub fn ln(self) -> Self {
+        self.map(D4::c(0.0), libm::log(self.v), 1.0 / self.v, 0.0)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ESDIRK tests.
+// ---------------------------------------------------------------------------------------------
+
+/// An observer that ignores the accepted steps.
+pub fn no_obs<const S: usize, const NY: usize, const NZ: usize>(_: &StepRecord<'_, S, NY, NZ>) {}
+
+/// max_i |a_i − b_i|.
+pub fn max_abs_diff<const K: usize>(a: &[f64; K], b: &[f64; K]) -> f64 {
+    a.iter()
+        .zip(b)
+        .fold(0.0_f64, |m, (x, y)| m.max((x - y).abs()))
+}
+
+/// max_i |a_i − b_i|/|b_i|.
+pub fn max_rel_diff<const K: usize>(a: &[f64; K], b: &[f64; K]) -> f64 {
+    a.iter()
+        .zip(b)
+        .fold(0.0_f64, |m, (x, y)| m.max(((x - y) / y).abs()))
+}
+
+/// Fixed-step options: tight tolerances so that the Newton error (≤ newton_tol·1e-12) is far
+/// below the discretization errors measured (≥ 1e-10 at the finest grids used), and a fresh
+/// Jacobian every step.
+pub fn fixed_opts<const NY: usize, const NZ: usize>() -> Options<NY, NZ> {
+    let mut o = Options::new(1e-12, 1e-12);
+    o.jacobian_reuse_rate = 0.0;
+    o.max_newton_iterations = 20;
+    o
+}
+
+/// Errors formatted in scientific notation for printing.
+pub fn sci(v: &[f64]) -> Vec<String> {
+    v.iter().map(|e| format!("{e:.3e}")).collect()
+}
+
+/// Observed orders log2(e_N / e_2N) of a fixed-step sequence of errors.
+pub fn observed_orders(errs: &[f64]) -> Vec<f64> {
+    errs.windows(2).map(|w| libm::log2(w[0] / w[1])).collect()
+}
