@@ -10,7 +10,8 @@
 //!    new mode's `g` reads `z*` (in their Ex. 5.2 the constraint `σ(u*; u*, z*) = z*` of the
 //!    new mode is an identity at `t⁺`, so `z⁺` cannot determine `z*`).
 //! 3. Consistent `z⁺` (their Eq. 3d): Newton's method on `g_new(t*, y⁺, z, p, m⁺) = 0` with `y⁺`
-//!    fixed (`newton.rs`).
+//!    fixed, started from `z⁻`; done by the integrator of the next segment when it starts
+//!    (`newton.rs`, the same routine as at `t0`).
 //! 4. With sensitivities, the jump `s⁺`, `s*⁺`, `w*⁺` (`fsa/jump.rs`).
 //!
 //! The continuous rate `ḣ⁻ = h_y ẏ⁻ + h_z ż⁻ + h_t` (`ẏ⁻ = f(t*, y⁻, z⁻)`, the transversality
@@ -22,7 +23,6 @@ use crate::error::{all_finite, SolveError};
 use crate::fsa::jump::{jump_sensitivities, PreEventSensitivities};
 use crate::hybrid::HybridOptions;
 use crate::model::{HybridModel, Memory, Point, ScalarPartials};
-use crate::newton::consistent_z;
 
 /// The state just before an event and the data of the mode being left.
 #[derive(Clone, Copy, Debug)]
@@ -53,7 +53,7 @@ pub(crate) struct PostEvent<const NY: usize, const NZ: usize, const NP: usize> {
     pub tau: [f64; NP],
     /// `y⁺`.
     pub y: [f64; NY],
-    /// `z⁺` (consistent).
+    /// The starting guess `z⁻` for `z⁺` (made consistent by the next segment's integrator).
     pub z: [f64; NZ],
     /// New memory `(y⁺, z⁻)`.
     pub memory: Memory<NY, NZ>,
@@ -65,11 +65,10 @@ pub(crate) struct PostEvent<const NY: usize, const NZ: usize, const NP: usize> {
     pub memory_sz: [[f64; NP]; NZ],
 }
 
-/// Applies the event of `guard` (from `pre.mode` to `to`), module docs items 1–4.
+/// Applies the event of `guard` (leaving `pre.mode`), module docs items 1, 2 and 4.
 pub(crate) fn apply_event<M, const NY: usize, const NZ: usize, const NP: usize>(
     model: &M,
     guard: usize,
-    to: usize,
     has_reset: bool,
     pre: &PreEvent<'_, NY, NZ, NP>,
 ) -> Result<PostEvent<NY, NZ, NP>, SolveError>
@@ -114,18 +113,16 @@ where
             return Err(nonfinite("reset"));
         }
     }
-    // 2.–3. New memory, consistent z⁺.
+    // 2. New memory (3. z⁺ is made consistent by the next segment's integrator).
     let memory = Memory {
         y: y_plus,
         z: *pre.z,
     };
-    let mut z_plus = *pre.z;
-    consistent_z(model, to, t, &y_plus, &mut z_plus, pre.p, &memory)?;
     let mut post = PostEvent {
         hdot,
         tau: [0.0; NP],
         y: y_plus,
-        z: z_plus,
+        z: *pre.z,
         memory,
         sy: [[0.0; NP]; NY],
         memory_sy: [[0.0; NP]; NY],

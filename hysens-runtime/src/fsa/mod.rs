@@ -1,10 +1,278 @@
-//! Forward sensitivities: the exact derivative of the discrete solution across every switch.
+//! Forward sensitivities: the exact derivative of the discrete solution, across every switch.
 //!
-//! * the step's derivative and its sensitivity state (the integrator's stage-wise IND,
-//!   Christensen, Cantisani & Jørgensen, Eqs. 12–24, with the exact stage Jacobians);
-//! * `jump.rs`: the event step's length derivative (`τ`) and the jump through the reset
-//!   (Serban & Recuero 2019, Eq. 6);
-//! * `cost.rs`: the derivatives of the cost terms (their Eq. 8, discretely).
+//! Files: this one (the sensitivity state and the integrator's public sensitivity methods),
+//! `step.rs` (the step's derivative, stage by stage, with the stage LUs), `length.rs` (the
+//! step-length direction and `∂H/∂p`), `error_test.rs` (the sensitivities in the local error
+//! test), `jump.rs` (the event time and the jump through a reset), `cost.rs` (the cost
+//! gradients).
+//!
+//! Within a mode the sensitivities are those of the ESDIRK solution by internal numerical
+//! differentiation (IND) of the *converged* stage equations (Christensen, Cantisani &
+//! Jørgensen, Eqs. 12–24, with the exact stage Jacobians): the exact derivative of the discrete
+//! solution with the step sequence frozen, including steps whose start time or length depends
+//! on the parameters (after an event of a hybrid solve, [`crate::solve`]).
+//!
+//! **The step map.** One step from `(t_n, y_n, z_n)` of length `H` is
+//! `Φ(t_n, y_n, z_n, H, p) = (Y_S, Z_S)` with the stage equations (`T_i = t_n + c_i H`,
+//! `Y_1 = y_n`, `Z_1 = z_n`, `F_1 = f(t_n, y_n, z_n)`)
+//!
+//! ```text
+//! ψ_i = y_n + H Σ_{j<i} a_ij F_j,   Y_i = ψ_i + Hγ F_i,   F_i = f(T_i, Y_i, Z_i),   0 = g(T_i, Y_i, Z_i)
+//! ```
+//!
+//! **Its derivative** in a direction `(dy_n, dz_n, dt_n, dH)` plus a parameter source
+//! `(f_{p_q}, g_{p_q})` (one column; all partials at the converged stage points):
+//!
+//! * stage 1: `dY_1 = dy_n`, `dZ_1 = dz_n`, `dF_1 = f_y dY_1 + f_z dZ_1 + f_t dt_n + f_{p_q}`;
+//! * stage `i ≥ 2`: `dT_i = dt_n + c_i dH`, `dψ_i = dy_n + Σ_{j<i} a_ij (dH F_j + H dF_j)`,
+//!   ```text
+//!   J_i [dY_i; dZ_i] = [dψ_i + γ dH F_i + Hγ (f_t dT_i + f_{p_q});  −(g_t dT_i + g_{p_q})],
+//!   J_i = [I − Hγ f_y, −Hγ f_z; g_y, g_z]   at (T_i, Y_i, Z_i)
+//!   ```
+//!   (the exact Jacobian at the stage, Christensen et al., Eqs. 17–19; a Jacobian frozen at `t_n`
+//!   gives the first-order-only sensitivities of Kristensen et al. 2005, Algorithm 2), and
+//!   `dF_i = (dY_i − dψ_i − γ dH F_i)/(Hγ)`, the derivative of `F_i = (Y_i − ψ_i)/(Hγ)`;
+//! * output (stiffly accurate): `dy_{n+1} = dY_S`, `dz_{n+1} = dZ_S`, `dt_{n+1} = dt_n + dH`.
+//!
+//! Two kinds of columns are computed with this one linear map:
+//!
+//! * **parameter columns** `q = 1..NP`: `(s_n[:,q], w_n[:,q], ∂t_n/∂p_q, dH = 0)` with the
+//!   source `(f_{p_q}, g_{p_q})` (the memory terms are part of the source, `model/adapter.rs`);
+//!   the integrator's `S_y = ∂y_n/∂p`, `S_z = ∂z_n/∂p` are *total* derivatives of the state at
+//!   the grid point `t_n(p)`, and `∂t_n/∂p` ("grid shift") is carried along
+//!   ([`Esdirk::time_sensitivity`]);
+//! * the **H-direction** `Φ_H = ∂(Y_i, Z_i)/∂H`: `(0, 0, 0, dH = 1)` without source, computed
+//!   only when a step's length depends on `p`.
+//!
+//! **Step length** ([`crate::StepLength`]): with the step sequence frozen, a `Fixed` step has
+//! `∂H/∂p = 0` (its end moves with its start: `∂t_{n+1}/∂p = ∂t_n/∂p`); a `Landing` step on a
+//! fixed target has `H = t_target − t_n`, so `∂H/∂p = −∂t_n/∂p` and
+//! `∂t_{n+1}/∂p = 0`; an `Event` step ends at the event time `t*(p)` and its `∂H/∂p` is
+//! supplied by the caller ([`Esdirk::apply_step_length_derivative`], computed from the guard
+//! in `jump.rs`). In every case the total step derivative is the parameter column plus
+//! `Φ_H ∂H/∂p` (linearity), applied by [`Esdirk::apply_step_length_derivative`] to the stage
+//! and end sensitivities alike.
+//!
+//! The linear stage systems are solved directly: each exact stage matrix `J_i` is factorized
+//! once per accepted step and shared by all columns, which are solved together (the parameter
+//! columns as one multi-right-hand-side solve, `Lu::solve_columns`). The result is the
+//! derivative of the discrete map defined by the exactly solved stage equations with the step
+//! sequence frozen; it differs from the derivative of the Newton-iterated solution only by
+//! terms of the size of the Newton error (≤ `newton_tol` times the tolerance).
+//!
+//! **In the error test** ([`crate::Options::sensitivity_error_test`]): the local error of the
+//! parameter columns is estimated like the states' (`h Σ_j d_j dF_j`, filtered through the
+//! step's iteration matrix) and weighted with the states' tolerances on `|∂y/∂p|`. The
+//! sensitivities are then computed in [`Esdirk::try_step`] for every attempt that passes the
+//! state test, into a copy ([`Sensitivities`]) that the commit installs; the derivative is the
+//! same (the replay tests of the hybrid solve check it), only the step sequence changes.
+//!
+//! Only accepted steps contribute (as in Kristensen et al. 2005, Algorithm 1). Cost per step: `S` Jacobian (none for a
+//! constant Jacobian) and parameter Jacobian evaluations (plus `S` time-partial evaluations
+//! when the grid is shifted or the H-direction is needed), `S − 1` factorizations of `N × N`
+//! stage matrices (none for a constant Jacobian: every stage matrix is then the step's
+//! iteration matrix), and one solve with `NP` right-hand sides (plus one for the H-direction)
+//! per implicit stage.
+#![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 pub(crate) mod cost;
+mod error_test;
 pub(crate) mod jump;
+mod length;
+mod step;
+
+use crate::error::{all_finite, SolveError};
+use crate::linalg::Lu;
+use crate::model::{ModeJacobian, SmoothMode};
+use crate::step::Esdirk;
+
+/// The integrator's forward-sensitivity state.
+#[derive(Clone, Debug)]
+pub(crate) struct Fsa<
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+> {
+    /// Forward sensitivities enabled.
+    pub enabled: bool,
+    /// The sensitivities carried from step to step.
+    pub sens: Sensitivities<S, NY, NZ, NP>,
+    /// Sensitivities of the step just computed by [`Esdirk::try_step`] and its step size, when
+    /// the error test included them; installed by the commit instead of recomputing them.
+    pub pending: Option<(f64, Sensitivities<S, NY, NZ, NP>)>,
+    /// LU factorizations of the exact stage matrices of the step whose sensitivities are being
+    /// propagated, shared by every parameter direction (`step.rs`).
+    pub stage_lus: [Lu<N>; S],
+    /// Which entries of `stage_lus` belong to the current step.
+    pub stage_lu_valid: [bool; S],
+}
+
+impl<const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
+    Fsa<S, NY, NZ, NP, N>
+{
+    /// Disabled, all zero.
+    pub(crate) fn new() -> Self {
+        Fsa {
+            enabled: false,
+            sens: Sensitivities::ZERO,
+            pending: None,
+            stage_lus: [Lu::factor_identity(); S],
+            stage_lu_valid: [false; S],
+        }
+    }
+}
+
+/// What the forward sensitivities carry from step to step (module docs): the state's
+/// sensitivities at the current time and the data of the last accepted step that cost
+/// gradients and event jumps read.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sensitivities<const S: usize, const NY: usize, const NZ: usize, const NP: usize> {
+    /// `∂y/∂p` at [`Esdirk::t`] (`NY × NP`).
+    sy: [[f64; NP]; NY],
+    /// `∂z/∂p` at [`Esdirk::t`] (`NZ × NP`).
+    sz: [[f64; NP]; NZ],
+    /// Stage sensitivities `∂Y_i/∂p` of the last accepted step (for cost quadratures).
+    stage_sy: [[[f64; NP]; NY]; S],
+    /// Stage sensitivities `∂Z_i/∂p` of the last accepted step.
+    stage_sz: [[[f64; NP]; NZ]; S],
+    /// Grid shift `∂t_n/∂p` of the current time [`Esdirk::t`] (nonzero after an event whose
+    /// time depends on `p`).
+    st: [f64; NP],
+    /// `∂t_n/∂p` at the start of the last accepted step.
+    step_dt: [f64; NP],
+    /// `∂H/∂p` of the last accepted step.
+    step_dh: [f64; NP],
+    /// H-direction `∂Y_i/∂H` of the last accepted step (valid after a step of
+    /// [`crate::StepLength::Landing`] with a shifted start or [`crate::StepLength::Event`]).
+    stage_yh: [[f64; NY]; S],
+    /// H-direction `∂Z_i/∂H` of the last accepted step.
+    stage_zh: [[f64; NZ]; S],
+}
+
+impl<const S: usize, const NY: usize, const NZ: usize, const NP: usize>
+    Sensitivities<S, NY, NZ, NP>
+{
+    /// All zero.
+    pub(crate) const ZERO: Self = Sensitivities {
+        sy: [[0.0; NP]; NY],
+        sz: [[0.0; NP]; NZ],
+        stage_sy: [[[0.0; NP]; NY]; S],
+        stage_sz: [[[0.0; NP]; NZ]; S],
+        st: [0.0; NP],
+        step_dt: [0.0; NP],
+        step_dh: [0.0; NP],
+        stage_yh: [[0.0; NY]; S],
+        stage_zh: [[0.0; NZ]; S],
+    };
+}
+
+impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
+    Esdirk<'_, M, S, NY, NZ, NP, N>
+where
+    M: SmoothMode<NY, NZ, NP>,
+{
+    /// Turns on forward sensitivities with respect to the parameters, starting from
+    /// `∂y/∂p (t) = sy0` at the current time (zero if the initial state does not depend on
+    /// `p`), with a fixed current time. See [`Esdirk::enable_sensitivities_at`].
+    pub fn enable_sensitivities(&mut self, sy0: [[f64; NP]; NY]) -> Result<(), SolveError> {
+        self.enable_sensitivities_at(sy0, [0.0; NP])
+    }
+
+    /// Turns on forward sensitivities starting from the total derivative `sy0 = dy/dp` of the
+    /// state at the current time, which itself depends on the parameters with
+    /// `dt/dp = st0` (a restart at an event time, module docs). The algebraic sensitivities are
+    /// made consistent with the differentiated constraint:
+    /// `S_z = −g_z⁻¹ (g_y S_y + g_t st0 + g_p)` (Kristensen et al. 2005, Eq. 3).
+    pub fn enable_sensitivities_at(
+        &mut self,
+        sy0: [[f64; NP]; NY],
+        st0: [f64; NP],
+    ) -> Result<(), SolveError> {
+        if !sy0.iter().all(all_finite) || !all_finite(&st0) {
+            return Err(self.err_nonfinite("initial sensitivities"));
+        }
+        let mut sz0 = [[0.0; NP]; NZ];
+        if NZ > 0 {
+            let mut jac = ModeJacobian::ZERO;
+            let mut fp = [[0.0; NP]; NY];
+            let mut gp = [[0.0; NP]; NZ];
+            let mut ft = [0.0; NY];
+            let mut gt = [0.0; NZ];
+            self.model
+                .jacobian(self.t, &self.y, &self.z, &self.p, &mut jac);
+            self.model
+                .parameter_jacobian(self.t, &self.y, &self.z, &self.p, &mut fp, &mut gp);
+            if st0.iter().any(|x| *x != 0.0) {
+                self.model
+                    .time_partials(self.t, &self.y, &self.z, &self.p, &mut ft, &mut gt);
+            }
+            self.stats.sensitivity_jacobian_evals += 1;
+            let lu = Lu::factor(jac.gz).map_err(|e| self.lu_error(e))?;
+            for q in 0..NP {
+                let mut rhs = [0.0; NZ];
+                for r in 0..NZ {
+                    let mut v = gp[r][q] + gt[r] * st0[q];
+                    for c in 0..NY {
+                        v += jac.gy[r][c] * sy0[c][q];
+                    }
+                    rhs[r] = -v;
+                }
+                lu.solve(&mut rhs);
+                for r in 0..NZ {
+                    sz0[r][q] = rhs[r];
+                }
+            }
+            if !sz0.iter().all(all_finite) {
+                return Err(self.err_nonfinite("initial algebraic sensitivities"));
+            }
+        }
+        self.fsa.sens.sy = sy0;
+        self.fsa.sens.st = st0;
+        self.fsa.sens.sz = sz0;
+        // Sensitivities a `try_step` computed from the previous ones no longer apply.
+        self.fsa.pending = None;
+        self.fsa.enabled = true;
+        Ok(())
+    }
+
+    /// Sensitivities `(∂y/∂p, ∂z/∂p)` at [`Esdirk::t`] (zero if not enabled): total
+    /// derivatives of the state at the grid point, whose own time derivative is
+    /// [`Esdirk::time_sensitivity`].
+    pub fn sensitivities(&self) -> (&[[f64; NP]; NY], &[[f64; NP]; NZ]) {
+        (&self.fsa.sens.sy, &self.fsa.sens.sz)
+    }
+
+    /// Grid shift `∂t/∂p` of the current time [`Esdirk::t`] (module docs): zero unless the
+    /// segment started at a parameter-dependent time and has not yet landed on a fixed time.
+    pub fn time_sensitivity(&self) -> &[f64; NP] {
+        &self.fsa.sens.st
+    }
+
+    /// Stage sensitivities `(∂Y_i/∂p, ∂Z_i/∂p)` of the last accepted step (zero before the
+    /// first step or if sensitivities are disabled), total derivatives including the step's
+    /// length and start-time dependence; integral-cost gradients use them (`fsa/cost.rs`).
+    #[allow(clippy::type_complexity)]
+    pub fn stage_sensitivities(&self) -> (&[[[f64; NP]; NY]; S], &[[[f64; NP]; NZ]; S]) {
+        (&self.fsa.sens.stage_sy, &self.fsa.sens.stage_sz)
+    }
+
+    /// `(∂t_n/∂p, ∂H/∂p)` of the last accepted step: its start time `t_n` and length `H`
+    /// (stage times `T_i = t_n + c_i H`); integral-cost gradients use them (`fsa/cost.rs`).
+    pub fn step_time_sensitivities(&self) -> (&[f64; NP], &[f64; NP]) {
+        (&self.fsa.sens.step_dt, &self.fsa.sens.step_dh)
+    }
+
+    /// The H-direction `(∂Y_i/∂H, ∂Z_i/∂H)` of the last accepted step (module docs); valid
+    /// after a step of [`crate::StepLength::Event`] (or a `Landing` step from a shifted start).
+    #[allow(clippy::type_complexity)]
+    pub fn step_length_direction(&self) -> (&[[f64; NY]; S], &[[f64; NZ]; S]) {
+        (&self.fsa.sens.stage_yh, &self.fsa.sens.stage_zh)
+    }
+
+    /// Whether sensitivities are enabled.
+    pub fn sensitivities_enabled(&self) -> bool {
+        self.fsa.enabled
+    }
+}

@@ -477,7 +477,7 @@ where
                 memory_sz: msz,
             }),
         };
-        let post = apply_event(self.model, cr.guard, info.to, info.has_reset, &pre)?;
+        let post = apply_event(self.model, cr.guard, info.has_reset, &pre)?;
         if grazing(cr, post.hdot, self.options.grazing_tol) {
             return Err(SolveError::GrazingEvent {
                 t,

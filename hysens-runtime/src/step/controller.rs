@@ -1,6 +1,6 @@
 //! Step-size controller: Gustafsson's predictive PI controller (Kristensen et al. 2005,
-//! eq. 29; note 003_004 §2.4) with the asymptotic controller (eq. 27) on the first step and
-//! after rejections.
+//! Eq. 29) with the asymptotic controller (Eq. 27) on the first step and after rejections, and
+//! the integrator's step-size state ([`StepControl`]).
 //!
 //! With `r` the WRMS error estimate, `k` the order of the estimate (`min(p, p̂) + 1`) and `ε`
 //! the target:
@@ -16,9 +16,32 @@
 //! `pred < asym ⇔ (h/h_prev)^k r_prev/r < 1`. A general `pow` was 13–23% of a solve of
 //! Serban & Recuero's Ex. 5.1 (callgrind).
 
+/// The integrator's step-size state: the proposed next step, the controller history and the
+/// attempts counted against `Options::max_steps`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct StepControl {
+    /// Proposed size of the next step (0 = select automatically).
+    pub h: f64,
+    /// Controller history.
+    pub pi: PiController,
+    /// Step attempts so far (accepted and rejected).
+    pub attempts: usize,
+}
+
+impl StepControl {
+    /// Starting with the proposed step `h` (0: select automatically).
+    pub(crate) fn new(h: f64) -> Self {
+        StepControl {
+            h,
+            pi: PiController::new(),
+            attempts: 0,
+        }
+    }
+}
+
 /// Controller history.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PiController {
+pub(crate) struct PiController {
     /// Error estimate and step size of the previous accepted step (`None` at start).
     prev: Option<(f64, f64)>,
     /// Whether the last attempt was rejected.
