@@ -1,12 +1,12 @@
 //! Weighted root-mean-square norm used by the error test and the Newton convergence test.
 //!
 //! `‖v‖ = sqrt( (1/n) Σ_i (v_i / w_i)² )` with weights `w_i = atol_i + rtol_i |u_i|`
-//! (Kristensen et al. 2005 eq. 21; note 003_004 §2.3). A value `≤ 1` means "within tolerance".
+//! (Kristensen et al. 2005, Eq. 21). A value `≤ 1` means "within tolerance".
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 /// Weights `w_i = atol_i + rtol_i · max(|u_i|, |v_i|)` for a pair of reference vectors (start and
 /// end of a step); pass the same vector twice for a single reference.
-pub fn weights<const K: usize>(
+pub(crate) fn weights<const K: usize>(
     rtol: &[f64; K],
     atol: &[f64; K],
     u: &[f64; K],
@@ -19,7 +19,7 @@ pub fn weights<const K: usize>(
 }
 
 /// Sum of squares `Σ (v_i / w_i)²` (combine several blocks, then call [`rms`]).
-pub fn sum_sq<const K: usize>(v: &[f64; K], w: &[f64; K]) -> f64 {
+pub(crate) fn sum_sq<const K: usize>(v: &[f64; K], w: &[f64; K]) -> f64 {
     let mut s = 0.0;
     for i in 0..K {
         let q = v[i] / w[i];
@@ -29,7 +29,7 @@ pub fn sum_sq<const K: usize>(v: &[f64; K], w: &[f64; K]) -> f64 {
 }
 
 /// `sqrt(sum_sq / n)`, and 0 for `n = 0`.
-pub fn rms(sum_sq: f64, n: usize) -> f64 {
+pub(crate) fn rms(sum_sq: f64, n: usize) -> f64 {
     if n == 0 {
         0.0
     } else {

@@ -1,7 +1,8 @@
 //! Integrator settings: tolerances, step-size limits, Newton and controller parameters.
 //!
-//! Defaults and their sources are stated per field; the values not fixed by the seeds are the
-//! "supplementary defaults" of note 003_004 §2.4 or common practice (Hairer & Wanner,
+//! Defaults and their sources are stated per field; the values the papers do not fix come from
+//! the DTU ESDIRK code of Jørgensen, Kristensen & Thomsen (the "DTU defaults" below) or common
+//! practice (Hairer & Wanner,
 //! *Solving ODEs II*, §IV.8), as noted.
 
 /// Settings for [`crate::Esdirk`].
@@ -11,8 +12,8 @@ pub struct Options<const NY: usize, const NZ: usize> {
     pub rtol_y: [f64; NY],
     /// Absolute tolerance per differential component (must be > 0).
     pub atol_y: [f64; NY],
-    /// Relative tolerance per algebraic component (Newton convergence test only: as in seed 003
-    /// the local error test covers the differential states, note 003_004 §2.3 and §7.2 P10).
+    /// Relative tolerance per algebraic component (Newton convergence test only: as in Kristensen
+    /// et al. 2005, Eq. 21, the local error test covers the differential states).
     pub rtol_z: [f64; NZ],
     /// Absolute tolerance per algebraic component (must be > 0).
     pub atol_z: [f64; NZ],
@@ -25,12 +26,12 @@ pub struct Options<const NY: usize, const NZ: usize> {
     /// Maximum number of step attempts (accepted + rejected) per call of
     /// [`crate::Esdirk::integrate_to`], or per mode segment of a hybrid solve.
     pub max_steps: usize,
-    /// Maximum Newton iterations per stage (note §2.4 uses 20; Hairer's RADAU5 uses 7; default 10:
+    /// Maximum Newton iterations per stage (the DTU defaults use 20; Hairer's RADAU5 uses 7; default 10:
     /// with 7 the "predicted failure" test rejected iterations converging at rate θ ≈ 0.09 from
     /// a first correction ~1e4 times the tolerance, measured on the index-1 test DAE at 1e-8).
     pub max_newton_iterations: usize,
     /// Newton convergence: stop when the estimated remaining error `θ/(1−θ)‖Δ‖` is at most
-    /// `newton_tol` in the WRMS norm (1 = the error tolerance). Note §2.4 uses 0.08; default
+    /// `newton_tol` in the WRMS norm (1 = the error tolerance). The DTU defaults use 0.08; default
     /// 0.01, because the stage derivatives `F_i = (Y_i − ψ_i)/(hγ)` carry the Newton error into
     /// the error estimate without an `h` factor: on Robertson (DAE form, rtol 1e-8, ESDIRK34)
     /// 0.05 gave an estimate dominated by Newton noise and more steps than 0.01.
@@ -48,12 +49,13 @@ pub struct Options<const NY: usize, const NZ: usize> {
     /// error (`h Σ d_j dF_j`, filtered through the iteration matrix) and weighted with the
     /// states' tolerances, `atol + rtol·|∂y/∂p|` (CVODES' `errconS` with parameter scales 1).
     /// The test is on `∂y(t)/∂p` at fixed `t`, the sensitivities the caller receives, also on a
-    /// grid shifted by an event (`esdirk_fsa.rs`, `sensitivity_error`).
+    /// grid shifted by an event (`fsa/error_test.rs`).
     /// Default `false`: the sensitivities are the exact derivative of whatever steps the states
     /// choose; `true` makes the steps resolve the sensitivities too, at the cost of computing
     /// them for every attempt that passes the state test.
     pub sensitivity_error_test: bool,
-    /// Safety target `ε` of the controller: the step aims at error `ε` (note §2.4, `ε = 0.8`).
+    /// Safety target `ε` of the controller: the step aims at error `ε` (Kristensen et al. 2005,
+    /// Eq. 29; `ε = 0.8` as in the DTU defaults).
     pub target: f64,
     /// Smallest and largest step-size ratio per step (default 0.2 and 5).
     pub fac_min: f64,

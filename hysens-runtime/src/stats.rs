@@ -1,5 +1,5 @@
-//! Solver statistics, following Table 1 of Kristensen et al. 2005 (note 003_004 §5.2:
-//! NSTEP, NFUN, NJAC, NLU, NBACK) plus rejections and Newton counters.
+//! Solver statistics, following Table 1 of Kristensen et al. 2005 (NSTEP, NFUN, NJAC,
+//! NLU, NBACK) plus rejections and Newton counters.
 
 /// Counters accumulated over a solve.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -1,8 +1,9 @@
 //! Dense LU factorization with partial (row) pivoting, `PA = LU`, for `[[f64; N]; N]`.
 //!
-//! Used for the ESDIRK iteration matrix (note 003_004 §2.1), which is factorized once per step
-//! and reused for every stage's Newton iterations, for sensitivity solves (§3.3) and, transposed,
-//! for the adjoint (§3.5): `Aᵀx = b` is solved with the same factors as `Uᵀ Lᵀ P x = b`.
+//! Used for the ESDIRK iteration matrix (Kristensen et al. 2005, Algorithm 1), which is
+//! factorized once per step and reused for every stage's Newton iterations, for the stage
+//! matrices of the sensitivity solves and, transposed, for the coming adjoint: `Aᵀx = b` is
+//! solved with the same factors as `Uᵀ Lᵀ P x = b`.
 //!
 //! Algorithm: right-looking Doolittle elimination (Golub & Van Loan, *Matrix Computations*,
 //! 4th ed., Alg. 3.4.1). `L` is unit lower triangular and stored below the diagonal, `U` on and
@@ -14,7 +15,7 @@
 
 /// Why a factorization failed.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum LuError {
+pub(crate) enum LuError {
     /// The largest available pivot in this column is exactly zero: the matrix is singular.
     Singular {
         /// Column (elimination step) at which no nonzero pivot was found.
@@ -30,14 +31,14 @@ pub enum LuError {
 
 /// LU factors of an `N × N` matrix with the row permutation.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Lu<const N: usize> {
+pub(crate) struct Lu<const N: usize> {
     lu: [[f64; N]; N],
     piv: [usize; N],
 }
 
 impl<const N: usize> Lu<N> {
     /// Factorizes `a` (taken by value; `[[f64; N]; N]` is `Copy`).
-    pub fn factor(a: [[f64; N]; N]) -> Result<Self, LuError> {
+    pub(crate) fn factor(a: [[f64; N]; N]) -> Result<Self, LuError> {
         let mut lu = Lu { lu: a, piv: [0; N] };
         lu.refactor_in_place()?;
         Ok(lu)
@@ -45,7 +46,7 @@ impl<const N: usize> Lu<N> {
 
     /// The (trivial) factors of the identity matrix; a valid initial value for storage that is
     /// refilled with [`Lu::matrix_mut`] and [`Lu::refactor_in_place`].
-    pub fn factor_identity() -> Self {
+    pub(crate) fn factor_identity() -> Self {
         let mut lu = [[0.0; N]; N];
         let mut piv = [0; N];
         for i in 0..N {
@@ -57,14 +58,14 @@ impl<const N: usize> Lu<N> {
 
     /// Mutable access to the stored matrix, to fill a new matrix before
     /// [`Lu::refactor_in_place`] without another `N × N` temporary.
-    pub fn matrix_mut(&mut self) -> &mut [[f64; N]; N] {
+    pub(crate) fn matrix_mut(&mut self) -> &mut [[f64; N]; N] {
         &mut self.lu
     }
 
     /// Factorizes the matrix currently stored (see [`Lu::matrix_mut`]) in place.
     ///
     /// On error the stored data is partially eliminated and must not be used for solves.
-    pub fn refactor_in_place(&mut self) -> Result<(), LuError> {
+    pub(crate) fn refactor_in_place(&mut self) -> Result<(), LuError> {
         let a = &mut self.lu;
         for k in 0..N {
             // Partial pivoting: the largest |a_ik|, i ≥ k.
@@ -108,7 +109,7 @@ impl<const N: usize> Lu<N> {
     }
 
     /// Solves `A x = b` in place (`b` is overwritten by `x`).
-    pub fn solve(&self, b: &mut [f64; N]) {
+    pub(crate) fn solve(&self, b: &mut [f64; N]) {
         let mut column = b.map(|v| [v]);
         self.solve_columns(&mut column);
         *b = column.map(|[v]| v);
@@ -118,7 +119,7 @@ impl<const N: usize> Lu<N> {
     /// overwritten by `X`): `P`, forward substitution with the unit `L`, back substitution with
     /// `U`. The column loop is innermost, where it vectorizes; each column gets the same
     /// operations as a single-column solve.
-    pub fn solve_columns<const K: usize>(&self, b: &mut [[f64; K]; N]) {
+    pub(crate) fn solve_columns<const K: usize>(&self, b: &mut [[f64; K]; N]) {
         let a = &self.lu;
         for k in 0..N {
             let p = self.piv[k];
@@ -152,7 +153,7 @@ impl<const N: usize> Lu<N> {
     /// Solves the transposed system `Aᵀ x = b` in place with the same factors:
     /// `Aᵀ = Uᵀ Lᵀ P`, so solve `Uᵀ w = b`, `Lᵀ v = w`, then `x = Pᵀ v`.
     #[allow(dead_code)] // for the discrete adjoint (`adjoint/`)
-    pub fn solve_transposed(&self, b: &mut [f64; N]) {
+    pub(crate) fn solve_transposed(&self, b: &mut [f64; N]) {
         let a = &self.lu;
         for i in 0..N {
             let mut s = b[i];

@@ -4,4 +4,4 @@
 
 mod lu;
 
-pub use lu::{Lu, LuError};
+pub(crate) use lu::{Lu, LuError};

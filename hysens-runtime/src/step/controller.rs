@@ -53,7 +53,7 @@ const R_FLOOR: f64 = 1e-10;
 
 impl PiController {
     /// A controller without history.
-    pub const fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         PiController {
             prev: None,
             rejected: false,
@@ -61,7 +61,7 @@ impl PiController {
     }
 
     /// Step-size factor after an accepted step of size `h` with estimate `r`.
-    pub fn accept(
+    pub(crate) fn accept(
         &mut self,
         h: f64,
         r: f64,
@@ -87,7 +87,7 @@ impl PiController {
     }
 
     /// Step-size factor after a step rejected by the error test (eq. 27, never growing).
-    pub fn reject(&mut self, r: f64, k: u32, target: f64, fac_min: f64) -> f64 {
+    pub(crate) fn reject(&mut self, r: f64, k: u32, target: f64, fac_min: f64) -> f64 {
         self.rejected = true;
         let r = r.max(R_FLOOR);
         let fac = root(target / r, k);

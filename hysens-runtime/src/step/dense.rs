@@ -3,7 +3,7 @@
 //! On a step `t_n → t_n + h` with end values `y_n, y_{n+1}` and slopes `f_n = F_1`,
 //! `f_{n+1} = F_S` (the stage derivatives of the explicit first and the last stage; for a
 //! stiffly accurate ESDIRK, `Y_S = y_{n+1}` and `F_S = f(t_{n+1}, y_{n+1}, z_{n+1})` up to the
-//! Newton error, note 003_004 §1.1), with `θ = (t − t_n)/h ∈ [0, 1]`:
+//! Newton error; Kristensen et al. 2005, Eq. 14), with `θ = (t − t_n)/h ∈ [0, 1]`:
 //!
 //! ```text
 //! u(θ) = (1−θ) y_n + θ y_{n+1} + θ(θ−1) [ (1−2θ)(y_{n+1} − y_n) + (θ−1) h f_n + θ h f_{n+1} ]
@@ -19,7 +19,7 @@
 //! missed) and to produce a starting guess for the event time; the event time itself is then
 //! located to round-off on the *discrete* solution: the step is re-taken from `t_n` to the
 //! trial event time and the guard is evaluated at the re-taken step's end, iterated by the
-//! secant method (`events.rs`). The root of the Hermite guard curve is within `O(h⁴)/|ḣ|` of
+//! secant method (`events/polish.rs`). The root of the Hermite guard curve is within `O(h⁴)/|ḣ|` of
 //! the discrete root, i.e. at tolerance level, which makes the secant polish converge in
 //! two or three re-takes. The algebraic variables are interpolated linearly (`O(h²)`) for the
 //! same bracketing purpose only.
@@ -30,7 +30,7 @@
 #![allow(clippy::needless_range_loop)]
 
 /// Cubic Hermite value at `θ ∈ [0, 1]` on a step of size `h` (module docs).
-pub fn hermite<const K: usize>(
+pub(crate) fn hermite<const K: usize>(
     theta: f64,
     h: f64,
     y0: &[f64; K],
@@ -51,7 +51,7 @@ pub fn hermite<const K: usize>(
 
 /// Time derivative `du/dt` of the Hermite interpolant at `θ` (for `ẏ` at an interior point).
 #[allow(dead_code)] // for backward interpolation by the adjoint (`adjoint/`)
-pub fn hermite_derivative<const K: usize>(
+pub(crate) fn hermite_derivative<const K: usize>(
     theta: f64,
     h: f64,
     y0: &[f64; K],
@@ -72,7 +72,7 @@ pub fn hermite_derivative<const K: usize>(
 }
 
 /// Linear interpolation `(1 − θ) a + θ b` (algebraic variables, for bracketing only).
-pub fn lerp<const K: usize>(theta: f64, a: &[f64; K], b: &[f64; K], out: &mut [f64; K]) {
+pub(crate) fn lerp<const K: usize>(theta: f64, a: &[f64; K], b: &[f64; K], out: &mut [f64; K]) {
     for i in 0..K {
         out[i] = a[i] + theta * (b[i] - a[i]);
     }

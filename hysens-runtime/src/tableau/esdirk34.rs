@@ -1,13 +1,13 @@
 //! ESDIRK34 of Jørgensen, Kristensen & Thomsen (arXiv:1803.01613): 4 stages, order 3 with an
 //! embedded order-4 method, L-stable, stiffly accurate, stage order 2. This is the method of
-//! Kristensen et al. 2005 (seed 003).
+//! Kristensen et al. 2005.
 //!
-//! Coefficients: note 003_004 §1.2 (re-derived in 50-digit arithmetic by
-//! `ref_003_tableaus.py`, agreeing with the published 20-digit values to 1.3e-19), written
+//! Coefficients: re-derived in 50-digit arithmetic from the method's defining conditions
+//! (agreeing with the published 20-digit values of arXiv:1803.01613 to 1.3e-19), written
 //! with 22 digits so that the f64 literal is the correctly rounded value.
 //! `γ = 0.4358665215084589994160` is the root in (0.4, 0.5) of `γ³ − 3γ² + 3γ/2 − 1/6 = 0`.
 //!
-//! Copy hazards (note §1.2 and §7.2 P1): Kværnø's ESDIRK 3(4) shares the first four stages only
+//! Copy hazards: Kværnø's ESDIRK 3(4) shares the first four stages only
 //! to ~1e-11 and has a *fifth* stage for its embedded method — its weights are not `b̂` here;
 //! one public file prints `b_2 = −0.3687…` instead of `−0.3768…`.
 
@@ -26,7 +26,7 @@ const B1: f64 = 0.102_399_400_619_910_997_682_3;
 const B2: f64 = -0.376_878_452_255_556_106_088_7;
 const B3: f64 = 0.838_612_530_127_186_108_990_4;
 
-/// ESDIRK34 (Jørgensen, Kristensen & Thomsen 2018; note 003_004 §1.2).
+/// ESDIRK34 (Jørgensen, Kristensen & Thomsen 2018, arXiv:1803.01613).
 pub const ESDIRK34: Tableau<4> = Tableau {
     name: "ESDIRK34",
     c: [0.0, C2, C3, 1.0],
@@ -49,5 +49,5 @@ pub const ESDIRK34: Tableau<4> = Tableau {
     stage_order: 2,
 };
 
-// Compile-time guard against transcription errors (note 003_004 §7.2 P1).
+// Compile-time guard against transcription errors.
 const _: () = assert!(ESDIRK34.structural_defect() < 1e-15);

@@ -61,5 +61,5 @@ pub const ESDIRK436L2SA: Tableau<6> = Tableau {
     stage_order: 2,
 };
 
-// Compile-time guard against transcription errors (note 003_004 §7.2 P1).
+// Compile-time guard against transcription errors.
 const _: () = assert!(ESDIRK436L2SA.structural_defect() < 1e-15);

@@ -2,16 +2,16 @@
 //!
 //! An ESDIRK ("explicit first stage, singly diagonally implicit Runge–Kutta") method has
 //! `a[0][0] = 0` and `a[i][i] = γ` for every later stage, so all implicit stages share one Newton
-//! iteration matrix `I − hγJ` (note 003_004 §1.1). Every method here is *stiffly accurate*
+//! iteration matrix `I − hγJ` (Kristensen et al. 2005, Eqs. 11–12). Every method here is *stiffly accurate*
 //! (`a[S-1][j] = b[j]`, `c[S-1] = 1`), hence `y_{n+1}` is the last stage value and, for a
 //! semi-explicit index-1 DAE, the algebraic variables at the end of a step satisfy the
-//! constraint (note 003_004 §1.1, [003 eq. 14]).
+//! constraint (Kristensen et al. 2005, Eq. 14).
 //!
 //! The tableaus are verified twice:
 //! * at compile time (`const` assertions in each method's file): row sums `c_i = Σ_j a_ij`,
 //!   the ESDIRK structure and stiff accuracy, to 1e-15;
 //! * by unit tests: every rooted-tree order condition up to the claimed order for both `b` and
-//!   `b̂`, the stability function `R(z)` at the reference points of note 003_004 §1.3 and its
+//!   `b̂`, the stability function `R(z)` at reference points computed in 50-digit arithmetic and its
 //!   limit `R(∞) = 0` (L-stability).
 
 #![allow(clippy::needless_range_loop)] // index loops mirror the Butcher-array formulas
@@ -52,13 +52,13 @@ pub struct Tableau<const S: usize> {
 }
 
 impl<const S: usize> Tableau<S> {
-    /// Error-estimate weights `d_j = b_j − b̂_j` (note 003_004 §1.1).
+    /// Error-estimate weights `d_j = b_j − b̂_j` (Kristensen et al. 2005, Eq. 20).
     pub const fn d(&self, j: usize) -> f64 {
         self.b[j] - self.b_hat[j]
     }
 
     /// Order `k` of the local error estimate `e = h Σ d_j F_j = O(h^k)`, i.e.
-    /// `min(p, p̂) + 1`. The step-size controller uses the exponent `1/k` (note 003_004 §2.4).
+    /// `min(p, p̂) + 1`. The step-size controller uses the exponent `1/k` (Kristensen et al. 2005, Eqs. 27–29).
     pub const fn error_estimate_order(&self) -> u32 {
         if self.order < self.embedded_order {
             self.order + 1
@@ -68,7 +68,7 @@ impl<const S: usize> Tableau<S> {
     }
 
     /// Stability function `R(z)` of the advancing method at a real `z`: one step of the method
-    /// on `y' = λy`, `y_0 = 1`, `z = hλ` (note 003_004 §1.3).
+    /// on `y' = λy`, `y_0 = 1`, `z = hλ`.
     ///
     /// Computed by forward substitution of the stage equations
     /// `Y_i = 1 + z Σ_{j≤i} a_ij Y_j`, then `R = 1 + z Σ_j b_j Y_j`.
@@ -191,7 +191,7 @@ mod tests {
             t.name
         );
         // ... and the claimed orders are sharp: some condition of the next order fails by more
-        // than 1e-6 (the violations listed by the note's script are all > 1e-3).
+        // than 1e-6 (the violations found in 50-digit arithmetic are all > 1e-3).
         assert!(
             check_order(t, &t.b, t.order as usize + 1, 1e-6).is_err(),
             "{}",
@@ -240,7 +240,7 @@ mod tests {
         assert_eq!(counts, [1, 1, 2, 4, 9]);
     }
 
-    /// The checker is not vacuous: the published typo b_2 = −0.3687… (note §7.2 P1) in ESDIRK34
+    /// The checker is not vacuous: the published typo b_2 = −0.3687… (a public copy of ESDIRK34) in ESDIRK34
     /// violates an order condition (defect ≈ 8e-3 ≫ 1e-14).
     #[test]
     fn checker_catches_known_typo() {
@@ -266,7 +266,7 @@ mod tests {
         check_tableau(&ESDIRK436L2SA);
     }
 
-    /// Reference values of note 003_004 §1.3 (50-digit computation by the note's script,
+    /// Reference values computed in 50-digit arithmetic from the tableaus (decimal arithmetic,
     /// printed with 16 significant digits). Tolerance: the printed values are rounded to
     /// 16 digits (relative 5e-17) and the f64 evaluation of R at |z| ≤ 100 loses at most a few
     /// ulps of the O(|z|) intermediate terms (~100 · 1.1e-16 ≈ 1e-14 absolute); we use 2e-14.
@@ -296,7 +296,7 @@ mod tests {
                 "ESDIRK34 R({z})"
             );
         }
-        // Embedded methods (note §1.3: not A-stable; values from the script's Appendix A).
+        // Embedded methods (not A-stable; values from the same 50-digit computation).
         let rh23 = [0.3746331143664318, 2.416218652586016, 44.03509785517347];
         let rh34 = [0.3701718062762656, 1.555026977001708, 29.19059014055312];
         for ((z, a), b) in [-1.0, -10.0, -100.0].into_iter().zip(rh23).zip(rh34) {
@@ -306,7 +306,7 @@ mod tests {
         }
     }
 
-    /// Closed forms of note 003_004 §1.3: ESDIRK23 R(z) = (1+(√2−1)z)/(1−γz)², ESDIRK34
+    /// Closed forms (from the tableaus): ESDIRK23 R(z) = (1+(√2−1)z)/(1−γz)², ESDIRK34
     /// R(z) = (1 + p1 z + p2 z²)/(1−γz)³ with p1 = 1−3γ, p2 = 1/2 − 3γ + 3γ². Tolerance as in
     /// `stability_reference_values` (round-off of O(|z|) terms).
     #[test]
@@ -324,7 +324,7 @@ mod tests {
         }
     }
 
-    /// γ of ESDIRK34 is the middle root of γ³ − 3γ² + 3γ/2 − 1/6 = 0 (note §1.2). The polynomial
+    /// γ of ESDIRK34 is the middle root of γ³ − 3γ² + 3γ/2 − 1/6 = 0 (its L-stability condition). The polynomial
     /// has derivative ≈ −0.54 there, so a 1-ulp error in γ gives a residual ≈ 3e-17; 1e-15 covers
     /// the round-off of evaluating the cubic.
     #[test]
