@@ -1,4 +1,4 @@
-//! `#[hybrid_model]` takes no arguments.
+//! `#[hybrid_model]` takes no arguments but `crate = path`: another is reported at its span.
 use hysens::hybrid_model;
 
 #[hybrid_model(stiff)]
