@@ -2,7 +2,10 @@
 //! uses everything the macro generates, reports nothing of its own, because a model with errors
 //! still expands to its shell (sizes, names, conversions, entry points) and stub kernels.
 use hysens::hybrid_model;
-use hysens::runtime::{AdjointProducts, HybridModel, HybridOptions, HybridOutputs, HybridSolution};
+use hysens::runtime::{
+    AdjointProducts, HybridModel, HybridOptions, HybridOutputs, HybridSolution, InitialStates,
+    Params, Wrt,
+};
 
 #[hybrid_model]
 mod ball {
@@ -60,4 +63,14 @@ fn main() {
     let _ = (names, result, memory.y.to_array(), sizes(&ball::Model));
     let _ = (ball::Model::mode_name(0), ball::Model::guard_name(0));
     adjoint(&ball::Model);
+    // The solving API on the model with errors.
+    let owned = ball::Model
+        .solver()
+        .tolerances(1e-8, 1e-10)
+        .sensitivities_to(Params::All, InitialStates::All)
+        .solve(0.0, 1.0, &ball::X { h: 1.0, v: 0.0 }, &p);
+    if let Ok(solution) = owned {
+        let x: &ball::X = &solution.x;
+        let _ = (x.h, solution.sensitivity("h", Wrt::InitialState("v")));
+    }
 }

@@ -1,17 +1,35 @@
 //! `Model`'s entry points: the calls a user makes, in terms of the model's own structs.
 
-use proc_macro2::{Ident, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
 use super::Target;
 use crate::kernels::hygienic;
 use crate::validate::Variables;
 
-/// `parameters`, `problem`, `solve`, `solve_with_sensitivities` and `solve_with`.
+/// `solver`, `parameters`, `problem`, `solve`, `solve_with_sensitivities` and `solve_with`.
 pub fn entry_points(variables: &Variables<'_>, target: &Target) -> TokenStream {
+    let builder = builder(target);
     let problem = problem_builders(variables, target);
     let solvers = solvers(target);
-    quote!(#problem #solvers)
+    quote!(#builder #problem #solvers)
+}
+
+/// `solver()`: the solving API's builder on this model.
+fn builder(target: &Target) -> TokenStream {
+    let rt = &target.rt;
+    let (ny, nz, np) = target.sizes();
+    let n = Literal::usize_unsuffixed(target.ny + target.nz);
+    let ns = Literal::usize_unsuffixed(target.np + target.ny);
+    quote! {
+        /// A solver of this model: set tolerances, sensitivities (to any parameters and
+        /// initial states, by name), samples, … and call `solve` (owned results) or
+        /// `solve_into` (caller storage, no heap). Defaults: ESDIRK4(3)6L[2]SA, `rtol = 1e-6`,
+        /// `atol = 1e-8`, no sensitivities, no samples.
+        pub fn solver(&self) -> #rt::Solver<'_, Self, 6, #ny, #nz, #np, #n, #ns> {
+            #rt::Solver::new(self)
+        }
+    }
 }
 
 /// `parameters` (the vector `p` from the parameter and input structs) and `problem` (a

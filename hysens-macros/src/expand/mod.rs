@@ -56,7 +56,7 @@ pub fn fallback(model: &Model, variables: Option<Variables<'_>>, options: &Optio
             let kernels = stub::kernels(model, &variables, &target);
             quote!(#shell #kernels)
         }
-        None => stub::without_variables(model),
+        None => stub::without_variables(model, &options.runtime()),
     };
     module(model, items, generated)
 }

@@ -17,7 +17,7 @@ pub fn shell(model: &Model, variables: &Variables<'_>, target: &Target) -> Token
         &variables.states.item.ident,
         variables.algebraic.map(|a| &a.item.ident),
     );
-    let conversions = variables.all().map(array_conversions);
+    let conversions = variables.all().map(|s| array_conversions(s, &target.rt));
     let summary = format!(
         "The hybrid model `{}` for the hysens runtime: {} differential state(s), {} algebraic variable(s), {} parameter(s) and input(s), {} mode(s), {} guard(s).",
         model.module.ident,
@@ -60,8 +60,9 @@ pub fn memory_struct(states: &Ident, algebraic: Option<&Ident>) -> TokenStream {
     }
 }
 
-/// `NAMES`, `to_array`, `from_array` for a well-formed variable struct, in field order.
-pub fn array_conversions(s: &VariableStruct) -> TokenStream {
+/// `NAMES`, `to_array`, `from_array` for a well-formed variable struct, in field order, and
+/// the runtime's `Fields` view of it (what the solving API takes and returns).
+pub fn array_conversions(s: &VariableStruct, rt: &TokenStream) -> TokenStream {
     let ty = &s.item.ident;
     let fields = s.field_names();
     let n = Literal::usize_unsuffixed(fields.len());
@@ -81,6 +82,15 @@ pub fn array_conversions(s: &VariableStruct) -> TokenStream {
             /// The struct from an array in declaration order.
             pub fn from_array(#values: [f64; #n]) -> Self {
                 #ty { #(#fields: #values[#indices]),* }
+            }
+        }
+
+        impl #rt::Fields<#n> for #ty {
+            fn to_array(&self) -> [f64; #n] {
+                #ty::to_array(self)
+            }
+            fn from_array(#values: [f64; #n]) -> Self {
+                #ty::from_array(#values)
             }
         }
     }

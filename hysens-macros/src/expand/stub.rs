@@ -94,7 +94,7 @@ fn returns_impl_trait(output: &ReturnType) -> bool {
 /// What can be generated when some variable struct is missing or malformed: `Model` itself,
 /// `Memory` when the structs it names exist and are not generic, and the array conversions of
 /// each well-formed struct.
-pub fn without_variables(model: &Model) -> TokenStream {
+pub fn without_variables(model: &Model, rt: &TokenStream) -> TokenStream {
     let summary = format!(
         "The hybrid model `{}` (not generated: the model has errors).",
         model.module.ident
@@ -119,7 +119,7 @@ pub fn without_variables(model: &Model) -> TokenStream {
     .into_iter()
     .filter_map(|list| list.first())
     .filter(|s| variable_struct_problems(s).is_empty())
-    .map(array_conversions);
+    .map(|s| array_conversions(s, rt));
     quote! {
         #model_struct
         #memory

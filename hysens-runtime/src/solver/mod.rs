@@ -1,29 +1,7 @@
-//! The solving API: a builder over the no_std core [`crate::solve`].
-//!
-//! ```text
-//! let solution = ball::Model.solver()
-//!     .tolerances(1e-8, 1e-10)
-//!     .sensitivities_to(Params::All, InitialStates::All)
-//!     .samples(&times)
-//!     .solve(0.0, 3.0, &x0, &p)?;
-//! solution.sensitivity("h", "g");                        // ∂h(t_f)/∂g
-//! solution.sensitivity("h", Wrt::InitialState("v"));    // ∂h(t_f)/∂v(t0)
-//! ```
-//!
-//! Two layers, one engine:
-//!
-//! - [`Solver::solve`] (feature `std`) returns an owned [`Solution`]: the final state as the
-//!   model's own `X`, sensitivities looked up by name, events and samples with mode names,
-//!   statistics. It allocates only those owned results.
-//! - [`Solver::solve_into`] writes into caller-provided storage and allocates nothing (no_std):
-//!   the sensitivity columns are all parameters then all initial states, `NS = NP + NY`.
-//!
-//! **Initial-state sensitivities** are first-class: any subset of the parameters and of the
-//! initial differential states is chosen per solve by name ([`Params`], [`InitialStates`]).
-//! They are the derivative of the same discrete solution: the initial states are appended to
-//! the parameters (`extended.rs`) and their columns start from unit vectors, so they cross
-//! every event exactly like the parameter columns. Without initial states the owned path
-//! solves with the `NP` parameter columns only (the cost of the core with sensitivities).
+//! The solving API: [`Solver`], a builder over the no_std core [`crate::solve`], with the
+//! selection of sensitivity directions (`selection.rs`), the model extended by its initial
+//! states (`extended.rs`), typed variables (`fields.rs`) and the owned solution
+//! (`solution.rs`, feature `std`).
 
 mod extended;
 mod fields;
@@ -44,11 +22,38 @@ use crate::tableau::{Tableau, ESDIRK436L2SA};
 use extended::Extended;
 use selection::Selection;
 
-/// A configured solve of a hybrid model; see the [module documentation](self).
+/// A configured solve of a hybrid model.
 ///
 /// Made by the generated `Model::solver()` (or [`Solver::new`] for a hand-written model);
 /// every setting has a default: tolerances `rtol = 1e-6`, `atol = 1e-8`, Kennedy &
 /// Carpenter's ESDIRK4(3)6L\[2\]SA, no sensitivities, no samples, algebraic guess zero.
+///
+/// ```text
+/// let solution = ball::Model.solver()
+///     .tolerances(1e-8, 1e-10)
+///     .sensitivities_to(Params::All, InitialStates::All)
+///     .samples(&times)
+///     .solve(0.0, 3.0, &x0, &p)?;
+/// solution.sensitivity("h", "g");                       // ∂h(t_f)/∂g
+/// solution.sensitivity("h", Wrt::InitialState("v"));   // ∂h(t_f)/∂v(t0)
+/// ```
+///
+/// Two ways to run it, one engine:
+///
+/// - [`Solver::solve`] (feature `std`) returns an owned [`crate::Solution`]: the final state as
+///   the model's own `X`, sensitivities looked up by name, events and samples with mode names,
+///   statistics. It allocates only those owned results.
+/// - [`Solver::solve_into`] writes into caller-provided storage and allocates nothing
+///   (no_std); its sensitivity columns are all parameters, then all initial states
+///   (`NS = NP + NY`).
+///
+/// **Initial-state sensitivities** are first-class: any subset of the parameters and of the
+/// initial differential states is chosen per solve by name ([`Params`], [`InitialStates`]).
+/// They are derivatives of the same discrete solution: the initial states are appended to the
+/// parameters and their columns start from unit vectors, so they cross every event exactly
+/// like the parameter columns (the jump conditions of Serban & Recuero 2019, Eq. 6, act on any
+/// direction). Without initial states the owned path carries only the `NP` parameter columns,
+/// the cost of the core solve with sensitivities.
 ///
 /// The const parameters are the tableau's stages `S` and the model's sizes (`N = NY + NZ`,
 /// `NS = NP + NY`, from [`ModelSizes`]); they are inferred, never written.
