@@ -12,6 +12,8 @@ mod solution;
 pub use fields::Fields;
 pub use selection::{InitialStates, Params, Variable, Wrt};
 #[cfg(feature = "std")]
+use solution::Raw;
+#[cfg(feature = "std")]
 pub use solution::{Event, SampleState, Solution, SolveFailure};
 
 use crate::error::SolveError;
@@ -216,6 +218,59 @@ where
             sensitivities: seeds,
             sample_times: self.sample_times,
             sample_data: self.sample_data,
+        }
+    }
+
+    /// Solves on `[t0, tf]` from the states `x0` with the parameters `p` (the model's `P`, or
+    /// `Model::parameters(&p, &u)` for a model with inputs) and returns an owned
+    /// [`Solution`]; on failure, a [`SolveFailure`] with the error and the solution up to it.
+    ///
+    /// Only the chosen directions are reported. Without initial states the solve carries the
+    /// `NP` parameter columns; with any initial state it carries all `NS = NP + NY` columns
+    /// (parameters and initial states in one pass).
+    #[cfg(feature = "std")]
+    pub fn solve<X: Fields<NY>>(
+        &self,
+        t0: f64,
+        tf: f64,
+        x0: &X,
+        p: &impl Fields<NP>,
+    ) -> Result<Solution<X, NY, NZ, NP>, SolveFailure<X, NY, NZ, NP>> {
+        let selection = match self.selection(t0) {
+            Ok(selection) => selection,
+            Err(error) => {
+                let raw = Raw::<NY, NZ, NP>::failed_at_start(error, t0, x0.to_array(), self.z0);
+                return raw.into_solution::<M, X, NP>(std::vec::Vec::new(), |_| 0);
+            }
+        };
+        let directions = selection.directions().collect();
+        let (n_samples, max_events) = (self.sample_times.len(), self.options.max_events);
+        if selection.any_state() {
+            let raw = Raw::<NY, NZ, NS>::run(n_samples, max_events, |outputs, solution| {
+                self.solve_into(t0, tf, x0, p, outputs, solution)
+            });
+            raw.into_solution::<M, X, NP>(directions, |d| match d {
+                Variable::Param(i) => i,
+                Variable::InitialState(i) => NP + i,
+            })
+        } else {
+            let seeds = selection.any().then_some([[0.0; NP]; NY]);
+            let problem = self.problem(t0, tf, x0.to_array(), p.to_array(), seeds);
+            let raw = Raw::<NY, NZ, NP>::run(n_samples, max_events, |outputs, solution| {
+                let plan = StepPlan::Adaptive;
+                solve(
+                    self.model,
+                    self.tableau,
+                    &problem,
+                    &self.options,
+                    plan,
+                    outputs,
+                    solution,
+                )
+            });
+            raw.into_solution::<M, X, NP>(directions, |d| match d {
+                Variable::Param(i) | Variable::InitialState(i) => i,
+            })
         }
     }
 
