@@ -39,7 +39,6 @@ fn problem_builders(variables: &Variables<'_>, target: &Target) -> TokenStream {
     let (ny, nz, np) = target.sizes();
     let states = &variables.states.item.ident;
     let x0 = hygienic("x0");
-    let z0 = hygienic("z0");
     let params = hygienic("params");
     let inputs = hygienic("inputs");
 
@@ -56,15 +55,14 @@ fn problem_builders(variables: &Variables<'_>, target: &Target) -> TokenStream {
             p_args.push(arg);
         }
     }
-    let (z_arg, z_value) = match variables.algebraic {
-        Some(a) => {
-            let ty = &a.item.ident;
-            (quote!(#z0: &#ty,), quote!(#z0.to_array()))
-        }
-        None => (quote!(), quote!([])),
-    };
     let parameters_doc = "The runtime's parameter vector `p`: the parameter fields, then the input fields, in declaration order.";
-    let problem_doc = "The problem of solving from `t0` to `tf` from the states `x0` (and the guess `z0` of the algebraic variables, made consistent by the solver), without sensitivities, samples or data; set those fields as needed.";
+    let problem_doc = match variables.algebraic {
+        Some(a) => format!(
+            "The problem of solving from `t0` to `tf` from the states `x0`, for the no-heap core path, without sensitivities, samples or data; set those fields as needed. The guess of the algebraic variables (made consistent by the solver) is zero; set it by name: `problem.z0 = {}::{{ .. }}.to_array()`. The builder `solver()` is the easier path.",
+            a.item.ident
+        ),
+        None => "The problem of solving from `t0` to `tf` from the states `x0`, for the no-heap core path, without sensitivities, samples or data; set those fields as needed. The builder `solver()` is the easier path.".to_string(),
+    };
     quote! {
         #[doc = #parameters_doc]
         pub fn parameters(#(#struct_args),*) -> [f64; #np] {
@@ -72,12 +70,12 @@ fn problem_builders(variables: &Variables<'_>, target: &Target) -> TokenStream {
         }
 
         #[doc = #problem_doc]
-        pub fn problem(t0: f64, tf: f64, #x0: &#states, #z_arg #(#struct_args),*) -> #rt::HybridProblem<'static, #ny, #nz, #np> {
+        pub fn problem(t0: f64, tf: f64, #x0: &#states, #(#struct_args),*) -> #rt::HybridProblem<'static, #ny, #nz, #np> {
             #rt::HybridProblem {
                 t0,
                 tf,
                 y0: #x0.to_array(),
-                z0: #z_value,
+                z0: [0.0; #nz],
                 p: Self::parameters(#(#p_args),*),
                 sensitivities: None,
                 sample_times: &[],
