@@ -393,13 +393,13 @@ proptest! {
         c in call(10.0),
         k in options(),
     ) {
-        let problem = relay::Model::problem(
+        let mut problem = relay::Model::problem(
             0.0,
             10.0,
             &relay::X { q: y[0], v: y[1] },
-            &relay::Z { f },
             &relay::P { k: q[0], c: q[1] },
         );
+        problem.z0 = relay::Z { f }.to_array();
         check_call!(relay::Model, problem, [[0.0; 2]; 2], &c, k);
     }
 

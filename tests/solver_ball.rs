@@ -79,14 +79,15 @@ fn closed_form_derivative(k: usize) -> [f64; 2] {
 
 #[test]
 fn all_parameters_and_initial_states_against_the_closed_form() {
-    let solution = Solver::new(&ball::Model)
+    let solution = ball::Model
+        .solver()
         .tolerances(1e-10, 1e-12)
         .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, T, &[H0, V0], &[G, E])
+        .solve(0.0, T, &ball::X { h: H0, v: V0 }, &ball::P { g: G, e: E })
         .expect("the ball solves");
     let exact = closed_form(H0.into(), V0.into(), G.into(), E.into(), T).map(|d| d.re);
-    assert!((solution.y[0] - exact[0]).abs() < 1e-12, "{:?}", solution.y);
-    assert!((solution.y[1] - exact[1]).abs() < 1e-12, "{:?}", solution.y);
+    assert!((solution.x.h - exact[0]).abs() < 1e-12, "{:?}", solution.y);
+    assert!((solution.x.v - exact[1]).abs() < 1e-12, "{:?}", solution.y);
     assert_eq!(solution.events.len(), 1);
     assert_eq!(
         (
@@ -115,6 +116,15 @@ fn all_parameters_and_initial_states_against_the_closed_form() {
             worst = worst.max((computed - exact[i]).abs());
         }
     }
+    // The typed column: ∂x(T)/∂h0 as the model's struct.
+    let column = solution.state_sensitivity(Wrt::InitialState("h")).unwrap();
+    assert_eq!(
+        [column.h, column.v],
+        [
+            solution.sensitivity("h", Wrt::InitialState("h")).unwrap(),
+            solution.sensitivity("v", Wrt::InitialState("h")).unwrap()
+        ]
+    );
     println!("largest error of ∂(h, v)(T)/∂(h0, v0, g, e): {worst:.1e}");
 }
 
@@ -222,17 +232,18 @@ fn many_events_are_all_reported() {
 #[test]
 fn samples_and_failures_keep_what_was_computed() {
     let times = [0.25, 0.5, 0.75];
-    let solution = Solver::new(&ball::Model)
+    let solution = ball::Model
+        .solver()
         .tolerances(1e-10, 1e-12)
         .sensitivities_to(Params::Only(&["g"]), InitialStates::None)
         .samples(&times)
-        .solve(0.0, T, &[H0, V0], &[G, E])
+        .solve(0.0, T, &ball::X { h: H0, v: V0 }, &ball::P { g: G, e: E })
         .expect("the ball solves");
     assert_eq!(solution.samples.len(), 3);
     // Before the impact: h(t) = h0 + v0 t − g t²/2, ∂h/∂g = −t²/2.
     let first = &solution.samples[0];
     assert_eq!((first.t, first.mode), (0.25, "flight"));
-    assert!((first.x[0] - (H0 + V0 * 0.25 - G * 0.25 * 0.25 / 2.0)).abs() < 1e-13);
+    assert!((first.x.h - (H0 + V0 * 0.25 - G * 0.25 * 0.25 / 2.0)).abs() < 1e-13);
     let dh_dg = solution.sample_sensitivity(0, "h", "g").unwrap();
     assert!((dh_dg + 0.25 * 0.25 / 2.0).abs() < 1e-13);
 

@@ -53,7 +53,8 @@ fn generated_dae_model_with_memory_solves_without_allocating() {
     let x0 = relay::X { q: 0.0, v: 0.0 };
     let z0 = relay::Z { f: 1.0 };
     let params = relay::P { k: 2.0, c: 0.3 };
-    let mut problem = relay::Model::problem(0.0, 10.0, &x0, &z0, &params);
+    let mut problem = relay::Model::problem(0.0, 10.0, &x0, &params);
+    problem.z0 = z0.to_array();
     let times = [1.0, 2.0, 5.0];
     problem.sample_times = &times;
     let options = HybridOptions::new(1e-7, 1e-9);

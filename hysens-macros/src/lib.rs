@@ -5,16 +5,20 @@
 //! the kernels the runtime needs. The pipeline, one stage per module, in the style of
 //! `thiserror`'s implementation:
 //!
+//! 0. `args`: the attribute's own arguments (`crate = path`);
 //! 1. `parse`: sort the module's items by their attributes into a `model::Model`;
 //! 2. `validate`: resolve every name and signature, report every problem at its span;
 //! 3. `lower`: turn each function into expressions over the runtime's arrays;
 //! 4. `kernels`: differentiate and emit each runtime method's body;
 //! 5. `expand`: assemble the module with `Model` and its `HybridModel` implementation.
 //!
-//! See the `hysens` crate for the model language.
+//! On any error the macro emits the errors *and* the module with stand-ins for what it would
+//! have generated (`expand::fallback`), as `thiserror` and `serde` do, so that code using the
+//! model does not add errors of its own. See the `hysens` crate for the model language.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod args;
 mod expand;
 mod kernels;
 mod lower;
@@ -27,6 +31,11 @@ use proc_macro::TokenStream;
 
 /// Turns an annotated module into a hybrid model with compile-time kernels; see the `hysens`
 /// crate's documentation for the language.
+///
+/// One optional argument: `#[hybrid_model(crate = path)]`, the path of the `hysens` crate when
+/// the model's crate knows it by another name (after `extern crate hysens as hy;`,
+/// `crate = hy`; for a re-export, e.g. `crate = crate::deps::hysens`). The path is used from
+/// inside the model's module, so write it as it resolves there; the default is `::hysens`.
 #[proc_macro_attribute]
 pub fn hybrid_model(args: TokenStream, input: TokenStream) -> TokenStream {
     let module = match syn::parse::<syn::ItemMod>(input) {
@@ -39,11 +48,7 @@ pub fn hybrid_model(args: TokenStream, input: TokenStream) -> TokenStream {
     };
     match pipeline::run(args.into(), module) {
         Ok(tokens) => tokens.into(),
-        Err(errors) => errors
-            .into_iter()
-            .map(|e| e.to_compile_error())
-            .collect::<proc_macro2::TokenStream>()
-            .into(),
+        Err(failure) => failure.into_tokens().into(),
     }
 }
 
@@ -66,7 +71,8 @@ mod tests {
             super::pipeline::run(proc_macro2::TokenStream::new(), module).unwrap_or_else(|e| {
                 panic!(
                     "{}",
-                    e.iter()
+                    e.errors
+                        .iter()
                         .map(|e| e.to_string())
                         .collect::<Vec<_>>()
                         .join("\n")
@@ -74,5 +80,62 @@ mod tests {
             });
         println!("{tokens}");
         syn::parse2::<syn::ItemMod>(tokens).unwrap();
+    }
+
+    /// A model with errors expands to its errors and a well-formed module with the whole shell
+    /// and stub kernels (printed with `--nocapture`).
+    #[test]
+    fn fallback_parses_as_a_module_with_the_shell() {
+        let module: syn::ItemMod = syn::parse_quote! {
+            pub mod ball {
+                #[states] pub struct X { pub h: f64, pub v: f64 }
+                #[algebraic] pub struct Z { pub w: f64 }
+                #[params] pub struct P { pub g: f64 }
+                #[inputs] pub struct U { pub e: f64 }
+                #[mode(initial)] fn flight(x: &X, z: &Z, p: &P) -> (X, [f64; 1]) {
+                    (X { h: x.q, v: -p.g }, [z.w])
+                }
+                #[guard(flight -> flight, falling)] fn impact(x: &X, m: &Memory) -> f64 { x.h - m.y.h }
+                #[reset(impact)] fn bounce(x: &X, u: &U) -> X { X { h: x.h, v: -u.e * x.v } }
+                #[output] fn height(x: &X) -> f64 { x.h }
+            }
+        };
+        let Err(failure) = super::pipeline::run(proc_macro2::TokenStream::new(), module) else {
+            panic!("`x.q` is an error");
+        };
+        assert_eq!(failure.errors.len(), 1);
+        let fallback = failure.fallback.to_string();
+        println!("{fallback}");
+        for generated in [
+            "pub struct Memory",
+            "pub struct Model",
+            "fn mode_name",
+            "fn solve_with_sensitivities",
+            "HybridModel < 2 , 1 , 2 > for Model",
+            "AdjointProducts < 2 , 1 , 2 > for Model",
+            "ModelSizes < 3 , 4 > for Model",
+        ] {
+            assert!(fallback.contains(generated), "{generated} is missing");
+        }
+        syn::parse2::<syn::ItemMod>(failure.fallback).unwrap();
+    }
+
+    /// Without well-formed variable structs the fallback still has `Model`.
+    #[test]
+    fn fallback_without_variables_has_the_model_struct() {
+        let module: syn::ItemMod = syn::parse_quote! {
+            mod ball {
+                #[states] pub struct X { pub h: f32 }
+                #[mode(initial)] fn flight(x: &X) -> X { X { h: -x.h } }
+            }
+        };
+        let Err(failure) = super::pipeline::run(proc_macro2::TokenStream::new(), module) else {
+            panic!("an `f32` field is an error");
+        };
+        let fallback = failure.fallback.to_string();
+        assert!(fallback.contains("pub struct Model"));
+        assert!(fallback.contains("pub struct Memory"));
+        assert!(!fallback.contains("HybridModel"));
+        syn::parse2::<syn::ItemMod>(failure.fallback).unwrap();
     }
 }

@@ -194,10 +194,9 @@ struct Lowering<'c, 'm> {
 impl<'c, 'm> Lowering<'c, 'm> {
     fn new(checked: &'c Checked<'m>) -> Self {
         let mut graph = Graph::new();
-        let count = |s: Option<&crate::model::VariableStruct>| s.map_or(0, |s| s.item.fields.len());
-        let ny = checked.states.item.fields.len();
-        let nz = count(checked.algebraic);
-        let np = count(checked.params) + count(checked.inputs);
+        let ny = checked.variables.ny();
+        let nz = checked.variables.nz();
+        let np = checked.variables.np();
         let mut slots = Vec::new();
         let mut make = |graph: &mut Graph, name: String, slot: Slot| {
             let id = graph.var(&name);
@@ -250,10 +249,10 @@ impl<'c, 'm> Lowering<'c, 'm> {
     /// The field names of the struct with `role`, in order.
     fn field_names(&self, role: Role) -> Vec<String> {
         let s = match role {
-            Role::States => Some(self.checked.states),
-            Role::Algebraic => self.checked.algebraic,
-            Role::Params => self.checked.params,
-            Role::Inputs => self.checked.inputs,
+            Role::States => Some(self.checked.variables.states),
+            Role::Algebraic => self.checked.variables.algebraic,
+            Role::Params => self.checked.variables.params,
+            Role::Inputs => self.checked.variables.inputs,
             _ => None,
         };
         s.map(|s| s.field_names().iter().map(|i| i.to_string()).collect())
@@ -273,17 +272,13 @@ impl<'c, 'm> Lowering<'c, 'm> {
                 Err(e) => errors.extend(e.iter().map(|e| e.to_syn_error())),
             }
         }
-        let struct_types: Vec<String> = [
-            Some(self.checked.states),
-            self.checked.algebraic,
-            self.checked.params,
-            self.checked.inputs,
-        ]
-        .into_iter()
-        .flatten()
-        .map(|s| s.item.ident.to_string())
-        .chain(std::iter::once("Memory".to_owned()))
-        .collect();
+        let struct_types: Vec<String> = self
+            .checked
+            .variables
+            .all()
+            .map(|s| s.item.ident.to_string())
+            .chain(std::iter::once("Memory".to_owned()))
+            .collect();
         for helper in &model.helpers {
             if let Some(function) = helper_function(helper, &struct_types) {
                 scope.define_function(helper.sig.ident.to_string(), function);
@@ -367,7 +362,7 @@ impl<'c, 'm> Lowering<'c, 'm> {
             }
             other => (other, None),
         };
-        let states = self.checked.states.item.ident.to_string();
+        let states = self.checked.variables.states.item.ident.to_string();
         let what = format!(
             "the derivative of state `{{}}` is missing from mode `{}`",
             func.sig.ident
@@ -388,7 +383,7 @@ impl<'c, 'm> Lowering<'c, 'm> {
         scope: &Scope,
     ) -> Result<Vec<ExprId>, Vec<syn::Error>> {
         let (lets, value) = split_body(func)?;
-        let states = self.checked.states.item.ident.to_string();
+        let states = self.checked.variables.states.item.ident.to_string();
         let what = format!(
             "state `{{}}` is missing from reset `{}`: a reset gives every state after the switch",
             func.sig.ident

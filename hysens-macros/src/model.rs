@@ -32,6 +32,31 @@ pub struct Model {
     pub costs: Vec<Cost>,
     /// `#[output]` functions.
     pub outputs: Vec<ItemFn>,
+    /// Functions whose attribute `parse` rejected: kept out of the roles above, and remembered
+    /// so that `validate` does not also call every reference to them unknown.
+    pub unparsed: Vec<Unparsed>,
+}
+
+/// A function with one of our attributes that did not decode (the error is already reported).
+pub struct Unparsed {
+    /// The function's name.
+    pub name: Ident,
+    /// The attribute's name: `mode`, `guard`, …
+    pub attribute: String,
+}
+
+impl Model {
+    /// Whether `name` is a function whose `#[attribute]` did not decode.
+    pub fn is_unparsed(&self, name: &Ident, attribute: &str) -> bool {
+        self.unparsed
+            .iter()
+            .any(|u| u.name == *name && u.attribute == attribute)
+    }
+
+    /// Whether some function's `#[attribute]` did not decode.
+    pub fn has_unparsed(&self, attribute: &str) -> bool {
+        self.unparsed.iter().any(|u| u.attribute == attribute)
+    }
 }
 
 /// A struct of `f64` fields that names variables (`#[states]`, `#[algebraic]`, `#[params]`,

@@ -2,14 +2,17 @@
 //!
 //! This stage only sorts items and decodes attribute arguments; it reports malformed
 //! attributes (a guard without a target, an unknown direction, an attribute on the wrong kind of
-//! item) and leaves every cross-reference to `validate`.
+//! item) and leaves every cross-reference to `validate`. It does not stop at the first
+//! malformed attribute: the items that decode make a partial model that `validate` still
+//! checks, so one compilation reports the mistakes of both stages.
 
-use proc_macro2::TokenStream;
 use syn::parse::ParseStream;
 use syn::spanned::Spanned;
-use syn::{Attribute, Ident, Item, ItemMod, Token};
+use syn::{Attribute, Ident, Item, ItemFn, ItemMod, Token};
 
-use crate::model::{Cost, CostKind, Direction, Guard, Initial, Mode, Model, Reset, VariableStruct};
+use crate::model::{
+    Cost, CostKind, Direction, Guard, Initial, Mode, Model, Reset, Unparsed, VariableStruct,
+};
 
 /// The attributes this macro owns inside the module.
 const STRUCT_ATTRIBUTES: [&str; 4] = ["states", "algebraic", "params", "inputs"];
@@ -30,15 +33,13 @@ const RESERVED_ATTRIBUTES: [(&str, &str); 3] = [
     ),
 ];
 
-/// Sorts the items of `module` by role. `args` are the attribute's own arguments (none allowed).
-pub fn parse_model(args: TokenStream, mut module: ItemMod) -> Result<Model, Vec<syn::Error>> {
-    let mut errors = Vec::new();
-    if !args.is_empty() {
-        errors.push(syn::Error::new_spanned(
-            &args,
-            "`#[hybrid_model]` takes no arguments",
-        ));
-    }
+/// Sorts the items of `module` by role, reporting every malformed attribute in `errors`.
+///
+/// An item whose attribute does not decode is left out of its role (and recorded in
+/// `Model::unparsed`), so that the rest of the model can still be checked. Every attribute of
+/// ours, well-formed or not, is stripped from the module. `None` when there is no model to
+/// read: the module is not inline.
+pub fn parse_model(mut module: ItemMod, errors: &mut Vec<syn::Error>) -> Option<Model> {
     let header = ItemMod {
         content: None,
         ..module.clone()
@@ -48,7 +49,7 @@ pub fn parse_model(args: TokenStream, mut module: ItemMod) -> Result<Model, Vec<
             &header,
             "`#[hybrid_model]` needs an inline module: write the model's items in `mod name { ... }`",
         ));
-        return Err(errors);
+        return None;
     };
     let mut model = Model {
         module: header,
@@ -63,32 +64,60 @@ pub fn parse_model(args: TokenStream, mut module: ItemMod) -> Result<Model, Vec<
         resets: Vec::new(),
         costs: Vec::new(),
         outputs: Vec::new(),
+        unparsed: Vec::new(),
     };
     for item in items.iter_mut() {
-        if let Err(e) = sort_item(item, &mut model) {
+        let ours = attributes_mut(item)
+            .map(take_our_attributes)
+            .unwrap_or_default();
+        if let Err(e) = sort_item(item, ours.clone(), &mut model) {
             errors.push(e);
+            if let Item::Fn(f) = item {
+                model.unparsed.extend(ours.iter().map(|attribute| Unparsed {
+                    name: f.sig.ident.clone(),
+                    attribute: attr_name(attribute),
+                }));
+            }
         }
     }
     model.module = module;
-    if errors.is_empty() {
-        Ok(model)
-    } else {
-        Err(errors)
+    Some(model)
+}
+
+/// The attributes of the kinds of item that can carry ours.
+fn attributes_mut(item: &mut Item) -> Option<&mut Vec<Attribute>> {
+    match item {
+        Item::Struct(s) => Some(&mut s.attrs),
+        Item::Fn(f) => Some(&mut f.attrs),
+        Item::Const(c) => Some(&mut c.attrs),
+        Item::Enum(e) => Some(&mut e.attrs),
+        Item::Impl(i) => Some(&mut i.attrs),
+        Item::Mod(m) => Some(&mut m.attrs),
+        Item::Static(s) => Some(&mut s.attrs),
+        Item::Type(t) => Some(&mut t.attrs),
+        Item::Use(u) => Some(&mut u.attrs),
+        _ => None,
     }
 }
 
-/// Records `item` in `model` by its role and strips our attribute from it.
-fn sort_item(item: &mut Item, model: &mut Model) -> syn::Result<()> {
-    let attrs = match item {
-        Item::Struct(s) => &mut s.attrs,
-        Item::Fn(f) => &mut f.attrs,
-        Item::Const(c) => &mut c.attrs,
-        _ => return reject_our_attributes(item),
-    };
-    let ours = take_our_attribute(attrs)?;
-    match (item, ours) {
+/// Removes and returns the attributes of ours (reserved ones included) on an item.
+fn take_our_attributes(attrs: &mut Vec<Attribute>) -> Vec<Attribute> {
+    let mut ours = Vec::new();
+    attrs.retain(|a| {
+        let mine = is_our_attribute(a) || reserved_attribute(a).is_some();
+        if mine {
+            ours.push(a.clone());
+        }
+        !mine
+    });
+    ours
+}
+
+/// Records `item` in `model` by its role, given the attributes of ours taken from it.
+fn sort_item(item: &mut Item, ours: Vec<Attribute>, model: &mut Model) -> syn::Result<()> {
+    let attr = one_role(ours)?;
+    match (item, attr) {
         (Item::Struct(s), Some(attr)) if is_struct_attribute(&attr) => {
-            require_no_arguments(&attr)?;
             let decl = VariableStruct {
                 item: s.clone(),
                 attribute: attr.path().span(),
@@ -100,77 +129,67 @@ fn sort_item(item: &mut Item, model: &mut Model) -> syn::Result<()> {
                 _ => &mut model.inputs,
             };
             list.push(decl);
+            require_no_arguments(&attr)?;
         }
-        (Item::Fn(f), Some(attr)) if !is_struct_attribute(&attr) => {
+        (Item::Fn(f), Some(attr)) if is_function_attribute(&attr) => {
             allow_dead_code(&mut f.attrs);
-            let func = f.clone();
-            match attr_name(&attr).as_str() {
-                "mode" => model.modes.push(Mode {
-                    initial: parse_mode_arguments(&attr)?,
-                    func,
-                }),
-                "guard" => {
-                    let (from, to, direction) = attr.parse_args_with(parse_guard_arguments)
-                        .map_err(|e| guard_error(&attr, e))?;
-                    model.guards.push(Guard {
-                        func,
-                        from,
-                        to,
-                        direction,
-                    });
-                }
-                "reset" => model.resets.push(Reset {
-                    guard: attr.parse_args::<Ident>().map_err(|_| {
-                        syn::Error::new_spanned(&attr, "write `#[reset(guard_name)]`: the guard whose switch this reset applies")
-                    })?,
-                    func,
-                }),
-                "cost" => model.costs.push(Cost {
-                    kind: parse_cost_kind(&attr)?,
-                    func,
-                }),
-                _ => {
-                    require_no_arguments(&attr)?;
-                    model.outputs.push(func);
-                }
-            }
+            sort_function(f.clone(), &attr, model)?;
         }
         (Item::Fn(f), None) => {
             allow_dead_code(&mut f.attrs);
             model.helpers.push(f.clone());
         }
         (Item::Const(c), None) => model.constants.push(c.clone()),
-        (_, Some(attr)) => {
-            let name = attr_name(&attr);
-            let wanted = if is_struct_attribute(&attr) {
-                "a struct of `f64` fields"
-            } else {
-                "a function"
-            };
-            return Err(syn::Error::new_spanned(
-                &attr,
-                format!("`#[{name}]` belongs on {wanted}"),
-            ));
-        }
+        (item, Some(attr)) => return Err(misplaced(item, &attr)),
         (_, None) => {}
     }
     Ok(())
 }
 
-/// Removes and returns the one attribute of ours on an item; two of ours, or a reserved one,
-/// is an error.
-fn take_our_attribute(attrs: &mut Vec<Attribute>) -> syn::Result<Option<Attribute>> {
-    if let Some(reserved) = attrs.iter().find_map(reserved_attribute) {
+/// Records a model function by its attribute `attr`.
+fn sort_function(func: ItemFn, attr: &Attribute, model: &mut Model) -> syn::Result<()> {
+    match attr_name(attr).as_str() {
+        "mode" => model.modes.push(Mode {
+            initial: parse_mode_arguments(attr)?,
+            func,
+        }),
+        "guard" => {
+            let (from, to, direction) = attr
+                .parse_args_with(parse_guard_arguments)
+                .map_err(|e| guard_error(attr, e))?;
+            model.guards.push(Guard {
+                func,
+                from,
+                to,
+                direction,
+            });
+        }
+        "reset" => model.resets.push(Reset {
+            guard: attr.parse_args::<Ident>().map_err(|_| {
+                syn::Error::new_spanned(
+                    attr,
+                    "write `#[reset(guard_name)]`: the guard whose switch this reset applies",
+                )
+            })?,
+            func,
+        }),
+        "cost" => model.costs.push(Cost {
+            kind: parse_cost_kind(attr)?,
+            func,
+        }),
+        _ => {
+            require_no_arguments(attr)?;
+            model.outputs.push(func);
+        }
+    }
+    Ok(())
+}
+
+/// The one attribute of ours on an item; two of ours, or a reserved one, is an error.
+fn one_role(mut ours: Vec<Attribute>) -> syn::Result<Option<Attribute>> {
+    if let Some(reserved) = ours.iter().find_map(reserved_attribute) {
         return Err(reserved);
     }
-    let mut ours: Vec<Attribute> = Vec::new();
-    attrs.retain(|a| {
-        let mine = is_our_attribute(a);
-        if mine {
-            ours.push(a.clone());
-        }
-        !mine
-    });
     match ours.len() {
         0 => Ok(None),
         1 => Ok(ours.pop()),
@@ -185,23 +204,21 @@ fn take_our_attribute(attrs: &mut Vec<Attribute>) -> syn::Result<Option<Attribut
     }
 }
 
-fn reject_our_attributes(item: &Item) -> syn::Result<()> {
-    let attrs: &[Attribute] = match item {
-        Item::Enum(e) => &e.attrs,
-        Item::Impl(i) => &i.attrs,
-        Item::Mod(m) => &m.attrs,
-        Item::Static(s) => &s.attrs,
-        Item::Type(t) => &t.attrs,
-        Item::Use(u) => &u.attrs,
-        _ => &[],
+/// An attribute of ours on an item of the wrong kind.
+fn misplaced(item: &Item, attr: &Attribute) -> syn::Error {
+    let name = attr_name(attr);
+    let wanted = if is_struct_attribute(attr) {
+        "a struct of `f64` fields"
+    } else {
+        "a function"
     };
-    match attrs.iter().find(|a| is_our_attribute(a)) {
-        Some(a) => Err(syn::Error::new_spanned(
-            a,
-            format!("`#[{}]` does not belong on this kind of item", attr_name(a)),
-        )),
-        None => Ok(()),
-    }
+    let message = match item {
+        Item::Struct(_) | Item::Fn(_) | Item::Const(_) => {
+            format!("`#[{name}]` belongs on {wanted}")
+        }
+        _ => format!("`#[{name}]` does not belong on this kind of item"),
+    };
+    syn::Error::new_spanned(attr, message)
 }
 
 fn reserved_attribute(attr: &Attribute) -> Option<syn::Error> {
@@ -231,6 +248,10 @@ fn is_our_attribute(attr: &Attribute) -> bool {
 
 fn is_struct_attribute(attr: &Attribute) -> bool {
     STRUCT_ATTRIBUTES.contains(&attr_name(attr).as_str())
+}
+
+fn is_function_attribute(attr: &Attribute) -> bool {
+    FN_ATTRIBUTES.contains(&attr_name(attr).as_str())
 }
 
 fn require_no_arguments(attr: &Attribute) -> syn::Result<()> {

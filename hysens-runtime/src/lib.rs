@@ -68,7 +68,7 @@ mod events;
 mod fsa;
 mod hybrid;
 mod linalg;
-pub mod model;
+mod model;
 mod newton;
 mod norm;
 mod options;
@@ -104,34 +104,7 @@ pub use stats::Stats;
 pub use step::{Esdirk, StepLength, StepRecord, Trial};
 pub use tableau::{Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
 
-// Old module paths, kept as re-exports while generated code (`hysens-macros`), the facade's
-// tests and `bench/peers` still name them; everything is also at the crate root.
-
-/// Path kept for generated code: the hybrid-model interface (now at the crate root).
-pub mod hybrid_model {
-    pub use crate::{
-        AdjointProducts, Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
-        ModelSizes, Point, ResetJacobian, ScalarPartials,
-    };
-}
-
-/// Path kept for generated code: the problem, options and output types (now at the crate root).
-pub mod hybrid_io {
-    pub use crate::{
-        EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,
-        Sample, StepKind, StepPlan, ZENO_CLOSE_EVENTS,
-    };
-}
-
-/// Path kept for generated code: [`solve`] (now at the crate root).
-pub mod hybrid_solve {
-    pub use crate::solve;
-}
-
-/// Path kept for the facade's tests: the integrator of one mode (now at the crate root).
-pub mod esdirk {
-    pub use crate::{Esdirk, StepLength, StepRecord, Trial};
-}
+// Old module path, kept as a re-export while the facade's tests still name it.
 
 /// Path kept for the facade's tests: one mode of a hybrid model as a [`SmoothMode`].
 pub mod mode_adapter {

@@ -1,23 +1,28 @@
 //! Reference Jacobians: symbolic derivatives of two models checked against hand-derived ones.
 //!
 //! The acceptance criterion is that the Jacobians of the Robertson kinetics and of the
-//! exponential-model (EM) stress law of Serban & Recuero (note
-//! `/work/shared/notes/000_serban_hybrid_asa.md`, §4.2) match hand-derived derivatives to 1e-12.
+//! exponential-model (EM) stress law of Serban & Recuero 2019 (§5.2, Eq. 46) match hand-derived
+//! derivatives to 1e-12.
 //! Both models are written the way a user writes them, as Rust source, and parsed; the partials
 //! come from [`Graph::jacobian`] and are evaluated with [`Graph::eval_many`].
 //!
 //! - **Robertson** (stiff chemical kinetics): the 3×3 state Jacobian and the 3×3 parameter
 //!   Jacobian, entry by entry, plus the structural sparsity pattern.
-//! - **EM stress law** (note §4.2, Eq. 46): `sigma(u, u*, z*, p)` with its parameter-dependent
-//!   "constants" `u_0`, `fbar` (note §6 item 12, §7 item 6), in both modes `xi = ±1`, against the
-//!   note's explicit partials `sigma_u … sigma_beta`. The value of Eq. 46 with the corrected
-//!   derived memory variable `u*_i` (`2 sinh`, note §7 item 3) is checked against the closed form,
-//!   and `u*_i`'s own partials against central differences (the note has no hand derivation).
+//! - **EM stress law** (Serban & Recuero 2019, Eq. 46): `sigma(u, u*, z*, p)` with its
+//!   parameter-dependent "constants" `u_0`, `fbar`, in both modes `xi = ±1`, against explicit
+//!   partials `sigma_u … sigma_beta` derived by hand from the closed form (see
+//!   [`closed_form_source`]). The paper calls `u_0` and `fbar` "(constant) internal model
+//!   parameters", but they are functions of `k_a`, `k_b`, `alpha` and must be differentiated
+//!   (held fixed, they would give `dG/dk_a = 0`, against the paper's reported `-1.338e-5`). The
+//!   value of Eq. 46 with the derived memory variable `u*_i` is checked against the closed form,
+//!   and `u*_i`'s own partials against central differences (they are not derived by hand). `u*_i`
+//!   is corrected: the paper prints `sinh(beta u*)` in it; solving `sigma(u*; u*_i) = z*` from
+//!   Eq. 46 requires `2 sinh(beta u*)`.
 //!
 //! Why two forms of the law: Eq. 46 subtracts nearly equal numbers inside its exponent
-//! (`2 alpha u_0 ≈ 51.8`, note §6 item 15), so its *value* agrees with the closed form only to
+//! (`2 alpha u_0 ≈ 51.8`), so its *value* agrees with the closed form only to
 //! about `51.8 · eps ≈ 1e-14` relative, and its *derivatives* add more such cancellations. The
-//! note's hand partials are those of the closed form, so the 1e-12 comparison differentiates the
+//! hand partials are those of the closed form, so the 1e-12 comparison differentiates the
 //! closed form. Eq. 46 is then compared too, value and derivatives; its extra rounding (measured
 //! ≤ 1.1e-14 of the terms' scale) also fits within 1e-12.
 
@@ -166,10 +171,10 @@ fn robertson_jacobians_match_the_hand_derivation() {
 }
 
 // ------------------------------------------------------------------------------------------
-// Exponential-model stress law (note §4.2)
+// Exponential-model stress law (Serban & Recuero 2019, §5.2)
 // ------------------------------------------------------------------------------------------
 
-/// `delta` of the internal constants (note §4.2).
+/// `delta` of the internal constants `u_0`, `fbar` (Serban & Recuero 2019, §5.2, below Eq. 46).
 const DELTA: f64 = 1e-20;
 
 /// `p = [k_a, k_b, alpha, beta]`.
@@ -181,7 +186,7 @@ struct Params {
     beta: f64,
 }
 
-/// Nominal `p = [32 pi², pi², 205, 0]` (note §4.2, "Parameters and setup").
+/// Nominal `p = [32 pi², pi², 205, 0]` (Serban & Recuero 2019, §5.2).
 const NOMINAL: Params = Params {
     ka: 32.0 * core::f64::consts::PI * core::f64::consts::PI,
     kb: core::f64::consts::PI * core::f64::consts::PI,
@@ -203,8 +208,9 @@ const PERTURBED: Params = Params {
     beta: -0.45,
 };
 
-/// Memory states `(u*, z*)`: reversal points of the note's reference trajectory (note §4.2,
-/// table of the 19 reversals: #1, #2, #5, #12).
+/// Memory states `(u*, z*)`: reversals #1, #2, #5 and #12 of the 19 velocity reversals in
+/// `[0, 10]` of a reference solution of the paper's Example 5.2 at nominal `p` (DOP853 at rtol
+/// 1e-12, atol 1e-14; initial mode `xi = +1`, initial memory `(u*, z*) = (0, 0)`).
 const REVERSALS: [(f64, f64); 4] = [
     (0.0016182472, 0.2266543926),
     (-0.0048765951, -0.5416493662),
@@ -220,12 +226,14 @@ const OFFSETS: [f64; 7] = [0.0, 1e-5, -2e-4, 1.5e-3, -4e-3, 0.012, -0.022];
 /// The variables of the law, as the model names them.
 const LAW_VARS: [&str; 7] = ["u", "u_star", "z_star", "p.ka", "p.kb", "p.alpha", "p.beta"];
 
-/// The user's helper `g_beta(u) = -2 beta u + 2 sinh(beta u) + k_b u` (note §4.2, closed form);
+/// The user's helper `g_beta(u) = -2 beta u + 2 sinh(beta u) + k_b u` (the first three terms of
+/// Eq. 46; used by the closed form);
 /// it reads the parameters as module-level names.
 const G_BETA_FN: &str =
     "fn g_beta(x: f64) -> f64 { -2.0 * p.beta * x + 2.0 * (p.beta * x).sinh() + p.kb * x }";
 
-/// The internal "constants" (note §4.2), as `let` bindings that depend on `p`.
+/// The internal "constants" `u_0`, `fbar` (Serban & Recuero 2019, §5.2, below Eq. 46), as `let`
+/// bindings that depend on `p`.
 const INTERNAL_CONSTANTS: &str = "
     let delta = 1e-20;
     let u_0 = -(1.0 / (2.0 * p.alpha)) * (delta / (p.ka - p.kb)).ln();
@@ -233,8 +241,11 @@ const INTERNAL_CONSTANTS: &str = "
 ";
 
 /// The closed form `sigma = g_beta(u) + xi c - E (g_beta(u*) + xi c - z*)` with
-/// `c = fbar + delta/alpha` and `E = exp(-alpha xi (u - u*))` (note §4.2, "Closed form of the
-/// law"), as a block the user would write for the mode with direction `xi`.
+/// `c = fbar + delta/alpha` and `E = exp(-alpha xi (u - u*))`, as a block the user would write
+/// for the mode with direction `xi`. It is Eq. 46 with the (corrected) `u*_i` substituted in:
+/// the exponential of Eq. 46 becomes `E` times the logarithm's argument in `u*_i`, and
+/// `exp(-2 alpha u_0) = delta / (k_a - k_b)`. Not printed in the paper; it is better conditioned
+/// than Eq. 46 and equals it to about 3e-14.
 fn closed_form_source(xi: f64) -> String {
     format!(
         "{{
@@ -247,8 +258,9 @@ fn closed_form_source(xi: f64) -> String {
     )
 }
 
-/// The derived memory variable `u*_i` (note §4.2, with the corrected `2 sinh(beta u*)`, note §7
-/// item 3), as `let` bindings ending in the binding `u_star_i`.
+/// The derived memory variable `u*_i` (Serban & Recuero 2019, §5.2, the display after Eq. 46),
+/// corrected: the paper prints `sinh(beta u*)`; solving `sigma(u*; u*_i) = z*` from Eq. 46
+/// requires `2 sinh(beta u*)`, used here. As `let` bindings ending in the binding `u_star_i`.
 fn u_star_i_lets(xi: f64) -> String {
     format!(
         "let xi = {xi:?};
@@ -306,7 +318,7 @@ fn sigma_closed(u: f64, us: f64, zs: f64, p: Params, xi: f64) -> f64 {
     g_beta(u, p) + xi * c - e * (g_beta(us, p) + xi * c - zs)
 }
 
-/// `u*_i` in f64, transcribed from the note (corrected `2 sinh`), internal constants included.
+/// `u*_i` in f64, transcribed from the paper (corrected `2 sinh`), internal constants included.
 fn u_star_i(us: f64, zs: f64, p: Params, xi: f64) -> f64 {
     let u0 = -(1.0 / (2.0 * p.alpha)) * (DELTA / (p.ka - p.kb)).ln();
     let fbar = (p.ka - p.kb) / (2.0 * p.alpha) * (1.0 - (-2.0 * p.alpha * u0).exp());
@@ -319,12 +331,14 @@ fn u_star_i(us: f64, zs: f64, p: Params, xi: f64) -> f64 {
     us + 2.0 * xi * u0 + xi / p.alpha * (xi * p.alpha / (p.ka - p.kb) * inner).ln()
 }
 
-/// `R = g_beta(u*) + xi c - z*`; `u*_i` exists iff `xi R > 0` (note §4.2).
+/// `R = g_beta(u*) + xi c - z*`; `u*_i` exists iff `xi R > 0` (the argument of its logarithm is
+/// `xi alpha R / (k_a - k_b)`).
 fn r_of(us: f64, zs: f64, p: Params, xi: f64) -> f64 {
     g_beta(us, p) + xi * c_of(p) - zs
 }
 
-/// The note's explicit partials (note §4.2, "Explicit partials"), in the order of [`LAW_VARS`],
+/// The explicit partials of the closed form, derived by hand (the paper uses them in Eq. 47c but
+/// does not print them), in the order of [`LAW_VARS`],
 /// each with the scale of its rounding error: the sum of the magnitudes of the terms it adds
 /// (with `R` counted as `|g_beta(u*)| + c + |z*|`, the terms it is summed from). An f64
 /// evaluation of either side is accurate to a few ulps of that scale, whatever cancels.
@@ -460,8 +474,8 @@ fn em_stress_law_partials_match_the_note() {
 
 #[test]
 fn em_stress_law_is_continuous_at_the_reversal() {
-    // sigma(u*; u*, z*) = z* (z is continuous at reversals, note §4.2), and there
-    // sigma_u* = -sigma_u and sigma_z* = 1, which the paper's schematic recurrence relies on.
+    // sigma(u*; u*, z*) = z* (z is continuous at reversals, Serban & Recuero 2019, §5.2), and
+    // there sigma_u* = -sigma_u and sigma_z* = 1, which the paper's schematic recurrence relies on.
     let (mut g, scope) = law_graph();
     let vars = var_ids(&g, &LAW_VARS);
     for xi in MODES {
@@ -507,7 +521,7 @@ fn em_eq46_with_corrected_memory_equals_the_closed_form() {
         let jac46 = g.jacobian(&[eq46], &vars);
         for p in PARAMS {
             for (us, zs) in REVERSALS {
-                // u*_i needs a positive log argument, xi R > 0 (note §4.2). On the bounding
+                // u*_i needs a positive log argument, xi R > 0 (see `r_of`). On the bounding
                 // branch (R ≈ 0: reversal #12 in mode -1) Eq. 46 is undefined, though the
                 // closed form is not; skip such points, keeping a margin so the log is tame.
                 if xi * r_of(us, zs, p, xi) < 0.05 {
@@ -518,8 +532,8 @@ fn em_eq46_with_corrected_memory_equals_the_closed_form() {
                     let vals = law_values(&g, u, us, zs, p);
                     let at = format!("xi={xi}, u={u}, u*={us}, z*={zs}, p={p:?}");
                     let [v46, vc] = [g.eval(eq46, &vals), g.eval(closed, &vals)];
-                    // Eq. 46 loses ~|2 alpha u_0| ≈ 52 ulps in its exponent (note §6 item 15:
-                    // "equals Eq. 46 to 3e-14"); 1e-12 of the terms' scale covers that 30x.
+                    // Eq. 46 loses ~|2 alpha u_0| ≈ 52 ulps in its exponent (the closed form
+                    // equals Eq. 46 to about 3e-14); 1e-12 of the terms' scale covers that 30x.
                     let e = (-p.alpha * xi * du).exp();
                     let scale = g_beta(u, p).abs()
                         + c_of(p)

@@ -1,26 +1,10 @@
 //! A guard has the same name as a mode.
 use hysens::hybrid_model;
 
-#[hybrid_model]
-mod ball {
-    #[states]
-    pub struct X {
-        pub h: f64,
-        pub v: f64,
-    }
-    #[params]
-    pub struct P {
-        pub g: f64,
-        pub e: f64,
-    }
-    #[mode(initial)]
-    fn flight(x: &X, p: &P) -> X {
-        X { h: x.v, v: -p.g }
-    }
-    #[guard(flight -> flight, falling)]
-    fn flight(x: &X) -> f64 {
-        x.h
-    }
+#[hybrid_model] mod ball {
+    #[states] pub struct X { pub h: f64, pub v: f64 }
+    #[mode(initial)] fn flight(x: &X) -> X { X { h: x.v, v: -9.81 } }
+    #[guard(flight -> flight, falling)] fn flight(x: &X) -> f64 { x.h }
 }
 
 fn main() {}

@@ -1,17 +1,9 @@
 //! A state of type `f32`.
 use hysens::hybrid_model;
 
-#[hybrid_model]
-mod ball {
-    #[states]
-    pub struct X {
-        pub h: f64,
-        pub v: f32,
-    }
-    #[mode(initial)]
-    fn flight(x: &X) -> X {
-        X { h: x.v, v: -9.81 }
-    }
+#[hybrid_model] mod ball {
+    #[states] pub struct X { pub h: f64, pub v: f32 }
+    #[mode(initial)] fn flight(x: &X) -> X { X { h: x.v, v: -9.81 } }
 }
 
 fn main() {}

@@ -1,28 +1,10 @@
 //! A helper called with the wrong number of arguments.
 use hysens::hybrid_model;
 
-#[hybrid_model]
-mod ball {
-    #[states]
-    pub struct X {
-        pub h: f64,
-        pub v: f64,
-    }
-    #[params]
-    pub struct P {
-        pub g: f64,
-        pub e: f64,
-    }
-    fn drag(v: f64, c: f64) -> f64 {
-        c * v * v
-    }
-    #[mode(initial)]
-    fn flight(x: &X, p: &P) -> X {
-        X {
-            h: x.v,
-            v: -p.g - drag(x.v),
-        }
-    }
+#[hybrid_model] mod ball {
+    #[states] pub struct X { pub h: f64, pub v: f64 }
+    fn drag(v: f64, c: f64) -> f64 { c * v * v }
+    #[mode(initial)] fn flight(x: &X) -> X { X { h: x.v, v: -9.81 - drag(x.v) } }
 }
 
 fn main() {}

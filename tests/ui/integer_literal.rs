@@ -1,25 +1,9 @@
 //! `x * 2` multiplies by an integer.
 use hysens::hybrid_model;
 
-#[hybrid_model]
-mod ball {
-    #[states]
-    pub struct X {
-        pub h: f64,
-        pub v: f64,
-    }
-    #[params]
-    pub struct P {
-        pub g: f64,
-        pub e: f64,
-    }
-    #[mode(initial)]
-    fn flight(x: &X, p: &P) -> X {
-        X {
-            h: x.v * 2,
-            v: -p.g,
-        }
-    }
+#[hybrid_model] mod ball {
+    #[states] pub struct X { pub h: f64, pub v: f64 }
+    #[mode(initial)] fn flight(x: &X) -> X { X { h: x.v * 2, v: -9.81 } }
 }
 
 fn main() {}

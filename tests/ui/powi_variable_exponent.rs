@@ -1,25 +1,10 @@
 //! `powi` with a variable exponent.
 use hysens::hybrid_model;
 
-#[hybrid_model]
-mod ball {
-    #[states]
-    pub struct X {
-        pub h: f64,
-        pub v: f64,
-    }
-    #[params]
-    pub struct P {
-        pub g: f64,
-        pub e: f64,
-    }
-    #[mode(initial)]
-    fn flight(x: &X, p: &P) -> X {
-        X {
-            h: x.v,
-            v: -p.g * x.h.powi(p.e),
-        }
-    }
+#[hybrid_model] mod ball {
+    #[states] pub struct X { pub h: f64, pub v: f64 }
+    #[params] pub struct P { pub g: f64, pub e: f64 }
+    #[mode(initial)] fn flight(x: &X, p: &P) -> X { X { h: x.v, v: -p.g * x.h.powi(p.e) } }
 }
 
 fn main() {}

@@ -1,25 +1,9 @@
 //! An `f64` parameter that is not named `t`.
 use hysens::hybrid_model;
 
-#[hybrid_model]
-mod ball {
-    #[states]
-    pub struct X {
-        pub h: f64,
-        pub v: f64,
-    }
-    #[params]
-    pub struct P {
-        pub g: f64,
-        pub e: f64,
-    }
-    #[mode(initial)]
-    fn flight(x: &X, p: &P, time: f64) -> X {
-        X {
-            h: x.v,
-            v: -p.g * time,
-        }
-    }
+#[hybrid_model] mod ball {
+    #[states] pub struct X { pub h: f64, pub v: f64 }
+    #[mode(initial)] fn flight(x: &X, time: f64) -> X { X { h: x.v, v: -9.81 * time } }
 }
 
 fn main() {}

@@ -1,23 +1,9 @@
 //! One function marked both mode and guard.
 use hysens::hybrid_model;
 
-#[hybrid_model]
-mod ball {
-    #[states]
-    pub struct X {
-        pub h: f64,
-        pub v: f64,
-    }
-    #[params]
-    pub struct P {
-        pub g: f64,
-        pub e: f64,
-    }
-    #[mode(initial)]
-    #[guard(flight -> flight, falling)]
-    fn flight(x: &X, p: &P) -> X {
-        X { h: x.v, v: -p.g }
-    }
+#[hybrid_model] mod ball {
+    #[states] pub struct X { pub h: f64, pub v: f64 }
+    #[mode(initial)] #[guard(flight -> flight, falling)] fn flight(x: &X) -> X { X { h: x.v, v: -9.81 } }
 }
 
 fn main() {}

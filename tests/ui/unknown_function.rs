@@ -1,25 +1,9 @@
 //! `erf` is not a supported function.
 use hysens::hybrid_model;
 
-#[hybrid_model]
-mod ball {
-    #[states]
-    pub struct X {
-        pub h: f64,
-        pub v: f64,
-    }
-    #[params]
-    pub struct P {
-        pub g: f64,
-        pub e: f64,
-    }
-    #[mode(initial)]
-    fn flight(x: &X, p: &P) -> X {
-        X {
-            h: x.v,
-            v: -p.g * erf(x.h),
-        }
-    }
+#[hybrid_model] mod ball {
+    #[states] pub struct X { pub h: f64, pub v: f64 }
+    #[mode(initial)] fn flight(x: &X) -> X { X { h: x.v, v: -9.81 * erf(x.h) } }
 }
 
 fn main() {}

@@ -1,22 +1,10 @@
 //! A mode reads a name that is no parameter, `let` or constant.
 use hysens::hybrid_model;
 
-#[hybrid_model]
-mod ball {
-    #[states]
-    pub struct X {
-        pub h: f64,
-        pub v: f64,
-    }
-    #[params]
-    pub struct P {
-        pub g: f64,
-        pub e: f64,
-    }
-    #[mode(initial)]
-    fn flight(x: &X, p: &P) -> X {
-        X { h: x.v, v: -g }
-    }
+#[hybrid_model] mod ball {
+    #[states] pub struct X { pub h: f64, pub v: f64 }
+    #[params] pub struct P { pub g: f64, pub e: f64 }
+    #[mode(initial)] fn flight(x: &X, p: &P) -> X { X { h: x.v, v: -g } }
 }
 
 fn main() {}

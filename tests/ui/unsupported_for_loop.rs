@@ -1,28 +1,12 @@
 //! A `for` loop in a mode.
 use hysens::hybrid_model;
 
-#[hybrid_model]
-mod ball {
-    #[states]
-    pub struct X {
-        pub h: f64,
-        pub v: f64,
-    }
-    #[params]
-    pub struct P {
-        pub g: f64,
-        pub e: f64,
-    }
-    #[mode(initial)]
-    fn flight(x: &X, p: &P) -> X {
+#[hybrid_model] mod ball {
+    #[states] pub struct X { pub h: f64, pub v: f64 }
+    #[mode(initial)] fn flight(x: &X) -> X {
         let mut a = 0.0;
-        for _ in 0..3 {
-            a += x.h;
-        }
-        X {
-            h: x.v,
-            v: -p.g * a,
-        }
+        for _ in 0..3 { a += x.h; }
+        X { h: x.v, v: -9.81 * a }
     }
 }
 

@@ -4,8 +4,7 @@
 //! adapter that presents one mode of a hybrid model with its memory as a [`SmoothMode`]
 //! (`adapter.rs`).
 //!
-//! Everything here is re-exported at the crate root. The module itself is public only because
-//! generated code names `hysens::runtime::model::ModeJacobian` (path kept for generated code).
+//! Everything public here is re-exported at the crate root.
 //!
 //! A mode is a semi-explicit index-1 DAE (Kristensen et al. 2005, Eq. 1):
 //! `y' = f(t, y, z, p)`, `0 = g(t, y, z, p)`, with `g_z` nonsingular; an ODE is the case

@@ -49,12 +49,17 @@ fn masked<const NP: usize, const NS: usize>(
 }
 
 impl<M, const NP: usize> Extended<'_, M, NP> {
-    /// The partials of a scalar function of the original model, extended by zero.
+    /// The partials of a scalar function of the original model (a guard or a cost term,
+    /// evaluated by `partials_of` at the original point), extended by zero.
     fn scalar<const NY: usize, const NZ: usize, const NS: usize>(
         &self,
-        from: &ScalarPartials<NY, NZ, NP>,
+        at: &Point<'_, NY, NZ, NS>,
         to: &mut ScalarPartials<NY, NZ, NS>,
+        partials_of: impl FnOnce(&M, &Point<'_, NY, NZ, NP>, &mut ScalarPartials<NY, NZ, NP>),
     ) {
+        let Some(at) = inner(at) else { return };
+        let mut from = ScalarPartials::ZERO;
+        partials_of(self.model, &at, &mut from);
         to.t = from.t;
         to.y = from.y;
         to.z = from.z;
@@ -150,10 +155,7 @@ where
         at: &Point<'_, NY, NZ, NS>,
         partials: &mut ScalarPartials<NY, NZ, NS>,
     ) {
-        let Some(at) = inner(at) else { return };
-        let mut d = ScalarPartials::ZERO;
-        self.model.guard_partials(guard, &at, &mut d);
-        self.scalar(&d, partials);
+        self.scalar(at, partials, |m, at, d| m.guard_partials(guard, at, d));
     }
 
     fn reset(&self, guard: usize, at: &Point<'_, NY, NZ, NS>, y_plus: &mut [f64; NY]) {
@@ -191,10 +193,9 @@ where
         at: &Point<'_, NY, NZ, NS>,
         partials: &mut ScalarPartials<NY, NZ, NS>,
     ) {
-        let Some(at) = inner(at) else { return };
-        let mut d = ScalarPartials::ZERO;
-        self.model.integral_cost_partials(mode, &at, &mut d);
-        self.scalar(&d, partials);
+        self.scalar(at, partials, |m, at, d| {
+            m.integral_cost_partials(mode, at, d)
+        });
     }
 
     fn terminal_cost(&self, at: &Point<'_, NY, NZ, NS>) -> f64 {
@@ -206,10 +207,7 @@ where
         at: &Point<'_, NY, NZ, NS>,
         partials: &mut ScalarPartials<NY, NZ, NS>,
     ) {
-        let Some(at) = inner(at) else { return };
-        let mut d = ScalarPartials::ZERO;
-        self.model.terminal_cost_partials(&at, &mut d);
-        self.scalar(&d, partials);
+        self.scalar(at, partials, |m, at, d| m.terminal_cost_partials(at, d));
     }
 
     fn sampled_cost(&self, at: &Point<'_, NY, NZ, NS>, datum: f64) -> f64 {
@@ -222,10 +220,9 @@ where
         datum: f64,
         partials: &mut ScalarPartials<NY, NZ, NS>,
     ) {
-        let Some(at) = inner(at) else { return };
-        let mut d = ScalarPartials::ZERO;
-        self.model.sampled_cost_partials(&at, datum, &mut d);
-        self.scalar(&d, partials);
+        self.scalar(at, partials, |m, at, d| {
+            m.sampled_cost_partials(at, datum, d)
+        });
     }
 }
 

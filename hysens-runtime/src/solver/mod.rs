@@ -1,29 +1,7 @@
-//! The solving API: a builder over the no_std core [`crate::solve`].
-//!
-//! ```text
-//! let solution = ball::Model.solver()
-//!     .tolerances(1e-8, 1e-10)
-//!     .sensitivities_to(Params::All, InitialStates::All)
-//!     .samples(&times)
-//!     .solve(0.0, 3.0, &x0, &p)?;
-//! solution.sensitivity("h", "g");                        // ∂h(t_f)/∂g
-//! solution.sensitivity("h", Wrt::InitialState("v"));    // ∂h(t_f)/∂v(t0)
-//! ```
-//!
-//! Two layers, one engine:
-//!
-//! - [`Solver::solve`] (feature `std`) returns an owned [`Solution`]: the final state as the
-//!   model's own `X`, sensitivities looked up by name, events and samples with mode names,
-//!   statistics. It allocates only those owned results.
-//! - [`Solver::solve_into`] writes into caller-provided storage and allocates nothing (no_std):
-//!   the sensitivity columns are all parameters then all initial states, `NS = NP + NY`.
-//!
-//! **Initial-state sensitivities** are first-class: any subset of the parameters and of the
-//! initial differential states is chosen per solve by name ([`Params`], [`InitialStates`]).
-//! They are the derivative of the same discrete solution: the initial states are appended to
-//! the parameters (`extended.rs`) and their columns start from unit vectors, so they cross
-//! every event exactly like the parameter columns. Without initial states the owned path
-//! solves with the `NP` parameter columns only (the cost of the core with sensitivities).
+//! The solving API: [`Solver`], a builder over the no_std core [`crate::solve`], with the
+//! selection of sensitivity directions (`selection.rs`), the model extended by its initial
+//! states (`extended.rs`), typed variables (`fields.rs`) and the owned solution
+//! (`solution.rs`, feature `std`).
 
 mod extended;
 mod fields;
@@ -33,6 +11,8 @@ mod solution;
 
 pub use fields::Fields;
 pub use selection::{InitialStates, Params, Variable, Wrt};
+#[cfg(feature = "std")]
+use solution::Raw;
 #[cfg(feature = "std")]
 pub use solution::{Event, SampleState, Solution, SolveFailure};
 
@@ -44,11 +24,38 @@ use crate::{HybridOptions, HybridOutputs, HybridProblem, HybridSolution, StepPla
 use extended::Extended;
 use selection::Selection;
 
-/// A configured solve of a hybrid model (the builder over [`crate::solve`]).
+/// A configured solve of a hybrid model.
 ///
 /// Made by the generated `Model::solver()` (or [`Solver::new`] for a hand-written model);
 /// every setting has a default: tolerances `rtol = 1e-6`, `atol = 1e-8`, Kennedy &
 /// Carpenter's ESDIRK4(3)6L\[2\]SA, no sensitivities, no samples, algebraic guess zero.
+///
+/// ```text
+/// let solution = ball::Model.solver()
+///     .tolerances(1e-8, 1e-10)
+///     .sensitivities_to(Params::All, InitialStates::All)
+///     .samples(&times)
+///     .solve(0.0, 3.0, &x0, &p)?;
+/// solution.sensitivity("h", "g");                       // ∂h(t_f)/∂g
+/// solution.sensitivity("h", Wrt::InitialState("v"));   // ∂h(t_f)/∂v(t0)
+/// ```
+///
+/// Two ways to run it, one engine:
+///
+/// - [`Solver::solve`] (feature `std`) returns an owned [`crate::Solution`]: the final state as
+///   the model's own `X`, sensitivities looked up by name, events and samples with mode names,
+///   statistics. It allocates only those owned results.
+/// - [`Solver::solve_into`] writes into caller-provided storage and allocates nothing
+///   (no_std); its sensitivity columns are all parameters, then all initial states
+///   (`NS = NP + NY`).
+///
+/// **Initial-state sensitivities** are first-class: any subset of the parameters and of the
+/// initial differential states is chosen per solve by name ([`Params`], [`InitialStates`]).
+/// They are derivatives of the same discrete solution: the initial states are appended to the
+/// parameters and their columns start from unit vectors, so they cross every event exactly
+/// like the parameter columns (the jump conditions of Serban & Recuero 2019, Eq. 6, act on any
+/// direction). Without initial states the owned path carries only the `NP` parameter columns,
+/// the cost of the core solve with sensitivities.
 ///
 /// The const parameters are the tableau's stages `S` and the model's sizes (`N = NY + NZ`,
 /// `NS = NP + NY`, from [`ModelSizes`]); they are inferred, never written.
@@ -211,6 +218,59 @@ where
             sensitivities: seeds,
             sample_times: self.sample_times,
             sample_data: self.sample_data,
+        }
+    }
+
+    /// Solves on `[t0, tf]` from the states `x0` with the parameters `p` (the model's `P`, or
+    /// `Model::parameters(&p, &u)` for a model with inputs) and returns an owned
+    /// [`Solution`]; on failure, a [`SolveFailure`] with the error and the solution up to it.
+    ///
+    /// Only the chosen directions are reported. Without initial states the solve carries the
+    /// `NP` parameter columns; with any initial state it carries all `NS = NP + NY` columns
+    /// (parameters and initial states in one pass).
+    #[cfg(feature = "std")]
+    pub fn solve<X: Fields<NY>>(
+        &self,
+        t0: f64,
+        tf: f64,
+        x0: &X,
+        p: &impl Fields<NP>,
+    ) -> Result<Solution<X, NY, NZ, NP>, SolveFailure<X, NY, NZ, NP>> {
+        let selection = match self.selection(t0) {
+            Ok(selection) => selection,
+            Err(error) => {
+                let raw = Raw::<NY, NZ, NP>::failed_at_start(error, t0, x0.to_array(), self.z0);
+                return raw.into_solution::<M, X, NP>(std::vec::Vec::new(), |_| 0);
+            }
+        };
+        let directions = selection.directions().collect();
+        let (n_samples, max_events) = (self.sample_times.len(), self.options.max_events);
+        if selection.any_state() {
+            let raw = Raw::<NY, NZ, NS>::run(n_samples, max_events, |outputs, solution| {
+                self.solve_into(t0, tf, x0, p, outputs, solution)
+            });
+            raw.into_solution::<M, X, NP>(directions, |d| match d {
+                Variable::Param(i) => i,
+                Variable::InitialState(i) => NP + i,
+            })
+        } else {
+            let seeds = selection.any().then_some([[0.0; NP]; NY]);
+            let problem = self.problem(t0, tf, x0.to_array(), p.to_array(), seeds);
+            let raw = Raw::<NY, NZ, NP>::run(n_samples, max_events, |outputs, solution| {
+                let plan = StepPlan::Adaptive;
+                solve(
+                    self.model,
+                    self.tableau,
+                    &problem,
+                    &self.options,
+                    plan,
+                    outputs,
+                    solution,
+                )
+            });
+            raw.into_solution::<M, X, NP>(directions, |d| match d {
+                Variable::Param(i) | Variable::InitialState(i) => i,
+            })
         }
     }
 

@@ -1,4 +1,4 @@
-//! The owned result of [`Solver::solve`] (feature `std`): typed final state, sensitivities by
+//! The owned result of [`super::Solver::solve`] (feature `std`): typed final state, sensitivities by
 //! name, events and samples with mode names, statistics.
 
 use std::boxed::Box;
@@ -7,12 +7,11 @@ use std::vec;
 use std::vec::Vec;
 
 use super::selection::{index_of, Variable, Wrt};
-use super::{Fields, Solver};
+use super::Fields;
 use crate::error::SolveError;
-use crate::solve;
 use crate::stats::Stats;
-use crate::{EventRecord, HybridOutputs, HybridSolution, Sample, StepPlan};
-use crate::{HybridModel, ModelSizes};
+use crate::HybridModel;
+use crate::{EventRecord, HybridOutputs, HybridSolution, Sample};
 
 /// Events the owned solve makes room for at first; a solve with more is computed again with
 /// room for up to `max_events` (deterministically, so with the same results).
@@ -53,7 +52,7 @@ pub struct SampleState<X, const NY: usize, const NZ: usize> {
     pub dz: Vec<[f64; NZ]>,
 }
 
-/// The owned result of a solve; see [`Solver::solve`].
+/// The owned result of a solve; see [`super::Solver::solve`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Solution<X, const NY: usize, const NZ: usize, const NP: usize> {
     /// Time reached (`tf` on success).
@@ -178,102 +177,41 @@ impl<X, const NY: usize, const NZ: usize, const NP: usize> std::error::Error
     }
 }
 
-/// The raw output of one core solve with `K` columns.
-struct Raw<const NY: usize, const NZ: usize, const K: usize> {
+/// The raw output of one core solve with `K` sensitivity columns.
+pub(super) struct Raw<const NY: usize, const NZ: usize, const K: usize> {
     result: Result<(), SolveError>,
     solution: HybridSolution<NY, NZ, K>,
     events: Vec<EventRecord<K>>,
     samples: Vec<Sample<NY, NZ, K>>,
 }
 
-impl<
-        M,
-        const S: usize,
-        const NY: usize,
-        const NZ: usize,
-        const NP: usize,
-        const N: usize,
-        const NS: usize,
-    > Solver<'_, M, S, NY, NZ, NP, N, NS>
-where
-    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
-{
-    /// Solves on `[t0, tf]` from the states `x0` with the parameters `p` (the model's `P`, or
-    /// `Model::parameters(&p, &u)` for a model with inputs) and returns an owned
-    /// [`Solution`]; on failure, a [`SolveFailure`] with the error and the solution up to it.
-    ///
-    /// Only the chosen directions are reported. Without initial states the solve carries the
-    /// `NP` parameter columns; with any initial state it carries all `NS = NP + NY` columns
-    /// (parameters and initial states in one pass, see the module documentation).
-    pub fn solve<X: Fields<NY>>(
-        &self,
-        t0: f64,
-        tf: f64,
-        x0: &X,
-        p: &impl Fields<NP>,
-    ) -> Result<Solution<X, NY, NZ, NP>, SolveFailure<X, NY, NZ, NP>> {
-        let selection = match self.selection(t0) {
-            Ok(selection) => selection,
-            Err(error) => {
-                let mut failed = HybridSolution::ZERO;
-                (failed.t, failed.y, failed.z) = (t0, x0.to_array(), self.z0);
-                let raw = Raw::<NY, NZ, NP> {
-                    result: Err(error),
-                    solution: failed,
-                    events: Vec::new(),
-                    samples: Vec::new(),
-                };
-                return self.collect(&raw, &[], |_| 0);
-            }
-        };
-        let directions: Vec<Variable> = selection.directions().collect();
-        if selection.any_state() {
-            let raw =
-                self.run(|outputs, solution| self.solve_into(t0, tf, x0, p, outputs, solution));
-            self.collect(&raw, &directions, |d| match d {
-                Variable::Param(i) => i,
-                Variable::InitialState(i) => NP + i,
-            })
-        } else {
-            let fsa = selection.any();
-            let problem = self.problem(
-                t0,
-                tf,
-                x0.to_array(),
-                p.to_array(),
-                fsa.then_some([[0.0; NP]; NY]),
-            );
-            let raw = self.run(|outputs, solution| {
-                solve(
-                    self.model,
-                    self.tableau,
-                    &problem,
-                    &self.options,
-                    StepPlan::Adaptive,
-                    outputs,
-                    solution,
-                )
-            });
-            self.collect(&raw, &directions, |d| match d {
-                Variable::Param(i) | Variable::InitialState(i) => i,
-            })
+impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
+    /// A solve that failed before it started (the summary is the start).
+    pub fn failed_at_start(error: SolveError, t0: f64, y0: [f64; NY], z0: [f64; NZ]) -> Self {
+        let mut solution = HybridSolution::ZERO;
+        (solution.t, solution.y, solution.z) = (t0, y0, z0);
+        Raw {
+            result: Err(error),
+            solution,
+            events: Vec::new(),
+            samples: Vec::new(),
         }
     }
 
-    /// Runs `core` with owned storage, with more room for events if the first guess was
-    /// too small.
-    fn run<const K: usize>(
-        &self,
+    /// Runs `core` with owned storage for `n_samples` samples and the events, with more room
+    /// for events if the first guess was too small (up to `max_events`).
+    pub fn run(
+        n_samples: usize,
+        max_events: usize,
         core: impl Fn(
             &mut HybridOutputs<'_, NY, NZ, K>,
             &mut HybridSolution<NY, NZ, K>,
         ) -> Result<(), SolveError>,
-    ) -> Raw<NY, NZ, K> {
-        let max_events = self.options.max_events;
+    ) -> Self {
         let mut capacity = FIRST_EVENT_CAPACITY.min(max_events);
         loop {
             let mut events = vec![EventRecord::ZERO; capacity];
-            let mut samples = vec![Sample::ZERO; self.sample_times.len()];
+            let mut samples = vec![Sample::ZERO; n_samples];
             let mut solution = HybridSolution::ZERO;
             let result = core(
                 &mut HybridOutputs {
@@ -300,17 +238,20 @@ where
         }
     }
 
-    /// The owned solution of a raw one; column `column(d)` of the raw results is direction `d`.
-    fn collect<X: Fields<NY>, const K: usize>(
-        &self,
-        raw: &Raw<NY, NZ, K>,
-        directions: &[Variable],
+    /// The owned solution of model `M`, where column `column(d)` of the raw results is
+    /// direction `d`.
+    pub fn into_solution<M, X, const NP: usize>(
+        self,
+        directions: Vec<Variable>,
         column: impl Fn(Variable) -> usize,
-    ) -> Result<Solution<X, NY, NZ, NP>, SolveFailure<X, NY, NZ, NP>> {
+    ) -> Result<Solution<X, NY, NZ, NP>, SolveFailure<X, NY, NZ, NP>>
+    where
+        M: HybridModel<NY, NZ, NP>,
+        X: Fields<NY>,
+    {
         let columns: Vec<usize> = directions.iter().map(|&d| column(d)).collect();
-        let sol = &raw.solution;
         let mode_name = |mode: usize| M::MODES.get(mode).map_or("", |m| m.name);
-        let pick_y = |s: &[[f64; K]; NY]| -> Vec<[f64; NY]> {
+        let pick = |s: &[[f64; K]; NY]| -> Vec<[f64; NY]> {
             columns
                 .iter()
                 .map(|&j| core::array::from_fn(|i| s[i][j]))
@@ -322,7 +263,7 @@ where
                 .map(|&j| core::array::from_fn(|i| s[i][j]))
                 .collect()
         };
-        let events = raw
+        let events = self
             .events
             .iter()
             .map(|e| Event {
@@ -333,7 +274,7 @@ where
                 dt: columns.iter().map(|&j| e.tau[j]).collect(),
             })
             .collect();
-        let samples = raw
+        let samples = self
             .samples
             .iter()
             .map(|s| SampleState {
@@ -342,10 +283,11 @@ where
                 x: X::from_array(s.y),
                 y: s.y,
                 z: s.z,
-                dy: pick_y(&s.sy),
+                dy: pick(&s.sy),
                 dz: pick_z(&s.sz),
             })
             .collect();
+        let sol = &self.solution;
         let solution = Solution {
             t: sol.t,
             mode: mode_name(sol.mode),
@@ -356,15 +298,15 @@ where
             events,
             samples,
             stats: sol.stats,
-            directions: directions.to_vec(),
-            dy: pick_y(&sol.sy),
+            dy: pick(&sol.sy),
             dz: pick_z(&sol.sz),
             dcost: columns.iter().map(|&j| sol.cost_gradient[j]).collect(),
+            directions,
             state_names: M::STATE_NAMES,
             algebraic_names: M::ALGEBRAIC_NAMES,
             parameter_names: M::PARAMETER_NAMES,
         };
-        match raw.result {
+        match self.result {
             Ok(()) => Ok(solution),
             Err(error) => Err(SolveFailure {
                 error,

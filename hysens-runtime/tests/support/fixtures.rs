@@ -11,8 +11,9 @@
 //! [`CubicDae`], [`Linear`], [`Scalar`], and Robertson's kinetics with the rate constants as
 //! parameters ([`Robertson`]).
 //!
-//! References: Serban, R. and Recuero, A. (2019), "Sensitivity analysis of hybrid systems
-//! with state jumps with application to trajectory tracking", Nonlinear Dynamics.
+//! Reference: Serban, R. and Recuero, A. (2019), "Sensitivity Analysis for Hybrid Systems and
+//! Systems with Memory", Technical Report TR-2019-01, Simulation-Based Engineering Lab,
+//! University of Wisconsin–Madison.
 #![allow(dead_code)] // each test binary uses a subset
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 #![allow(clippy::needless_range_loop)]

@@ -1,6 +1,6 @@
 //! Reference solutions, one file per problem, each value with its source.
 //!
-//! * [`serban`]: closed form (mpmath, 40 digits) from /work/shared/notes/000_serban_hybrid_asa.md §4.1.
+//! * [`serban`]: closed form (mpmath, 40 digits) of Serban & Recuero 2019, Ex. 5.1 (Eqs. 39–41).
 //! * [`bouncing_ball`]: closed form with exact derivatives, computed here.
 //! * [`robertson`]: scipy Radau rtol 1e-12 on the augmented system, bench/reference/robertson_fsa.py.
 //! * [`vdp`]: scipy Radau rtol 1e-12 on the augmented system, bench/reference/vdp_fsa.py.

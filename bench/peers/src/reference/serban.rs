@@ -1,12 +1,14 @@
 //! Reference values of P1 (Serban & Recuero 2019, Example 5.1, p = 2.9).
 //!
-//! Source: /work/shared/notes/000_serban_hybrid_asa.md §4.1, "Reference values (p = 2.9;
-//! mpmath closed form at 40 digits; an independent event-driven DOP853 run with rtol 1e-12
-//! agrees to about 1e-13)". The paper itself reports dG/dp = -2.31195.
+//! Source: the closed form of Example 5.1 (Eq. 39), computed with mpmath to 40 digits: between
+//! switches `x` is `4 − (4 − x_i) e^{−(t − t_i)}` (mode A) or `5 − (5 − x_i) e^{−2(t − t_i)}`
+//! (mode B), the switches are at the three roots of `x³ − 5x² + 7x = p` (A→B, B→A, A→B), and
+//! the sensitivities jump as in Eqs. 40–41. An independent event-driven DOP853 run with rtol
+//! 1e-12 agrees to about 1e-13. The paper itself reports dG/dp = -2.31195.
 
 /// Printed under the table.
 pub const SOURCE: &str =
-    "P1: closed form (mpmath, 40 digits), shared/notes/000_serban_hybrid_asa.md §4.1";
+    "P1: closed form (mpmath, 40 digits) of Serban & Recuero 2019, Example 5.1 (Eqs. 39-41)";
 
 /// x(5).
 pub const X_T: f64 = 4.9988424062172751;

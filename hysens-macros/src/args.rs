@@ -1,0 +1,127 @@
+//! The attribute's own arguments: `#[hybrid_model]` or `#[hybrid_model(crate = path)]`.
+//!
+//! `crate = path` names the `hysens` facade for crates that depend on it under another name
+//! (`hysens = { package = "hysens", ... }` renamed, or a re-export such as
+//! `pub use hysens as hs;`). Every path the expansion writes to the runtime starts with it. The
+//! path is written inside the model's module, so it must resolve from there: an extern crate
+//! name (`hy`), an absolute path (`::hy`) or a `crate::…` path.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::parse::{ParseStream, Parser};
+use syn::spanned::Spanned;
+use syn::{Path, Token};
+
+/// What the attribute's arguments configure.
+pub struct Options {
+    /// The path of the `hysens` facade, `::hysens` unless `crate = path` says otherwise.
+    pub facade: Path,
+}
+
+impl Options {
+    /// The path of the runtime in generated code: `<facade>::runtime`.
+    pub fn runtime(&self) -> TokenStream {
+        let facade = &self.facade;
+        quote!(#facade::runtime)
+    }
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            facade: syn::parse_quote!(::hysens),
+        }
+    }
+}
+
+/// Decodes `args`. A malformed argument is reported in `errors` at its span and the default
+/// stands in for it, so that the rest of the model is still checked.
+pub fn parse_options(args: TokenStream, errors: &mut Vec<syn::Error>) -> Options {
+    let mut options = Options::default();
+    let mut facade_seen = false;
+    let parser = |input: ParseStream| {
+        while !input.is_empty() {
+            if input.peek(Token![crate]) {
+                let key: Token![crate] = input.parse()?;
+                let eq = input.parse::<Token![=]>().map_err(|_| {
+                    syn::Error::new(key.span, "write `crate = path`, e.g. `crate = ::hysens`")
+                })?;
+                let path = input.call(Path::parse_mod_style).map_err(|e| {
+                    let span = if input.is_empty() { eq.span } else { e.span() };
+                    syn::Error::new(
+                        span,
+                        "expected the path of the `hysens` crate after `crate =`, e.g. `crate = ::hysens`",
+                    )
+                })?;
+                if facade_seen {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        "`crate = ...` is given twice: keep one",
+                    ));
+                }
+                facade_seen = true;
+                options.facade = path;
+            } else {
+                let unknown: proc_macro2::TokenTree = input.parse()?;
+                return Err(syn::Error::new(
+                    unknown.span(),
+                    format!(
+                        "unknown argument `{unknown}`: `#[hybrid_model]` takes no arguments except `crate = path`, the path of the `hysens` crate when it is not `::hysens`"
+                    ),
+                ));
+            }
+            if !input.is_empty() {
+                input.parse::<Token![,]>()?;
+            }
+        }
+        Ok(())
+    };
+    if let Err(e) = parser.parse2(args) {
+        errors.push(e);
+    }
+    options
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::{quote, ToTokens};
+
+    fn facade(args: proc_macro2::TokenStream) -> (String, Vec<String>) {
+        let mut errors = Vec::new();
+        let options = super::parse_options(args, &mut errors);
+        (
+            options.facade.to_token_stream().to_string(),
+            errors.iter().map(ToString::to_string).collect(),
+        )
+    }
+
+    #[test]
+    fn no_arguments_name_the_hysens_crate() {
+        assert_eq!(facade(quote!()), (":: hysens".to_owned(), vec![]));
+    }
+
+    #[test]
+    fn crate_argument_renames_the_facade() {
+        assert_eq!(facade(quote!(crate = hy)), ("hy".to_owned(), vec![]));
+        assert_eq!(
+            facade(quote!(crate = crate::deps::hs,)),
+            ("crate :: deps :: hs".to_owned(), vec![])
+        );
+    }
+
+    #[test]
+    fn other_arguments_are_errors() {
+        for args in [
+            quote!(stiff),
+            quote!(krate = hy),
+            quote!(crate),
+            quote!(crate = ),
+            quote!(crate = a, crate = b),
+            quote!(crate = a b),
+        ] {
+            let (path, errors) = facade(args.clone());
+            assert_eq!(errors.len(), 1, "{args}: {errors:?}");
+            assert!(!path.is_empty());
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! The kernels of a model that checked: `Model`'s `HybridModel` and `AdjointProducts`
+//! implementations, and its inherent items that need the differentiated model
+//! (`JACOBIAN_NONZEROS`, `output`).
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::dispatch::{statements, value};
+use super::signatures::Signatures;
+use super::{tables, Target};
+use crate::kernels::{hygienic, Kernels};
+use crate::lower::Lowered;
+use crate::validate::Checked;
+
+/// `impl Model { JACOBIAN_NONZEROS, output }`, `impl HybridModel for Model` and
+/// `impl AdjointProducts for Model`.
+pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) -> TokenStream {
+    let rt = &target.rt;
+    let (ny, nz, np) = target.sizes();
+    let costs = Costs {
+        integral: lowered.integral,
+        terminal: lowered.terminal,
+        sampled: lowered.sampled,
+    };
+    let has_integral = costs.integral.is_some();
+    let uses_memory: Vec<bool> = lowered.modes.iter().map(|l| l.uses_memory).collect();
+    let mut k = Kernels::new(lowered);
+    let structures = k.jacobian_structures();
+    let signatures = Signatures::new(target);
+
+    let mode_methods = mode_methods(&mut k, &signatures);
+    let mode = hygienic("mode");
+    let adjoint = signatures
+        .adjoint_products()
+        .with_body(&statements(&mode, &k.adjoint_products()));
+    let switch_methods = switch_methods(&mut k, &signatures);
+    let cost_methods = cost_methods(&mut k, &signatures, &costs);
+    let output = signatures
+        .output()
+        .with_body(&value(&hygienic("output"), &k.output_values()));
+
+    let modes = tables::modes(checked, &uses_memory, &structures, rt);
+    let guards = tables::guards(checked, rt);
+    let initial = tables::initial_mode(checked, rt);
+    let names = tables::variable_names(&checked.variables);
+    let nonzeros = tables::jacobian_nonzeros(&structures);
+    let output_doc = "The value of named output number `output` (see [`Model::OUTPUT_NAMES`]); 0 for an index out of range.";
+    quote! {
+        impl Model {
+            #nonzeros
+            #[doc = #output_doc]
+            pub #output
+        }
+
+        impl #rt::HybridModel<#ny, #nz, #np> for Model {
+            #modes
+            #guards
+            #initial
+            const HAS_INTEGRAL_COST: bool = #has_integral;
+            #names
+
+            #mode_methods
+            #switch_methods
+            #cost_methods
+        }
+
+        impl #rt::AdjointProducts<#ny, #nz, #np> for Model {
+            #adjoint
+        }
+    }
+}
+
+/// The summed cost expressions of each kind, if the model has that kind.
+struct Costs {
+    integral: Option<hysens_symbolic::ExprId>,
+    terminal: Option<hysens_symbolic::ExprId>,
+    sampled: Option<hysens_symbolic::ExprId>,
+}
+
+/// The methods on one mode: `residual`, `jacobian`, `parameter_jacobian`, `time_partials`,
+/// `memory_jacobian`.
+fn mode_methods(k: &mut Kernels<'_>, signatures: &Signatures) -> TokenStream {
+    let mode = hygienic("mode");
+    let residual = statements(&mode, &k.residual());
+    let jacobian = statements(&mode, &k.state_jacobian(false));
+    let memory_jacobian = statements(&mode, &k.state_jacobian(true));
+    let parameter_jacobian = statements(&mode, &k.parameter_jacobian());
+    let time_partials = statements(&mode, &k.time_partials());
+    [
+        signatures.residual().with_body(&residual),
+        signatures.jacobian().with_body(&jacobian),
+        signatures
+            .parameter_jacobian()
+            .with_body(&parameter_jacobian),
+        signatures.time_partials().with_body(&time_partials),
+        signatures.memory_jacobian().with_body(&memory_jacobian),
+    ]
+    .into_iter()
+    .collect()
+}
+
+/// The methods on one guard: `guard`, `guard_partials`, `reset`, `reset_jacobian`.
+fn switch_methods(k: &mut Kernels<'_>, signatures: &Signatures) -> TokenStream {
+    let guard = hygienic("guard");
+    let guard_values = value(&guard, &k.guard_values());
+    let guard_partials = statements(&guard, &k.guard_partials());
+    let reset_values = statements(&guard, &k.reset_values());
+    let reset_jacobians = statements(&guard, &k.reset_jacobians());
+    [
+        signatures.guard().with_body(&guard_values),
+        signatures.guard_partials().with_body(&guard_partials),
+        signatures.reset().with_body(&reset_values),
+        signatures.reset_jacobian().with_body(&reset_jacobians),
+    ]
+    .into_iter()
+    .collect()
+}
+
+/// The cost methods: the value and partials of the integral, terminal and sampled costs.
+fn cost_methods(k: &mut Kernels<'_>, signatures: &Signatures, costs: &Costs) -> TokenStream {
+    let integral_value = k.scalar_value(costs.integral);
+    let integral_partials = costs
+        .integral
+        .map(|s| k.scalar_partials(s))
+        .unwrap_or_default();
+    let terminal_value = k.scalar_value(costs.terminal);
+    let terminal_partials = costs
+        .terminal
+        .map(|s| k.scalar_partials(s))
+        .unwrap_or_default();
+    let sampled_value = k.scalar_value(costs.sampled);
+    let sampled_partials = costs
+        .sampled
+        .map(|s| k.scalar_partials(s))
+        .unwrap_or_default();
+    [
+        signatures.integral_cost().with_body(&integral_value),
+        signatures
+            .integral_cost_partials()
+            .with_body(&integral_partials),
+        signatures.terminal_cost().with_body(&terminal_value),
+        signatures
+            .terminal_cost_partials()
+            .with_body(&terminal_partials),
+        signatures.sampled_cost().with_body(&sampled_value),
+        signatures
+            .sampled_cost_partials()
+            .with_body(&sampled_partials),
+    ]
+    .into_iter()
+    .collect()
+}

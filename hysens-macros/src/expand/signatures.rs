@@ -1,0 +1,199 @@
+//! The signatures of the runtime trait methods the macro implements (`HybridModel`,
+//! `AdjointProducts`) and of `Model::output`, shared by the real kernels and their stubs so
+//! that the two cannot disagree.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::dispatch::method;
+use super::Target;
+
+/// A kernel method without its body.
+pub struct KernelMethod {
+    name: &'static str,
+    params: Vec<(&'static str, TokenStream)>,
+    ret: Option<TokenStream>,
+}
+
+impl KernelMethod {
+    /// `fn name(&self, …) -> … { body }` (see [`method`] for the parameters' names).
+    pub fn with_body(&self, body: &TokenStream) -> TokenStream {
+        method(self.name, &self.params, self.ret.clone(), body)
+    }
+}
+
+/// The signatures of one model's kernel methods.
+pub struct Signatures {
+    rt: TokenStream,
+    point: TokenStream,
+    y: TokenStream,
+    z: TokenStream,
+    p: TokenStream,
+    ny: proc_macro2::Literal,
+    nz: proc_macro2::Literal,
+    np: proc_macro2::Literal,
+}
+
+impl Signatures {
+    /// The signatures for `target`'s sizes.
+    pub fn new(target: &Target) -> Self {
+        let (ny, nz, np) = target.sizes();
+        Signatures {
+            rt: target.rt.clone(),
+            point: target.point(),
+            y: quote!([f64; #ny]),
+            z: quote!([f64; #nz]),
+            p: quote!([f64; #np]),
+            ny,
+            nz,
+            np,
+        }
+    }
+
+    /// `(&self, <selector>: usize, at: &Point, extra…) [-> ret]`.
+    fn indexed(
+        &self,
+        name: &'static str,
+        selector: &'static str,
+        extra: Vec<(&'static str, TokenStream)>,
+        ret: Option<TokenStream>,
+    ) -> KernelMethod {
+        let mut params = vec![(selector, quote!(usize)), ("at", self.point.clone())];
+        params.extend(extra);
+        KernelMethod { name, params, ret }
+    }
+
+    /// `(&self, at: &Point, extra…) [-> ret]`.
+    fn unindexed(
+        &self,
+        name: &'static str,
+        extra: Vec<(&'static str, TokenStream)>,
+        ret: Option<TokenStream>,
+    ) -> KernelMethod {
+        let mut params = vec![("at", self.point.clone())];
+        params.extend(extra);
+        KernelMethod { name, params, ret }
+    }
+
+    fn mode_jacobian(&self) -> TokenStream {
+        let (rt, ny, nz) = (&self.rt, &self.ny, &self.nz);
+        quote!(&mut #rt::ModeJacobian<#ny, #nz>)
+    }
+
+    fn scalar_partials(&self) -> TokenStream {
+        let (rt, ny, nz, np) = (&self.rt, &self.ny, &self.nz, &self.np);
+        quote!(&mut #rt::ScalarPartials<#ny, #nz, #np>)
+    }
+
+    /// `HybridModel::residual`.
+    pub fn residual(&self) -> KernelMethod {
+        let (y, z) = (&self.y, &self.z);
+        let extra = vec![("f", quote!(&mut #y)), ("g", quote!(&mut #z))];
+        self.indexed("residual", "mode", extra, None)
+    }
+
+    /// `HybridModel::jacobian`.
+    pub fn jacobian(&self) -> KernelMethod {
+        let extra = vec![("jac", self.mode_jacobian())];
+        self.indexed("jacobian", "mode", extra, None)
+    }
+
+    /// `HybridModel::parameter_jacobian`.
+    pub fn parameter_jacobian(&self) -> KernelMethod {
+        let (p, ny, nz) = (&self.p, &self.ny, &self.nz);
+        let extra = vec![
+            ("fp", quote!(&mut [#p; #ny])),
+            ("gp", quote!(&mut [#p; #nz])),
+        ];
+        self.indexed("parameter_jacobian", "mode", extra, None)
+    }
+
+    /// `HybridModel::time_partials`.
+    pub fn time_partials(&self) -> KernelMethod {
+        let (y, z) = (&self.y, &self.z);
+        let extra = vec![("ft", quote!(&mut #y)), ("gt", quote!(&mut #z))];
+        self.indexed("time_partials", "mode", extra, None)
+    }
+
+    /// `HybridModel::memory_jacobian`.
+    pub fn memory_jacobian(&self) -> KernelMethod {
+        let extra = vec![("jac", self.mode_jacobian())];
+        self.indexed("memory_jacobian", "mode", extra, None)
+    }
+
+    /// `HybridModel::guard`.
+    pub fn guard(&self) -> KernelMethod {
+        self.indexed("guard", "guard", vec![], Some(quote!(f64)))
+    }
+
+    /// `HybridModel::guard_partials`.
+    pub fn guard_partials(&self) -> KernelMethod {
+        let extra = vec![("partials", self.scalar_partials())];
+        self.indexed("guard_partials", "guard", extra, None)
+    }
+
+    /// `HybridModel::reset`.
+    pub fn reset(&self) -> KernelMethod {
+        let y = &self.y;
+        self.indexed("reset", "guard", vec![("y_plus", quote!(&mut #y))], None)
+    }
+
+    /// `HybridModel::reset_jacobian`.
+    pub fn reset_jacobian(&self) -> KernelMethod {
+        let (rt, ny, nz, np) = (&self.rt, &self.ny, &self.nz, &self.np);
+        let extra = vec![("jac", quote!(&mut #rt::ResetJacobian<#ny, #nz, #np>))];
+        self.indexed("reset_jacobian", "guard", extra, None)
+    }
+
+    /// `HybridModel::integral_cost`.
+    pub fn integral_cost(&self) -> KernelMethod {
+        self.indexed("integral_cost", "mode", vec![], Some(quote!(f64)))
+    }
+
+    /// `HybridModel::integral_cost_partials`.
+    pub fn integral_cost_partials(&self) -> KernelMethod {
+        let extra = vec![("partials", self.scalar_partials())];
+        self.indexed("integral_cost_partials", "mode", extra, None)
+    }
+
+    /// `HybridModel::terminal_cost`.
+    pub fn terminal_cost(&self) -> KernelMethod {
+        self.unindexed("terminal_cost", vec![], Some(quote!(f64)))
+    }
+
+    /// `HybridModel::terminal_cost_partials`.
+    pub fn terminal_cost_partials(&self) -> KernelMethod {
+        let extra = vec![("partials", self.scalar_partials())];
+        self.unindexed("terminal_cost_partials", extra, None)
+    }
+
+    /// `HybridModel::sampled_cost`.
+    pub fn sampled_cost(&self) -> KernelMethod {
+        let extra = vec![("datum", quote!(f64))];
+        self.unindexed("sampled_cost", extra, Some(quote!(f64)))
+    }
+
+    /// `HybridModel::sampled_cost_partials`.
+    pub fn sampled_cost_partials(&self) -> KernelMethod {
+        let extra = vec![("datum", quote!(f64)), ("partials", self.scalar_partials())];
+        self.unindexed("sampled_cost_partials", extra, None)
+    }
+
+    /// `AdjointProducts::adjoint_products`.
+    pub fn adjoint_products(&self) -> KernelMethod {
+        let (y, z, p) = (&self.y, &self.z, &self.p);
+        let extra = vec![
+            ("lambda", quote!(&#y)),
+            ("mu", quote!(&#z)),
+            ("out_y", quote!(&mut #y)),
+            ("out_z", quote!(&mut #z)),
+            ("out_p", quote!(&mut #p)),
+        ];
+        self.indexed("adjoint_products", "mode", extra, None)
+    }
+
+    /// `Model::output`, the value of a named output (inherent, so `pub` is added by the caller).
+    pub fn output(&self) -> KernelMethod {
+        self.indexed("output", "output", vec![], Some(quote!(f64)))
+    }
+}

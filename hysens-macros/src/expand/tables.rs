@@ -1,0 +1,124 @@
+//! The tables `HybridModel` declares as associated constants (modes, guards, the first mode,
+//! variable names) and `Model::JACOBIAN_NONZEROS`.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use crate::kernels::JacobianStructure;
+use crate::model::{Direction, VariableStruct};
+use crate::validate::{Checked, InitialRule, Variables};
+
+/// `MODES`: each mode's name, whether it reads the memory, whether its Jacobian is constant.
+pub fn modes(
+    checked: &Checked<'_>,
+    uses_memory: &[bool],
+    structures: &[JacobianStructure],
+    rt: &TokenStream,
+) -> TokenStream {
+    let modes = checked
+        .model
+        .modes
+        .iter()
+        .zip(uses_memory)
+        .zip(structures)
+        .map(|((m, uses_memory), structure)| {
+            let name = m.func.sig.ident.to_string();
+            let constant_jacobian = structure.constant;
+            quote!(#rt::ModeInfo {
+                name: #name,
+                uses_memory: #uses_memory,
+                constant_jacobian: #constant_jacobian
+            })
+        });
+    quote!(const MODES: &'static [#rt::ModeInfo] = &[#(#modes),*];)
+}
+
+/// `GUARDS`: each guard's name, modes, direction and whether it has a reset.
+pub fn guards(checked: &Checked<'_>, rt: &TokenStream) -> TokenStream {
+    let guards = checked
+        .model
+        .guards
+        .iter()
+        .zip(&checked.guards)
+        .zip(&checked.resets)
+        .map(|((guard, (from, to, _)), reset)| {
+            let name = guard.func.sig.ident.to_string();
+            let direction = match guard.direction {
+                Direction::Rising => quote!(Rising),
+                Direction::Falling => quote!(Falling),
+                Direction::Either => quote!(Either),
+            };
+            let has_reset = reset.is_some();
+            quote!(#rt::GuardInfo {
+                name: #name,
+                from: #from,
+                to: #to,
+                direction: #rt::Direction::#direction,
+                has_reset: #has_reset
+            })
+        });
+    quote!(const GUARDS: &'static [#rt::GuardInfo] = &[#(#guards),*];)
+}
+
+/// `INITIAL_MODE`: a fixed mode, or rules on the guards' signs at `t0`.
+pub fn initial_mode(checked: &Checked<'_>, rt: &TokenStream) -> TokenStream {
+    let initial = match &checked.initial {
+        InitialRule::Fixed(m) => quote!(#rt::InitialMode::Fixed(#m)),
+        InitialRule::ByGuardSigns(rules, fallback) => {
+            let rules = rules
+                .iter()
+                .map(|(g, positive, m)| quote!((#g, #positive, #m)));
+            let fallback = match fallback {
+                Some(m) => quote!(Some(#m)),
+                None => quote!(None),
+            };
+            quote!(#rt::InitialMode::ByGuardSigns { rules: &[#(#rules),*], fallback: #fallback })
+        }
+    };
+    quote!(const INITIAL_MODE: #rt::InitialMode = #initial;)
+}
+
+/// `STATE_NAMES`, `ALGEBRAIC_NAMES`, `PARAMETER_NAMES`: `y.h`, `z.i`, `p.g`, `u.v` in the
+/// runtime's order.
+pub fn variable_names(variables: &Variables<'_>) -> TokenStream {
+    let names = |s: Option<&VariableStruct>, prefix: &str| -> Vec<String> {
+        s.map(|s| {
+            s.field_names()
+                .iter()
+                .map(|f| format!("{prefix}.{f}"))
+                .collect()
+        })
+        .unwrap_or_default()
+    };
+    let states = names(Some(variables.states), "y");
+    let algebraic = names(variables.algebraic, "z");
+    let mut parameters = names(variables.params, "p");
+    parameters.extend(names(variables.inputs, "u"));
+    let (ny, nz, np) = (
+        Literal::usize_unsuffixed(states.len()),
+        Literal::usize_unsuffixed(algebraic.len()),
+        Literal::usize_unsuffixed(parameters.len()),
+    );
+    quote! {
+        const STATE_NAMES: [&'static str; #ny] = [#(#states),*];
+        const ALGEBRAIC_NAMES: [&'static str; #nz] = [#(#algebraic),*];
+        const PARAMETER_NAMES: [&'static str; #np] = [#(#parameters),*];
+    }
+}
+
+/// `Model::JACOBIAN_NONZEROS`: each mode's structural nonzeros, known at compile time.
+pub fn jacobian_nonzeros(structures: &[JacobianStructure]) -> TokenStream {
+    let n_modes = Literal::usize_unsuffixed(structures.len());
+    let patterns = structures.iter().map(|structure| {
+        let entries = structure.nonzeros.iter().map(|&(i, j)| {
+            let (i, j) = (Literal::usize_unsuffixed(i), Literal::usize_unsuffixed(j));
+            quote!((#i, #j))
+        });
+        quote!(&[#(#entries),*])
+    });
+    quote! {
+        /// The structural nonzeros `(row, column)` of each mode's Jacobian `∂(f, g)/∂(y, z)`
+        /// (rows `f` then `g`, columns `y` then `z`), known at compile time.
+        pub const JACOBIAN_NONZEROS: [&'static [(usize, usize)]; #n_modes] = [#(#patterns),*];
+    }
+}

@@ -1,0 +1,64 @@
+//! `#[cost(integral | terminal | sampled)]` and `#[output]` functions: scalar functions of the
+//! solution, each returning one `f64`.
+
+use super::signature::{check_scalar_return, signature, Role, Signature, TypeNames};
+use crate::model::{CostKind, Model};
+
+/// The signature of every cost, in declaration order. At most one sampled cost, which takes
+/// its datum as an `f64` parameter; a terminal cost does not read the memory.
+pub fn check_costs(
+    model: &Model,
+    types: Option<&TypeNames>,
+    errors: &mut Vec<syn::Error>,
+) -> Vec<Signature> {
+    let mut sampled = 0;
+    model
+        .costs
+        .iter()
+        .map(|c| {
+            check_scalar_return(&c.func, "a cost", errors);
+            let is_sampled = c.kind == CostKind::Sampled;
+            if is_sampled {
+                sampled += 1;
+                if sampled == 2 {
+                    errors.push(syn::Error::new(
+                        c.func.sig.ident.span(),
+                        "a model has at most one `#[cost(sampled)]`: add the terms into one function",
+                    ));
+                }
+            }
+            let sig = signature(&c.func, types, is_sampled, errors);
+            if types.is_some() && is_sampled && !sig.iter().any(|(_, r)| *r == Role::Datum) {
+                errors.push(syn::Error::new(
+                    c.func.sig.paren_token.span.join(),
+                    "a sampled cost takes the measured datum as an `f64` parameter: add e.g. `d: f64`",
+                ));
+            }
+            if c.kind == CostKind::Terminal {
+                if let Some((id, _)) = sig.iter().find(|(_, r)| *r == Role::Memory) {
+                    errors.push(syn::Error::new(
+                        id.span(),
+                        "a terminal cost cannot read memory: write it in terms of the final state",
+                    ));
+                }
+            }
+            sig
+        })
+        .collect()
+}
+
+/// The signature of every output, in declaration order.
+pub fn check_outputs(
+    model: &Model,
+    types: Option<&TypeNames>,
+    errors: &mut Vec<syn::Error>,
+) -> Vec<Signature> {
+    model
+        .outputs
+        .iter()
+        .map(|o| {
+            check_scalar_return(o, "an output", errors);
+            signature(o, types, false, errors)
+        })
+        .collect()
+}

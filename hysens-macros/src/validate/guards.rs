@@ -1,0 +1,92 @@
+//! `#[guard(from -> to, direction)]` functions and the choice of the first mode
+//! (`#[mode(initial)]`, `#[mode(initial_if(guard, sign))]`), which reads guards at `t0`.
+
+use super::names::Index;
+use super::signature::{check_scalar_return, signature, Role, Signature, TypeNames};
+use crate::model::{Initial, Model};
+
+/// A guard with its modes resolved: `(from, to, signature)`.
+pub type CheckedGuard = (usize, usize, Signature);
+
+/// How the first mode is chosen, with indices resolved.
+pub enum InitialRule {
+    /// Always this mode.
+    Fixed(usize),
+    /// `(guard, positive, mode)` rules in declaration order, and the fallback mode.
+    ByGuardSigns(Vec<(usize, bool, usize)>, Option<usize>),
+}
+
+/// Every guard connects two modes of the model and returns one `f64`.
+pub fn check(
+    model: &Model,
+    index: &Index<'_>,
+    types: Option<&TypeNames>,
+    errors: &mut Vec<syn::Error>,
+) -> Vec<CheckedGuard> {
+    model
+        .guards
+        .iter()
+        .map(|g| {
+            let from = index.mode_of_guard(&g.from, errors);
+            let to = index.mode_of_guard(&g.to, errors);
+            check_scalar_return(&g.func, "a guard", errors);
+            (from, to, signature(&g.func, types, false, errors))
+        })
+        .collect()
+}
+
+/// Exactly one `#[mode(initial)]`, or `initial_if` rules (with at most one `initial` fallback)
+/// naming guards that do not read the memory (there is none yet at `t0`).
+pub fn initial_rule(
+    model: &Model,
+    index: &Index<'_>,
+    guards: &[CheckedGuard],
+    errors: &mut Vec<syn::Error>,
+) -> InitialRule {
+    let mut fixed: Option<usize> = None;
+    let mut rules = Vec::new();
+    let mut any_initial_if = false;
+    for (m, mode) in model.modes.iter().enumerate() {
+        match &mode.initial {
+            Initial::No => {}
+            Initial::Fixed(span) => {
+                if fixed.is_some() {
+                    errors.push(syn::Error::new(
+                        *span,
+                        "two modes are marked `initial`: the first mode must be unambiguous, so mark only one; the others are entered by switches",
+                    ));
+                }
+                fixed = Some(m);
+            }
+            Initial::If { guard, positive } => {
+                any_initial_if = true;
+                let unknown = || {
+                    format!("unknown guard `{guard}`: `initial_if` names a `#[guard]` function (guards: {})", index.guard_names)
+                };
+                let Some(g) = index.guard(guard, unknown, errors) else {
+                    continue;
+                };
+                if let Some((id, _)) = guards[g].2.iter().find(|(_, r)| *r == Role::Memory) {
+                    errors.push(syn::Error::new(
+                        id.span(),
+                        format!("guard `{guard}` chooses the first mode, so it is evaluated at t0 before any mode entry has set the memory: it cannot read `Memory`; remove this parameter, or mark the first mode `#[mode(initial)]` instead"),
+                    ));
+                }
+                rules.push((g, *positive, m));
+            }
+        }
+    }
+    match (fixed, rules.is_empty()) {
+        (Some(m), true) => InitialRule::Fixed(m),
+        (fallback, false) => InitialRule::ByGuardSigns(rules, fallback),
+        (None, true) => {
+            if !model.modes.is_empty() && !any_initial_if && !model.has_unparsed("mode") {
+                errors.push(syn::Error::new(
+                    model.module.ident.span(),
+                    "no initial mode: mark one mode `#[mode(initial)]`, or choose it from guard signs with `#[mode(initial_if(guard, positive))]`",
+                ));
+            }
+            InitialRule::Fixed(0)
+        }
+    }
+}

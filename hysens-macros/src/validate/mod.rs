@@ -1,0 +1,90 @@
+//! Checking the model: every cross-reference resolves, every function has a signature the
+//! macro understands, and the pieces fit together. Errors point at the offending span and say
+//! what to write instead; all of them are collected, not just the first: each check below runs
+//! whatever the others found, and a check that needs something missing (the roles of
+//! parameters need a `#[states]` struct) is skipped rather than reported twice.
+//!
+//! One file per kind of item: [`variables`] (the variable structs), [`names`] (distinct
+//! function names and their resolution), [`signature`] (parameter roles and return types),
+//! [`modes`], [`guards`] (with the choice of the first mode), [`resets`], and [`costs`] (with
+//! outputs).
+//!
+//! The result, [`Checked`], resolves names to indices and each function parameter to its role,
+//! so that `lower` never has to look anything up by name again.
+
+mod costs;
+mod guards;
+mod modes;
+mod names;
+mod resets;
+mod signature;
+mod variables;
+
+pub use guards::{CheckedGuard, InitialRule};
+pub use signature::{Role, Signature};
+pub use variables::{problems as variable_struct_problems, Variables};
+
+use crate::model::Model;
+
+/// A model whose names all resolve.
+pub struct Checked<'m> {
+    /// The model.
+    pub model: &'m Model,
+    /// The variable structs.
+    pub variables: Variables<'m>,
+    /// Signatures of the modes.
+    pub mode_signatures: Vec<Signature>,
+    /// For each guard: `(from, to)` mode indices and its signature.
+    pub guards: Vec<CheckedGuard>,
+    /// For each guard: the index into `model.resets` of its reset, and the reset's signature.
+    pub resets: Vec<Option<(usize, Signature)>>,
+    /// Signatures of the costs.
+    pub cost_signatures: Vec<Signature>,
+    /// Signatures of the outputs.
+    pub output_signatures: Vec<Signature>,
+    /// How the first mode is chosen.
+    pub initial: InitialRule,
+}
+
+/// A model that did not check.
+pub struct Rejected<'m> {
+    /// Every problem found.
+    pub errors: Vec<syn::Error>,
+    /// The variable structs, when they are all well-formed: enough to generate the model's
+    /// shell, so that code using the model reports no errors of its own.
+    pub variables: Option<Variables<'m>>,
+}
+
+/// Checks `model`, returning every problem found.
+pub fn check(model: &Model) -> Result<Checked<'_>, Rejected<'_>> {
+    let mut errors = Vec::new();
+    let variables = variables::check(model, &mut errors);
+    let types = variables.as_ref().map(signature::TypeNames::of);
+    let types = types.as_ref();
+    let nz = variables.as_ref().map_or(0, Variables::nz);
+    let index = names::Index::new(model, &mut errors);
+
+    let mode_signatures = modes::check(model, types, nz, &mut errors);
+    let guards = guards::check(model, &index, types, &mut errors);
+    let resets = resets::check(model, &index, types, &mut errors);
+    let cost_signatures = costs::check_costs(model, types, &mut errors);
+    let output_signatures = costs::check_outputs(model, types, &mut errors);
+    let initial = guards::initial_rule(model, &index, &guards, &mut errors);
+
+    match variables {
+        Some(variables) if errors.is_empty() => Ok(Checked {
+            model,
+            variables,
+            mode_signatures,
+            guards,
+            resets,
+            cost_signatures,
+            output_signatures,
+            initial,
+        }),
+        _ => Err(Rejected {
+            errors,
+            variables: variables.filter(Variables::usable),
+        }),
+    }
+}
