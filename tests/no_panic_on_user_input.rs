@@ -16,13 +16,11 @@
 //! `max_events ≤ 40`.
 #![deny(missing_docs)]
 
-use hysens::runtime::mode_adapter::ModeAdapter;
 use hysens::runtime::tableau::{ESDIRK23, ESDIRK34, ESDIRK436L2SA};
-use hysens::runtime::Memory;
-use hysens::runtime::StepLength;
 use hysens::runtime::{
     Esdirk, EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,
-    Options, Sample, SolveError, StepKind, StepPlan, StepRecord, Trial,
+    ModeJacobian, Options, Sample, SmoothMode, SolveError, StepKind, StepLength, StepPlan,
+    StepRecord, Trial,
 };
 use proptest::prelude::*;
 
@@ -403,9 +401,9 @@ proptest! {
         check_call!(relay::Model, problem, [[0.0; 2]; 2], &c, k);
     }
 
-    /// The integrator's own API, called in any order with any arguments, on a mode of the
-    /// index-1 DAE with memory: never a panic; the integrator's time, state and sensitivities
-    /// stay finite (a failed call leaves those of the last accepted step).
+    /// The integrator's own API, called in any order with any arguments, on the relay's
+    /// index-1 DAE mode (`Push`): never a panic; the integrator's time, state and
+    /// sensitivities stay finite (a failed call leaves those of the last accepted step).
     #[test]
     fn esdirk_calls_in_any_order_never_panic(
         y in array_or_wild([0.0, 0.0]),
@@ -415,11 +413,9 @@ proptest! {
         k in options(),
         ops in prop::collection::vec(op(), 1..12),
     ) {
-        let memory = Memory { y: [0.0, 0.0], z: [1.0] };
-        let adapter = ModeAdapter::new(&relay::Model, mode, memory, [[0.0; 2]; 2], [[0.0; 2]; 1]);
         let options: Options<2, 1> = k.integrator;
         let Ok(mut it) =
-            Esdirk::<_, 6, 2, 1, 2, 3>::new(&adapter, &ESDIRK436L2SA, mode, q, 0.0, y, [f], options)
+            Esdirk::<_, 6, 2, 1, 2, 3>::new(&Push, &ESDIRK436L2SA, mode, q, 0.0, y, [f], options)
         else {
             return Ok(());
         };
@@ -588,6 +584,44 @@ proptest! {
         k in options(),
     ) {
         check_builder!(relay::Model, y, q, [f], params, states, &c, k);
+    }
+}
+
+/// The relay's first mode with its memory at the origin, as a smooth index-1 DAE:
+/// `q' = v`, `v' = f − c v`, `0 = f + k q − 1`, with `p = (k, c)`.
+struct Push;
+
+impl SmoothMode<2, 1, 2> for Push {
+    fn f(&self, _: f64, y: &[f64; 2], z: &[f64; 1], p: &[f64; 2], out: &mut [f64; 2]) {
+        *out = [y[1], z[0] - p[1] * y[1]];
+    }
+    fn g(&self, _: f64, y: &[f64; 2], z: &[f64; 1], p: &[f64; 2], out: &mut [f64; 1]) {
+        out[0] = z[0] + p[0] * y[0] - 1.0;
+    }
+    fn jacobian(
+        &self,
+        _: f64,
+        _: &[f64; 2],
+        _: &[f64; 1],
+        p: &[f64; 2],
+        jac: &mut ModeJacobian<2, 1>,
+    ) {
+        jac.fy = [[0.0, 1.0], [0.0, -p[1]]];
+        jac.fz = [[0.0], [1.0]];
+        jac.gy = [[p[0], 0.0]];
+        jac.gz = [[1.0]];
+    }
+    fn parameter_jacobian(
+        &self,
+        _: f64,
+        y: &[f64; 2],
+        _: &[f64; 1],
+        _: &[f64; 2],
+        fp: &mut [[f64; 2]; 2],
+        gp: &mut [[f64; 2]; 1],
+    ) {
+        *fp = [[0.0, 0.0], [0.0, -y[1]]];
+        *gp = [[y[0], 0.0]];
     }
 }
 

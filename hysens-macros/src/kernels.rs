@@ -1,7 +1,7 @@
 //! The kernels: which derivatives each runtime method needs, differentiated and emitted.
 //!
 //! For every mode, guard, reset and cost this computes the expressions of one method of
-//! `HybridModel` (see `hysens-runtime/src/hybrid_model.rs` for the list and its notation) and
+//! `HybridModel` (see `hysens-runtime/src/model/hybrid.rs` for the list and its notation) and
 //! emits them with common-subexpression elimination *within* each kernel: the Jacobian of a mode
 //! shares its temporaries across `f_y, f_z, g_y, g_z`. Only structural nonzeros are written
 //! into derivative storage, which the runtime zeroes; values (residuals, resets, adjoint

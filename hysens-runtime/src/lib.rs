@@ -103,10 +103,3 @@ pub use solver::{Fields, InitialStates, Params, Solver, Variable, Wrt};
 pub use stats::Stats;
 pub use step::{Esdirk, StepLength, StepRecord, Trial};
 pub use tableau::{Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
-
-// Old module path, kept as a re-export while the facade's tests still name it.
-
-/// Path kept for the facade's tests: one mode of a hybrid model as a [`SmoothMode`].
-pub mod mode_adapter {
-    pub use crate::model::ModeAdapter;
-}

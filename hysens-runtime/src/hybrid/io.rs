@@ -24,9 +24,9 @@ pub struct HybridProblem<'a, const NY: usize, const NZ: usize, const NP: usize> 
     pub z0: [f64; NZ],
     /// Parameters (inputs appended).
     pub p: [f64; NP],
-    /// `∂y0/∂p`, or `None` to solve without sensitivities. Sensitivities with respect to
-    /// initial states are obtained by making them parameters: `y0 = (p_i, …)` and a unit
-    /// column here.
+    /// `∂y0/∂p`, or `None` to solve without sensitivities. (Sensitivities with respect to
+    /// initial states need no set-up with the [`crate::Solver`] builder; at this level, make
+    /// the initial state a parameter, `y0 = (p_i, …)`, with a unit column here.)
     pub sensitivities: Option<[[f64; NP]; NY]>,
     /// Output times, non-decreasing, in `[t0, t_f]`. The integrator lands exactly on each one.
     pub sample_times: &'a [f64],

@@ -95,11 +95,6 @@ where
     pub fn mode(&self) -> usize {
         self.mode
     }
-
-    /// Whether the mode reads its memory.
-    pub fn uses_memory(&self) -> bool {
-        self.uses_memory
-    }
 }
 
 impl<M, const NY: usize, const NZ: usize, const NP: usize> SmoothMode<NY, NZ, NP>
