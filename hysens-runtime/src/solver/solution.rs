@@ -145,6 +145,8 @@ impl<X: Fields<NY>, const NY: usize, const NZ: usize, const NP: usize> Solution<
 pub struct SolveFailure<X, const NY: usize, const NZ: usize, const NP: usize> {
     /// What went wrong, where.
     pub error: SolveError,
+    /// The name of the mode the error happened in (`error.mode()` is its index).
+    pub mode: &'static str,
     /// The solution up to the failure: the last accepted state, the events and samples
     /// reached, the statistics.
     pub partial: Box<Solution<X, NY, NZ, NP>>,
@@ -165,7 +167,7 @@ impl<X, const NY: usize, const NZ: usize, const NP: usize> fmt::Display
     for SolveFailure<X, NY, NZ, NP>
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.error, f)
+        write!(f, "{} (`{}`)", self.error, self.mode)
     }
 }
 
@@ -310,6 +312,7 @@ impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
             Ok(()) => Ok(solution),
             Err(error) => Err(SolveFailure {
                 error,
+                mode: mode_name(error.mode()),
                 partial: Box::new(solution),
             }),
         }
