@@ -1,0 +1,71 @@
+//! The cost of a gradient against the number of parameters: one solve of the 100-reaction
+//! chain (`benches/models/chain100.rs`: 101 states, 100 rates, one dosing event), plain and
+//! with forward sensitivities to all 100 rates, through the builder. FSA carries one
+//! sensitivity column per parameter, so its cost over the plain solve grows with the number
+//! of parameters; the adjoint, when it lands, is the third line of this group.
+//!
+//! Settings: `a(0) = (1, 0, …, 0)`, the rates of `chain100::rates()` (1 to 1e4), horizon
+//! `[0, 40]` (the dose fires once, near `t ≈ 11`), rtol 1e-6, atol 1e-9, ESDIRK4(3)6L[2]SA.
+//!
+//! Run with `cargo bench --bench gradient`. The runtime keeps everything on the stack: the
+//! FSA solve of this 101 × 100 problem needs 8–16 MiB in a release build (more than a main
+//! thread's usual 8 MiB), so the benchmarks run on a thread with a 64 MiB stack.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, Criterion};
+use hysens::prelude::*;
+
+#[path = "models/chain100.rs"]
+mod chain;
+use chain::chain100;
+
+/// The horizon: long enough for the dose and the second wave after it.
+const TF: f64 = 40.0;
+const RTOL: f64 = 1e-6;
+const ATOL: f64 = 1e-9;
+
+fn gradient(c: &mut Criterion) {
+    let (x0, p) = (chain::initial_state(), chain::rates());
+    let plain = chain100::Model.solver().tolerances(RTOL, ATOL);
+    let fsa = plain.sensitivities_to(Params::All, InitialStates::None);
+
+    // The setting the benchmark claims: one event, and the gradient of the terminal cost.
+    let check = fsa.solve(0.0, TF, &x0, &p).expect("the chain solves");
+    assert_eq!(check.events.len(), 1, "the dose fires once");
+    assert!(check.cost_gradient("k0").is_some_and(f64::is_finite));
+
+    let mut group = c.benchmark_group("chain100_gradient");
+    group.sample_size(20);
+    group.bench_function("plain", |b| {
+        b.iter(|| {
+            plain
+                .solve(0.0, TF, black_box(&x0), black_box(&p))
+                .expect("the chain solves")
+                .y
+        })
+    });
+    group.bench_function("fsa_100_params", |b| {
+        b.iter(|| {
+            let solution = fsa
+                .solve(0.0, TF, black_box(&x0), black_box(&p))
+                .expect("the chain solves");
+            solution.cost_gradient("k0")
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, gradient);
+/// `criterion_main!`, on a thread with a 64 MiB stack.
+fn main() {
+    std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(|| {
+            benches();
+            Criterion::default().configure_from_args().final_summary();
+        })
+        .expect("a thread")
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+}
