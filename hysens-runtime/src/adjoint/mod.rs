@@ -16,3 +16,6 @@
 //! It needs a tape of the accepted steps (start time, size, kind, the stage values or a
 //! checkpoint to recompute them) and of the events, in caller-provided storage like every other
 //! output of the runtime.
+
+/// Transposes of the event maps of the forward sensitivities (step length, jump, consistent `w⁺`).
+mod jump;
