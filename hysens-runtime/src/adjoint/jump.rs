@@ -136,14 +136,12 @@ pub(crate) struct StepLengthDirection<'a, const S: usize, const NY: usize, const
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct EventStepSeeds<'a, const S: usize, const NY: usize, const NZ: usize> {
     /// `Ȳ_i`: adjoints of the total stage sensitivities `dY_i` as read by the event step's cost
-    /// quadrature (not including `s̄⁻`, which is `end.y`).
+    /// quadrature (not including `s̄⁻`, which is `pre.sy`).
     pub stage_y: &'a [[f64; NY]; S],
     /// `Z̄_i`, likewise.
     pub stage_z: &'a [[f64; NZ]; S],
-    /// `(s̄⁻, w̄⁻)` from [`jump_transpose`] (`s⁻ = dY_S`, `w⁻ = dZ_S`).
-    pub end: StateAdjoint<NY, NZ>,
-    /// `τ̄` from [`jump_transpose`].
-    pub tau: f64,
+    /// `s̄⁻, w̄⁻, τ̄` from [`jump_transpose`] (`s⁻ = dY_S`, `w⁻ = dZ_S`).
+    pub pre: PreEventAdjoint<NY, NZ>,
     /// `d̄H`: adjoint of the step's `∂H/∂p` as read by its cost quadrature
     /// (`Esdirk::step_time_sensitivities`).
     pub dh: f64,
@@ -178,14 +176,14 @@ pub(crate) fn apply_step_length_transpose<const S: usize, const NY: usize, const
     let mut out = EventStepAdjoint {
         stage_y: *seeds.stage_y,
         stage_z: *seeds.stage_z,
-        dt: seeds.tau,
-        h: seeds.tau + seeds.dh,
+        dt: seeds.pre.tau,
+        h: seeds.pre.tau + seeds.dh,
     };
     for c in 0..NY {
-        out.stage_y[S - 1][c] += seeds.end.y[c];
+        out.stage_y[S - 1][c] += seeds.pre.sy[c];
     }
     for c in 0..NZ {
-        out.stage_z[S - 1][c] += seeds.end.z[c];
+        out.stage_z[S - 1][c] += seeds.pre.sz[c];
     }
     for i in 0..S {
         for c in 0..NY {
@@ -581,6 +579,28 @@ mod tests {
         assert!(scale > 1e-3, "{what}: degenerate test");
     }
 
+    /// `from_start` (accumulated onto `start`) equals `start + from_zero` to round-off (of
+    /// the order-one terms added one by one).
+    fn accumulates(start: &[f64], from_zero: &[f64], from_start: &[f64], what: &str) {
+        for ((a, x), b) in start.iter().zip(from_zero).zip(from_start) {
+            let err = (b - (a + x)).abs();
+            assert!(
+                err <= 1e-13 * (1.0 + a.abs() + x.abs()),
+                "{what}: does not accumulate"
+            );
+        }
+    }
+
+    /// A seed of magnitude in `[0.5, 1.5)` with a random sign.
+    fn seed_scalar(rng: &mut Rng) -> f64 {
+        let u = rng.next();
+        u.signum() * (0.5 + u.abs())
+    }
+
+    fn seed_arr<const K: usize>(rng: &mut Rng) -> [f64; K] {
+        core::array::from_fn(|_| seed_scalar(rng))
+    }
+
     fn report(name: &str) {
         std::eprintln!(
             "{name}: worst relative residual so far {:e}",
@@ -858,25 +878,23 @@ mod tests {
             memory_sz: &msz,
         };
         let (dh, _) = event_step_length_derivative(&model, 0, 0, &at, &step).unwrap();
-        let h_bar = rng.next();
+        let h_bar = seed_scalar(&mut rng);
+        let transpose = |mem_bar: &mut StateAdjoint<NY, NZ>, p_bar: &mut [f64; NP]| {
+            step_length_derivative_transpose(&model, 0, 0, &at, &yh, &zh, h_bar, mem_bar, p_bar)
+                .unwrap()
+        };
+        let (mut mem_bar, mut p_bar) = (StateAdjoint::ZERO, [0.0; NP]);
+        let ins = transpose(&mut mem_bar, &mut p_bar);
         let m0 = StateAdjoint {
             y: rng.arr(),
             z: rng.arr(),
         };
         let p0: [f64; NP] = rng.arr();
-        let (mut mem_bar, mut p_bar) = (m0, p0);
-        let ins = step_length_derivative_transpose(
-            &model,
-            0,
-            0,
-            &at,
-            &yh,
-            &zh,
-            h_bar,
-            &mut mem_bar,
-            &mut p_bar,
-        )
-        .unwrap();
+        let (mut m1, mut p1) = (m0, p0);
+        assert_eq!(transpose(&mut m1, &mut p1), ins);
+        accumulates(&m0.y, &mem_bar.y, &m1.y, "s̄*");
+        accumulates(&m0.z, &mem_bar.z, &m1.z, "w̄*");
+        accumulates(&p0, &p_bar, &p1, "p̄");
         for q in 0..NP {
             let mut lhs = Dot::default();
             lhs.add(h_bar, dh[q]);
@@ -884,13 +902,9 @@ mod tests {
             rhs.col(&ins.sy, &sy, q);
             rhs.col(&ins.sz, &sz, q);
             rhs.add(ins.dt, dt[q]);
-            for c in 0..NY {
-                rhs.add(mem_bar.y[c] - m0.y[c], msy[c][q]);
-            }
-            for c in 0..NZ {
-                rhs.add(mem_bar.z[c] - m0.z[c], msz[c][q]);
-            }
-            rhs.add(p_bar[q] - p0[q], 1.0);
+            rhs.col(&mem_bar.y, &msy, q);
+            rhs.col(&mem_bar.z, &msz, q);
+            rhs.add(p_bar[q], 1.0);
             check(&lhs, &rhs, "event_step_length_derivative");
         }
     }
@@ -981,12 +995,12 @@ mod tests {
         let seeds = EventStepSeeds {
             stage_y: &stage_y,
             stage_z: &stage_z,
-            end: StateAdjoint {
-                y: rng.arr(),
-                z: rng.arr(),
+            pre: PreEventAdjoint {
+                sy: rng.arr(),
+                sz: rng.arr(),
+                tau: seed_scalar(&mut rng),
             },
-            tau: rng.next(),
-            dh: rng.next(),
+            dh: seed_scalar(&mut rng),
         };
         let direction = StepLengthDirection { yh: &yh, zh: &zh };
         let out = apply_step_length_transpose(&direction, &seeds);
@@ -996,9 +1010,9 @@ mod tests {
                 lhs.col(&stage_y[i], &ys[i], q);
                 lhs.col(&stage_z[i], &zs[i], q);
             }
-            lhs.col(&seeds.end.y, sy, q);
-            lhs.col(&seeds.end.z, sz, q);
-            lhs.add(seeds.tau, st[q]);
+            lhs.col(&seeds.pre.sy, sy, q);
+            lhs.col(&seeds.pre.sz, sz, q);
+            lhs.add(seeds.pre.tau, st[q]);
             lhs.add(seeds.dh, step_dh[q]);
             let mut rhs = Dot::default();
             for i in 0..S {
@@ -1044,29 +1058,27 @@ mod tests {
         let jump = jump_sensitivities(&model, 0, has_reset, 0, &at, &pre).unwrap();
         let post = RestartAdjoint {
             sy: rng.arr(),
-            tau: rng.next(),
+            tau: seed_scalar(&mut rng),
             memory: StateAdjoint {
                 y: rng.arr(),
                 z: rng.arr(),
             },
         };
+        let transpose = |mem_bar: &mut StateAdjoint<NY, NZ>, p_bar: &mut [f64; NP]| {
+            jump_transpose(&model, 0, has_reset, 0, &at, &post, mem_bar, p_bar).unwrap()
+        };
+        let (mut mem_bar, mut p_bar) = (StateAdjoint::ZERO, [0.0; NP]);
+        let bar = transpose(&mut mem_bar, &mut p_bar);
         let m0 = StateAdjoint {
             y: rng.arr(),
             z: rng.arr(),
         };
         let p0: [f64; NP] = rng.arr();
-        let (mut mem_bar, mut p_bar) = (m0, p0);
-        let bar = jump_transpose(
-            &model,
-            0,
-            has_reset,
-            0,
-            &at,
-            &post,
-            &mut mem_bar,
-            &mut p_bar,
-        )
-        .unwrap();
+        let (mut m1, mut p1) = (m0, p0);
+        assert_eq!(transpose(&mut m1, &mut p1), bar);
+        accumulates(&m0.y, &mem_bar.y, &m1.y, "s̄*");
+        accumulates(&m0.z, &mem_bar.z, &m1.z, "w̄*");
+        accumulates(&p0, &p_bar, &p1, "p̄");
         for q in 0..NP {
             let mut lhs = Dot::default();
             lhs.col(&post.sy, &jump.sy, q);
@@ -1077,13 +1089,9 @@ mod tests {
             rhs.col(&bar.sy, &sy, q);
             rhs.col(&bar.sz, &sz, q);
             rhs.add(bar.tau, tau[q]);
-            for c in 0..NY {
-                rhs.add(mem_bar.y[c] - m0.y[c], msy[c][q]);
-            }
-            for c in 0..NZ {
-                rhs.add(mem_bar.z[c] - m0.z[c], msz[c][q]);
-            }
-            rhs.add(p_bar[q] - p0[q], 1.0);
+            rhs.col(&mem_bar.y, &msy, q);
+            rhs.col(&mem_bar.z, &msz, q);
+            rhs.add(p_bar[q], 1.0);
             check(&lhs, &rhs, "jump_sensitivities");
         }
     }
@@ -1120,33 +1128,44 @@ mod tests {
         let w_plus = *it.sensitivities().1;
         let (msy, msz) = adapter.memory_sensitivities();
         let at = adapter.point(it.t(), it.y(), it.z(), &p);
-        let w_bar: [f64; NZ] = rng.arr();
+        let w_bar: [f64; NZ] = seed_arr(&mut rng);
         let post0 = RestartAdjoint {
             sy: rng.arr(),
-            tau: rng.next(),
+            tau: seed_scalar(&mut rng),
             memory: StateAdjoint {
                 y: rng.arr(),
                 z: rng.arr(),
             },
         };
         let p0: [f64; NP] = rng.arr();
-        let (mut post, mut p_bar) = (post0, p0);
-        consistent_algebraic_transpose(&model, 1, &at, &w_bar, &mut post, &mut p_bar).unwrap();
+        let transpose = |post: &mut RestartAdjoint<NY, NZ>, p_bar: &mut [f64; NP]| {
+            consistent_algebraic_transpose(&model, 1, &at, &w_bar, post, p_bar).unwrap()
+        };
+        let zero = RestartAdjoint {
+            sy: [0.0; NY],
+            tau: 0.0,
+            memory: StateAdjoint::ZERO,
+        };
+        let (mut post, mut p_bar) = (zero, [0.0; NP]);
+        transpose(&mut post, &mut p_bar);
+        let (mut post1, mut p1) = (post0, p0);
+        transpose(&mut post1, &mut p1);
+        accumulates(&post0.sy, &post.sy, &post1.sy, "s̄⁺");
+        accumulates(&[post0.tau], &[post.tau], &[post1.tau], "τ̄");
+        accumulates(&post0.memory.y, &post.memory.y, &post1.memory.y, "s̄*⁺");
+        accumulates(&post0.memory.z, &post.memory.z, &post1.memory.z, "w̄*⁺");
+        accumulates(&p0, &p_bar, &p1, "p̄");
         for q in 0..NP {
             let mut lhs = Dot::default();
             lhs.col(&w_bar, &w_plus, q);
             let mut rhs = Dot::default();
-            for c in 0..NY {
-                rhs.add(post.sy[c] - post0.sy[c], s_plus[c][q]);
-                rhs.add(post.memory.y[c] - post0.memory.y[c], msy[c][q]);
-            }
-            for c in 0..NZ {
-                rhs.add(post.memory.z[c] - post0.memory.z[c], msz[c][q]);
-            }
-            rhs.add(post.tau - post0.tau, tau[q]);
-            rhs.add(p_bar[q] - p0[q], 1.0);
+            rhs.col(&post.sy, &s_plus, q);
+            rhs.col(&post.memory.y, msy, q);
+            rhs.col(&post.memory.z, msz, q);
+            rhs.add(post.tau, tau[q]);
+            rhs.add(p_bar[q], 1.0);
             if NZ == 0 {
-                assert_eq!((post, p_bar), (post0, p0));
+                assert_eq!((post, p_bar), (zero, [0.0; NP]));
             } else {
                 check(&lhs, &rhs, "enable_sensitivities_at (restart)");
             }
@@ -1179,17 +1198,16 @@ mod tests {
         let st = *it.time_sensitivity();
         let (msy, msz) = adapter.memory_sensitivities();
         let at = adapter.point(it.t(), it.y(), it.z(), &p);
-        let w_bar: [f64; NZ] = rng.arr();
+        let w_bar: [f64; NZ] = seed_arr(&mut rng);
         let first = RestartAdjoint {
             sy: rng.arr(),
-            tau: rng.next(),
+            tau: seed_scalar(&mut rng),
             memory: StateAdjoint {
                 y: rng.arr(),
                 z: rng.arr(),
             },
         };
-        let p0: [f64; NP] = rng.arr();
-        let mut p_bar = p0;
+        let mut p_bar = [0.0; NP];
         let s0_bar =
             initial_algebraic_transpose(&model, 0, &at, &w_bar, &first, &mut p_bar).unwrap();
         for q in 0..NP {
@@ -1202,7 +1220,7 @@ mod tests {
             lhs.col(&first.memory.z, msz, q);
             let mut rhs = Dot::default();
             rhs.col(&s0_bar, &s0, q);
-            rhs.add(p_bar[q] - p0[q], 1.0);
+            rhs.add(p_bar[q], 1.0);
             check(&lhs, &rhs, "enable_sensitivities_at (t0)");
         }
     }
@@ -1295,9 +1313,9 @@ mod tests {
         let st_next = it1.time_sensitivity();
         // Seeds: adjoints of every output.
         let (stage_y, stage_z): ([[f64; NY]; S], [[f64; NZ]; S]) = (rng.mat(), rng.mat());
-        let dh_bar = rng.next();
+        let dh_bar = seed_scalar(&mut rng);
         let (s_plus_bar, w_plus_bar): ([f64; NY], [f64; NZ]) = (rng.arr(), rng.arr());
-        let tau_next_bar = rng.next();
+        let tau_next_bar = seed_scalar(&mut rng);
         let new_memory_bar = StateAdjoint {
             y: rng.arr(),
             z: rng.arr(),
@@ -1327,11 +1345,7 @@ mod tests {
         let seeds = EventStepSeeds {
             stage_y: &stage_y,
             stage_z: &stage_z,
-            end: StateAdjoint {
-                y: pre_bar.sy,
-                z: pre_bar.sz,
-            },
-            tau: pre_bar.tau,
+            pre: pre_bar,
             dh: dh_bar,
         };
         let direction = StepLengthDirection { yh: &yh, zh: &zh };
@@ -1374,7 +1388,7 @@ mod tests {
     /// Every case for one set of sizes (`N = NY + NZ`), with and without memory terms in the
     /// modes, with and without a reset, two tableaus, several seeds.
     fn all_cases<const NY: usize, const NZ: usize, const NP: usize, const N: usize>() {
-        for seed in 0..4u64 {
+        for seed in 0..20u64 {
             let s = seed * 1000 + (NY * 100 + NZ * 10 + NP) as u64;
             length_case::<NY, NZ, NP, true>(s);
             length_case::<NY, NZ, NP, false>(s + 1);
