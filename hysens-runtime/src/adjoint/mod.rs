@@ -15,7 +15,8 @@
 //! forward one of the same solve to round-off.
 //!
 //! Files: `tape.rs` (what the forward solve records), `step.rs` (one step transposed),
-//! `cost.rs` (cost seeds), `backward.rs` (the backward pass and the initial point).
+//! `cost.rs` (cost seeds), `backward.rs` (the backward pass and the initial point), `jump.rs`
+//! (the transposed event maps, not wired into the backward pass yet).
 //!
 //! Not yet: events (the transposed event-time and jump maps of Serban & Recuero 2019, the
 //! affine form of Eq. 6 and the jump conditions below their Eq. 13); a solve that meets an
@@ -24,6 +25,8 @@
 
 mod backward;
 mod cost;
+/// Transposes of the event maps of the forward sensitivities (step length, jump, consistent `w⁺`).
+mod jump;
 mod step;
 pub(crate) mod tape;
 
