@@ -140,3 +140,51 @@ fn builder_solve_allocates_only_its_results() {
         );
     }
 }
+
+/// The discrete adjoint allocates nothing: the forward solve records its tape in caller
+/// storage and the backward pass works in fixed-size arrays (Robertson, a stiff ODE with
+/// samples, one at `t0`).
+#[test]
+fn adjoint_solve_does_not_allocate() {
+    use hysens::runtime::{solve_adjoint, AdjointGradient, StepPlan, TapeStep, ESDIRK34};
+    use models::robertson;
+    let model = robertson::Model;
+    let x0 = robertson::X {
+        y1: 1.0,
+        y2: 0.0,
+        y3: 0.0,
+    };
+    let p = robertson::P {
+        k1: 0.04,
+        k2: 3e7,
+        k3: 1e4,
+    };
+    let mut problem = robertson::Model::problem(0.0, 40.0, &x0, &p);
+    let times = [0.0, 0.4, 4.0];
+    problem.sample_times = &times;
+    let options = HybridOptions::new(1e-6, 1e-10);
+    let mut samples = [Sample::ZERO; 3];
+    let mut tape = [TapeStep::ZERO; 512];
+    let mut solution = HybridSolution::ZERO;
+    let mut gradient = AdjointGradient::ZERO;
+    let (result, allocations) = count(|| {
+        solve_adjoint(
+            &model,
+            &ESDIRK34,
+            &problem,
+            &options,
+            StepPlan::Adaptive,
+            &mut tape,
+            &mut HybridOutputs {
+                samples: &mut samples,
+                events: None,
+                steps: None,
+            },
+            &mut solution,
+            &mut gradient,
+        )
+    });
+    assert_eq!(result, Ok(()));
+    assert_eq!(gradient.stats.steps, solution.stats.steps);
+    assert_eq!(allocations, 0);
+}

@@ -19,7 +19,7 @@
 //! | `fsa/` | forward sensitivities: step derivative, step length, event jumps, costs |
 //! | `events/` | guards: arming, detection, location, polishing, reset, grazing, Zeno |
 //! | `hybrid/` | the driver of a hybrid solve, its problem and solution types |
-//! | `adjoint/` | reserved for the discrete adjoint (not implemented yet) |
+//! | `adjoint/` | the discrete adjoint: the tape of a solve and its backward pass (no events yet) |
 //!
 //! The solve of one smooth mode:
 //!
@@ -83,10 +83,12 @@ pub mod prelude {
     pub use crate::solver::{Event, SampleState, Solution, SolveFailure};
     pub use crate::solver::{Fields, InitialStates, Params, Solver, Variable, Wrt};
     pub use crate::{
-        AdjointProducts, HybridModel, HybridOptions, ModelSizes, Options, SolveError, Stats,
+        solve_adjoint, AdjointGradient, AdjointProducts, HybridModel, HybridOptions, ModelSizes,
+        Options, SolveError, Stats,
     };
 }
 
+pub use adjoint::{solve_adjoint, AdjointGradient, AdjointStats, TapeStep};
 pub use error::SolveError;
 pub use hybrid::{
     solve, EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,

@@ -79,7 +79,7 @@ pub(crate) mod cost;
 mod error_test;
 pub(crate) mod jump;
 mod length;
-mod step;
+pub(crate) mod step;
 
 use crate::error::{all_finite, SolveError};
 use crate::linalg::Lu;

@@ -334,7 +334,7 @@ fn first_stage<const S: usize, const NY: usize, const NZ: usize, const K: usize>
 
 /// The stage matrix `[I − hγ f_y, −hγ f_z; g_y, g_z]` of a semi-explicit index-1 DAE
 /// (Christensen et al., Eq. 7), rows `f` then `g`, columns `y` then `z`.
-fn stage_matrix<const NY: usize, const NZ: usize, const N: usize>(
+pub(crate) fn stage_matrix<const NY: usize, const NZ: usize, const N: usize>(
     jac: &ModeJacobian<NY, NZ>,
     hg: f64,
 ) -> [[f64; N]; N] {

@@ -179,7 +179,7 @@ pub enum StepPlan<'a> {
     /// Replay a step log: the same step sizes (landing steps re-land, event trials re-locate
     /// their event), no error control. The forward sensitivities are the exact derivatives of
     /// this frozen map ([`crate::solve`]), so they agree with central differences of replays;
-    /// (later) the adjoint transposes the same chain.
+    /// [`crate::solve_adjoint`] transposes the same chain.
     Replay(&'a [LoggedStep]),
 }
 

@@ -53,6 +53,7 @@ pub use io::{
     StepKind, StepPlan, ZENO_CLOSE_EVENTS,
 };
 
+use crate::adjoint::tape::{NoTape, Recorder, TapeStep};
 use crate::error::SolveError;
 use crate::events::{
     self, apply_event, grazing, Crossing, ModeIntegrator, PostEvent, PreEvent, Zeno,
@@ -156,6 +157,47 @@ where
     M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
 {
     const { assert!(N == NY + NZ, "ModelSizes<N, _> must have N = NY + NZ") };
+    let fsa = problem.sensitivities.is_some();
+    run::<M, S, NY, NZ, NP, N, _>(
+        model,
+        tableau,
+        problem,
+        options,
+        plan,
+        outputs,
+        solution,
+        fsa,
+        &mut NoTape,
+    )
+}
+
+/// The hybrid solve behind [`solve`] and [`crate::solve_adjoint`]: with forward sensitivities
+/// if `fsa`, reporting every accepted step to `tape` (`adjoint/tape.rs`).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn run<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    R,
+>(
+    model: &M,
+    tableau: &Tableau<S>,
+    problem: &HybridProblem<'_, NY, NZ, NP>,
+    options: &HybridOptions<NY, NZ>,
+    plan: StepPlan<'_>,
+    outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+    solution: &mut HybridSolution<NY, NZ, NP>,
+    fsa: bool,
+    tape: &mut R,
+) -> Result<(), SolveError>
+where
+    M: HybridModel<NY, NZ, NP>,
+    R: Recorder<S, NY, NZ>,
+{
     *solution = HybridSolution::ZERO;
     solution.t = problem.t0;
     solution.y = problem.y0;
@@ -169,7 +211,8 @@ where
         plan_index: 0,
         next_sample: 0,
         zeno: Zeno::new(),
-        fsa: problem.sensitivities.is_some(),
+        fsa,
+        tape,
     };
     d.run::<N>(outputs, solution)
 }
@@ -184,7 +227,7 @@ enum SegmentEnd<const NY: usize, const NZ: usize, const NP: usize> {
 }
 
 /// The state of one solve across its mode segments.
-struct Driver<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize> {
+struct Driver<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, R> {
     model: &'a M,
     tableau: &'a Tableau<S>,
     problem: &'a HybridProblem<'a, NY, NZ, NP>,
@@ -194,12 +237,15 @@ struct Driver<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP:
     next_sample: usize,
     zeno: Zeno,
     fsa: bool,
+    /// Where accepted steps are recorded for the adjoint ([`NoTape`]: nowhere).
+    tape: &'a mut R,
 }
 
-impl<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>
-    Driver<'a, M, S, NY, NZ, NP>
+impl<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, R>
+    Driver<'a, M, S, NY, NZ, NP, R>
 where
     M: HybridModel<NY, NZ, NP>,
+    R: Recorder<S, NY, NZ>,
 {
     fn invalid(&self, t: f64, mode: usize, what: &'static str) -> SolveError {
         SolveError::InvalidArgument { t, mode, what }
@@ -284,6 +330,7 @@ where
         Self::sync(it, sol);
         let mut armed = self.arm(it, adapter)?;
         self.record_samples(it, adapter, outputs, sol)?;
+        self.tape.segment_start(sol.n_samples);
         while it.t() < pr.tf {
             let stop = pr
                 .sample_times
@@ -372,6 +419,25 @@ where
         if trial.landing {
             self.record_samples(it, adapter, outputs, sol)?;
         }
+        if R::RECORDS {
+            let (ys, zs, fs) = it.stages();
+            let length = if trial.landing {
+                StepLength::Landing
+            } else {
+                StepLength::Fixed
+            };
+            self.tape.step(&TapeStep {
+                mode: adapter.mode(),
+                memory: *adapter.memory(),
+                t: tn,
+                h: trial.h,
+                length,
+                ys: *ys,
+                zs: *zs,
+                fs: *fs,
+                samples: sol.n_samples,
+            })?;
+        }
         Ok(())
     }
 
@@ -390,6 +456,7 @@ where
     ) -> Result<SegmentEnd<NY, NZ, NP>, SolveError> {
         // 3. Move the root onto the discrete solution and accept the step to it.
         let tn = it.t();
+        self.tape.event(tn, adapter.mode())?;
         let (h_ev, retakes) = events::polish(it, adapter, &self.problem.p, trial, cr)?;
         sol.stats.event_retakes += retakes;
         // A root at the end of a landing step keeps the exact landing time.

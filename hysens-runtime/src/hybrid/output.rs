@@ -2,16 +2,18 @@
 //! costs with their gradients (`fsa/cost.rs` for the formulas).
 
 use super::{Driver, EventRecord, HybridOutputs, HybridSolution, LoggedStep, Sample};
+use crate::adjoint::tape::Recorder;
 use crate::error::{all_finite, SolveError};
 use crate::events::ModeIntegrator;
 use crate::fsa::cost::{add_integral_step, add_scalar_gradient, StageSensitivities};
 use crate::model::{HybridModel, ModeAdapter, ScalarPartials, SmoothMode};
 use crate::step::Esdirk;
 
-impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>
-    Driver<'_, M, S, NY, NZ, NP>
+impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, R>
+    Driver<'_, M, S, NY, NZ, NP, R>
 where
     M: HybridModel<NY, NZ, NP>,
+    R: Recorder<S, NY, NZ>,
 {
     /// Copies the integrator state into the summary.
     #[inline]

@@ -1,14 +1,16 @@
 //! Checks of the problem, the initial mode, and the arming of a segment's guards.
 
 use super::Driver;
+use crate::adjoint::tape::Recorder;
 use crate::error::{all_finite, SolveError};
 use crate::events::{arming_sign, Armed, ModeIntegrator, MAX_GUARDS};
 use crate::model::{HybridModel, InitialMode, Memory, ModeAdapter, Point};
 
-impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>
-    Driver<'_, M, S, NY, NZ, NP>
+impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, R>
+    Driver<'_, M, S, NY, NZ, NP, R>
 where
     M: HybridModel<NY, NZ, NP>,
+    R: Recorder<S, NY, NZ>,
 {
     /// Checks the problem, the options and the model's tables before anything is evaluated.
     pub(super) fn validate(&self) -> Result<(), SolveError> {

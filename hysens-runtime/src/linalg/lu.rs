@@ -2,7 +2,7 @@
 //!
 //! Used for the ESDIRK iteration matrix (Kristensen et al. 2005, Algorithm 1), which is
 //! factorized once per step and reused for every stage's Newton iterations, for the stage
-//! matrices of the sensitivity solves and, transposed, for the coming adjoint: `Aᵀx = b` is
+//! matrices of the sensitivity solves and, transposed, for the discrete adjoint (`adjoint/`): `Aᵀx = b` is
 //! solved with the same factors as `Uᵀ Lᵀ P x = b`.
 //!
 //! Algorithm: right-looking Doolittle elimination (Golub & Van Loan, *Matrix Computations*,
@@ -152,7 +152,6 @@ impl<const N: usize> Lu<N> {
 
     /// Solves the transposed system `Aᵀ x = b` in place with the same factors:
     /// `Aᵀ = Uᵀ Lᵀ P`, so solve `Uᵀ w = b`, `Lᵀ v = w`, then `x = Pᵀ v`.
-    #[allow(dead_code)] // for the discrete adjoint (`adjoint/`)
     pub(crate) fn solve_transposed(&self, b: &mut [f64; N]) {
         let a = &self.lu;
         for i in 0..N {

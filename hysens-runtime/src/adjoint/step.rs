@@ -1,0 +1,363 @@
+//! The transpose of one step's derivative (module docs of `fsa/`, "Its derivative" and "Step
+//! length"): reverse mode of exactly the linear map the forward sensitivities apply, stage by
+//! stage in reverse, with the transposed stage solves.
+//!
+//! Forward, for stage `i ≥ 2` (Christensen, Cantisani & Jørgensen, Eqs. 17–19, with the exact
+//! stage Jacobians; Kristensen et al. 2005, Eqs. 2–3 for the DAE rows):
+//!
+//! ```text
+//! (a) dψ_i = dy_n + Σ_{j<i} a_ij (dH F_j + H dF_j)
+//! (b) dT_i = dt_n + c_i dH
+//! (c) r_i  = [dψ_i + γ dH F_i + Hγ (f_t dT_i + f_p dp + f_{y*} dy* + f_{z*} dz*);
+//!             −(g_t dT_i + g_p dp + g_{y*} dy* + g_{z*} dz*)]
+//! (d) [dY_i; dZ_i] = J_i⁻¹ r_i,   J_i = [I − Hγ f_y, −Hγ f_z; g_y, g_z] at (T_i, Y_i, Z_i)
+//! (e) dF_i = (dY_i − dψ_i − γ dH F_i)/(Hγ)
+//! ```
+//!
+//! and stage 1: `dY_1 = dy_n`, `dZ_1 = dz_n`, `dF_1 = f_y dy_n + f_z dz_n + f_t dt_n + f_p dp +
+//! f_{y*} dy* + f_{z*} dz*`; output `dy_{n+1} = dY_S`, `dz_{n+1} = dZ_S` (stiff accuracy),
+//! `dt_{n+1} = dt_n + dH`; and `dH = 0` (`Fixed`) or `dH = −dt_n` (`Landing`).
+//!
+//! Reverse, with the adjoints `(Ȳ_i, Z̄_i, F̄_i)` of the stage quantities, `H̄` of the length and
+//! `t̄_n` of the start time: `Ȳ_S += ȳ`, `Z̄_S += z̄`, `t̄_n += t̄`, `H̄ += t̄`; then for
+//! `i = S..2`
+//!
+//! ```text
+//! (e)ᵀ Ȳ_i += F̄_i/(Hγ),  ψ̄_i = −F̄_i/(Hγ),  H̄ −= F_i·F̄_i/H
+//! (d)ᵀ J_iᵀ [r̄_y; r̄_g] = [Ȳ_i; Z̄_i]
+//! (c)ᵀ ψ̄_i += r̄_y,  H̄ += γ F_i·r̄_y,  T̄_i = Hγ f_t·r̄_y − g_t·r̄_g,
+//!      (p̄, ȳ*, z̄*) += Hγ (f_p, f_{y*}, f_{z*})ᵀ r̄_y − (g_p, g_{y*}, g_{z*})ᵀ r̄_g
+//! (b)ᵀ t̄_n += T̄_i,  H̄ += c_i T̄_i
+//! (a)ᵀ ȳ_n += ψ̄_i,  H̄ += Σ_{j<i} a_ij F_j·ψ̄_i,  F̄_j += H a_ij ψ̄_i
+//! ```
+//!
+//! and stage 1: `ȳ_n += Ȳ_1 + f_yᵀ F̄_1`, `z̄_n = Z̄_1 + f_zᵀ F̄_1`, `t̄_n += f_t·F̄_1`,
+//! `(p̄, ȳ*, z̄*) += (f_p, f_{y*}, f_{z*})ᵀ F̄_1`; finally `t̄_n −= H̄` for a `Landing` step. The
+//! products `(f, g)_{(y, z, p)}ᵀ (λ, μ)` are the model's [`AdjointProducts`]; the time terms
+//! are computed only where `t_n` or `H` depends on the parameters (never in a solve without
+//! events, whose grid is fixed).
+#![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
+
+use super::{AdjointStats, Costate};
+use crate::adjoint::cost::integral_seeds;
+use crate::adjoint::tape::TapeStep;
+use crate::error::{all_finite, SolveError};
+use crate::fsa::step::stage_matrix;
+use crate::linalg::Lu;
+use crate::model::{AdjointProducts, Memory, ModeJacobian, Point};
+use crate::step::StepLength;
+use crate::tableau::Tableau;
+
+/// The factorized stage matrix of the last stage transposed, kept for reuse by the next stages
+/// and steps when the mode's Jacobian is constant (then every `J_i` of a step, and of every
+/// step of the same length in the same mode and memory, is the same matrix, as the forward
+/// sensitivities use it; `fsa/step.rs`).
+pub(crate) struct StageLu<const NY: usize, const NZ: usize, const N: usize> {
+    lu: Lu<N>,
+    /// `(mode, memory, Hγ)` of the matrix in `lu`, if it is reusable.
+    key: Option<(usize, Memory<NY, NZ>, f64)>,
+}
+
+impl<const NY: usize, const NZ: usize, const N: usize> StageLu<NY, NZ, N> {
+    /// Nothing factorized yet.
+    pub(crate) fn new() -> Self {
+        StageLu {
+            lu: Lu::factor_identity(),
+            key: None,
+        }
+    }
+}
+
+/// What the backward pass of one solve shares between its steps.
+pub(crate) struct Sweep<'a, M, const S: usize, const NP: usize> {
+    pub model: &'a M,
+    pub tableau: &'a Tableau<S>,
+    pub p: &'a [f64; NP],
+}
+
+impl<M, const S: usize, const NP: usize> Sweep<'_, M, S, NP> {
+    /// Transposes the step `step` (module docs): on entry `costate` holds the adjoints of
+    /// `(y_{n+1}, z_{n+1}, t_{n+1})`, on return those of `(y_n, z_n, t_n)`, with the step's
+    /// contributions (and those of its integral-cost quadrature) added to `p̄` and the memory
+    /// accumulators. `track_time`: whether `t_n` depends on the parameters.
+    pub(crate) fn step<const NY: usize, const NZ: usize, const N: usize>(
+        &self,
+        step: &TapeStep<S, NY, NZ>,
+        track_time: bool,
+        costate: &mut Costate<NY, NZ, NP>,
+        cache: &mut StageLu<NY, NZ, N>,
+        stats: &mut AdjointStats,
+    ) -> Result<(), SolveError>
+    where
+        M: AdjointProducts<NY, NZ, NP>,
+    {
+        let tab = self.tableau;
+        let (h, mode) = (step.h, step.mode);
+        let hg = h * tab.gamma;
+        let info = M::MODES.get(mode);
+        let uses_memory = info.is_some_and(|m| m.uses_memory);
+        let constant = info.is_some_and(|m| m.constant_jacobian);
+        // H̄ is needed where H depends on p; T̄_i (and so f_t, g_t) also where t_n does.
+        let need_h = match step.length {
+            StepLength::Fixed => false,
+            StepLength::Landing => track_time,
+            StepLength::Event => {
+                return Err(SolveError::InvalidArgument {
+                    t: step.t,
+                    mode,
+                    what: "the adjoint across events is not implemented yet",
+                })
+            }
+        };
+        let need_t = track_time || need_h;
+        let mut ybar = [[0.0; NY]; S];
+        let mut zbar = [[0.0; NZ]; S];
+        let mut fbar = [[0.0; NY]; S];
+        let mut hbar = 0.0;
+        let mut tbar = 0.0;
+        integral_seeds(
+            self, step, need_h, need_t, &mut ybar, &mut zbar, &mut hbar, &mut tbar, costate, stats,
+        );
+        // Stiff accuracy and t_{n+1} = t_n + H.
+        for c in 0..NY {
+            ybar[S - 1][c] += costate.y[c];
+        }
+        for c in 0..NZ {
+            zbar[S - 1][c] += costate.z[c];
+        }
+        tbar += costate.t;
+        hbar += costate.t;
+        let mut ybar_n = [0.0; NY];
+        for i in (1..S).rev() {
+            let at = Point {
+                t: step.t + tab.c[i] * h,
+                y: &step.ys[i],
+                z: &step.zs[i],
+                p: self.p,
+                memory: &step.memory,
+            };
+            // (e)ᵀ
+            let mut psibar = [0.0; NY];
+            for c in 0..NY {
+                let v = fbar[i][c] / hg;
+                ybar[i][c] += v;
+                psibar[c] = -v;
+                if need_h {
+                    hbar -= step.fs[i][c] * fbar[i][c] / h;
+                }
+            }
+            // (d)ᵀ
+            let mut r = [0.0; N];
+            r[..NY].copy_from_slice(&ybar[i]);
+            r[NY..].copy_from_slice(&zbar[i]);
+            self.transposed_stage_solve(step, &at, constant, hg, &mut r, cache, stats)?;
+            let mut lambda = [0.0; NY];
+            let mut mu = [0.0; NZ];
+            for c in 0..NY {
+                // (c)ᵀ
+                psibar[c] += r[c];
+                if need_h {
+                    hbar += tab.gamma * step.fs[i][c] * r[c];
+                }
+                lambda[c] = hg * r[c];
+            }
+            for c in 0..NZ {
+                mu[c] = -r[NY + c];
+            }
+            if need_t {
+                // T̄_i = Hγ f_t·r̄_y − g_t·r̄_g = f_t·λ + g_t·μ
+                let ti = self.time_product(mode, &at, &lambda, &mu);
+                tbar += ti;
+                hbar += tab.c[i] * ti;
+            }
+            self.source_products(mode, uses_memory, &at, &lambda, &mu, costate, stats);
+            // (a)ᵀ
+            for c in 0..NY {
+                ybar_n[c] += psibar[c];
+            }
+            for j in 0..i {
+                let a = tab.a[i][j];
+                if a == 0.0 {
+                    continue;
+                }
+                for c in 0..NY {
+                    if need_h {
+                        hbar += a * step.fs[j][c] * psibar[c];
+                    }
+                    fbar[j][c] += h * a * psibar[c];
+                }
+            }
+        }
+        // Stage 1 (explicit, c_1 = 0).
+        let at = Point {
+            t: step.t,
+            y: &step.ys[0],
+            z: &step.zs[0],
+            p: self.p,
+            memory: &step.memory,
+        };
+        let mut out_y = [0.0; NY];
+        let mut out_z = [0.0; NZ];
+        let mut out_p = [0.0; NP];
+        self.model.adjoint_products(
+            mode, &at, &fbar[0], &[0.0; NZ], &mut out_y, &mut out_z, &mut out_p,
+        );
+        stats.adjoint_products += 1;
+        for c in 0..NP {
+            costate.p[c] += out_p[c];
+        }
+        if uses_memory {
+            memory_products(self.model, mode, &at, &fbar[0], &[0.0; NZ], costate);
+        }
+        if need_t {
+            tbar += self.time_product(mode, &at, &fbar[0], &[0.0; NZ]);
+        }
+        for c in 0..NY {
+            costate.y[c] = ybar_n[c] + ybar[0][c] + out_y[c];
+        }
+        for c in 0..NZ {
+            costate.z[c] = zbar[0][c] + out_z[c];
+        }
+        // Step length: dH = 0 (Fixed), dH = −dt_n (Landing).
+        if step.length == StepLength::Landing {
+            tbar -= hbar;
+        }
+        costate.t = if track_time { tbar } else { 0.0 };
+        if !all_finite(&costate.y)
+            || !all_finite(&costate.z)
+            || !all_finite(&costate.p)
+            || !costate.t.is_finite()
+        {
+            return Err(SolveError::NonFiniteValue {
+                t: step.t,
+                mode,
+                what: "adjoint",
+            });
+        }
+        Ok(())
+    }
+
+    /// Solves `J_iᵀ x = r` in place with the stage matrix at the stage point `at` (module docs,
+    /// (d)ᵀ): factorized afresh from the Jacobian at the stored stage point, or reused from
+    /// `cache` for a mode with a constant Jacobian.
+    #[allow(clippy::too_many_arguments)]
+    fn transposed_stage_solve<const NY: usize, const NZ: usize, const N: usize>(
+        &self,
+        step: &TapeStep<S, NY, NZ>,
+        at: &Point<'_, NY, NZ, NP>,
+        constant: bool,
+        hg: f64,
+        r: &mut [f64; N],
+        cache: &mut StageLu<NY, NZ, N>,
+        stats: &mut AdjointStats,
+    ) -> Result<(), SolveError>
+    where
+        M: AdjointProducts<NY, NZ, NP>,
+    {
+        let key = (step.mode, step.memory, hg);
+        if !(constant && cache.key == Some(key)) {
+            let mut jac = ModeJacobian::ZERO;
+            self.model.jacobian(step.mode, at, &mut jac);
+            stats.jacobian_evals += 1;
+            cache.key = None;
+            cache.lu = Lu::factor(stage_matrix(&jac, hg))
+                .map_err(|e| SolveError::from_lu(e, at.t, step.mode, "adjoint stage matrix"))?;
+            stats.lu_factorizations += 1;
+            if constant {
+                cache.key = Some(key);
+            }
+        }
+        cache.lu.solve_transposed(r);
+        stats.lu_solves += 1;
+        Ok(())
+    }
+
+    /// `f_t·λ + g_t·μ` at `at`.
+    fn time_product<const NY: usize, const NZ: usize>(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        lambda: &[f64; NY],
+        mu: &[f64; NZ],
+    ) -> f64
+    where
+        M: AdjointProducts<NY, NZ, NP>,
+    {
+        let mut ft = [0.0; NY];
+        let mut gt = [0.0; NZ];
+        self.model.time_partials(mode, at, &mut ft, &mut gt);
+        let mut v = 0.0;
+        for c in 0..NY {
+            v += ft[c] * lambda[c];
+        }
+        for c in 0..NZ {
+            v += gt[c] * mu[c];
+        }
+        v
+    }
+
+    /// `p̄ += f_pᵀ λ + g_pᵀ μ` and, in a mode that reads the memory,
+    /// `ȳ* += f_{y*}ᵀ λ + g_{y*}ᵀ μ`, `z̄* += f_{z*}ᵀ λ + g_{z*}ᵀ μ`.
+    #[allow(clippy::too_many_arguments)]
+    fn source_products<const NY: usize, const NZ: usize>(
+        &self,
+        mode: usize,
+        uses_memory: bool,
+        at: &Point<'_, NY, NZ, NP>,
+        lambda: &[f64; NY],
+        mu: &[f64; NZ],
+        costate: &mut Costate<NY, NZ, NP>,
+        stats: &mut AdjointStats,
+    ) where
+        M: AdjointProducts<NY, NZ, NP>,
+    {
+        let mut out_y = [0.0; NY];
+        let mut out_z = [0.0; NZ];
+        let mut out_p = [0.0; NP];
+        self.model
+            .adjoint_products(mode, at, lambda, mu, &mut out_y, &mut out_z, &mut out_p);
+        stats.adjoint_products += 1;
+        for c in 0..NP {
+            costate.p[c] += out_p[c];
+        }
+        if uses_memory {
+            memory_products(self.model, mode, at, lambda, mu, costate);
+        }
+    }
+}
+
+/// `ȳ* += f_{y*}ᵀ λ + g_{y*}ᵀ μ`, `z̄* += f_{z*}ᵀ λ + g_{z*}ᵀ μ` (the memory terms of the
+/// sources, `model/adapter.rs`, transposed), with the memory Jacobian at `at`.
+pub(crate) fn memory_products<M, const NY: usize, const NZ: usize, const NP: usize>(
+    model: &M,
+    mode: usize,
+    at: &Point<'_, NY, NZ, NP>,
+    lambda: &[f64; NY],
+    mu: &[f64; NZ],
+    costate: &mut Costate<NY, NZ, NP>,
+) where
+    M: AdjointProducts<NY, NZ, NP>,
+{
+    let mut mj = ModeJacobian::ZERO;
+    model.memory_jacobian(mode, at, &mut mj);
+    for c in 0..NY {
+        let mut v = 0.0;
+        for r in 0..NY {
+            v += mj.fy[r][c] * lambda[r];
+        }
+        for r in 0..NZ {
+            v += mj.gy[r][c] * mu[r];
+        }
+        costate.memory_y[c] += v;
+    }
+    for c in 0..NZ {
+        let mut v = 0.0;
+        for r in 0..NY {
+            v += mj.fz[r][c] * lambda[r];
+        }
+        for r in 0..NZ {
+            v += mj.gz[r][c] * mu[r];
+        }
+        costate.memory_z[c] += v;
+    }
+}
