@@ -527,51 +527,6 @@ fn full_tape_is_an_error() {
     assert_eq!(grad.p, [0.0; 2], "no gradient from a partial tape");
 }
 
-#[path = "support/models.rs"]
-mod models;
-
-/// A solve that meets an event is refused, not silently wrong: the transposed jump maps are
-/// not wired in yet.
-#[test]
-fn events_are_refused() {
-    let problem = models::ex51::Model::problem(
-        0.0,
-        5.0,
-        &models::ex51::X { x: 0.0 },
-        &models::ex51::P { p: 2.9 },
-    );
-    let options = HybridOptions::new(1e-8, 1e-10);
-    let mut tape = vec![TapeStep::ZERO; 4096];
-    let mut out = HybridOutputs {
-        samples: &mut [],
-        events: None,
-        steps: None,
-    };
-    let mut sol = HybridSolution::ZERO;
-    let mut grad = AdjointGradient::ZERO;
-    let r = solve_adjoint(
-        &models::ex51::Model,
-        &ESDIRK34,
-        &problem,
-        &options,
-        StepPlan::Adaptive,
-        &mut tape,
-        &mut out,
-        &mut sol,
-        &mut grad,
-    );
-    assert!(
-        matches!(
-            r,
-            Err(SolveError::InvalidArgument {
-                what: "the adjoint across events is not implemented yet",
-                ..
-            })
-        ),
-        "{r:?}"
-    );
-}
-
 /// The adjoint of a replayed step log (the frozen map an optimizer differentiates) equals the
 /// forward sensitivities of the same replay.
 #[test]

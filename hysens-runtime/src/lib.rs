@@ -88,7 +88,7 @@ pub mod prelude {
     };
 }
 
-pub use adjoint::{solve_adjoint, AdjointGradient, AdjointStats, TapeStep};
+pub use adjoint::{solve_adjoint, AdjointGradient, AdjointStats, TapeEvent, TapeStep};
 pub use error::SolveError;
 pub use hybrid::{
     solve, EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,

@@ -1,6 +1,13 @@
 //! The backward pass over a tape: terminal cost, then the steps in reverse with the sampled
 //! costs as jumps of the adjoint at their sample times, then the initial point.
 //!
+//! A step that ends in an event is transposed together with its event ([`event_step`], in the
+//! order of `jump.rs`): the samples at the restart, the consistent `w⁺`, the jump (which
+//! releases the new segment's memory adjoint), the event step's cost quadrature, its
+//! event-time map, and the step itself with `∂H/∂p = 0`. A step whose start moves with the
+//! parameters ([`crate::TapeStep::shifted`]) carries the adjoint of its grid shift back to the
+//! event that started its segment.
+//!
 //! At the initial point two forward relations remain to be transposed:
 //!
 //! * the consistent initial algebraic state: the forward solve makes `z_0` consistent with
@@ -15,13 +22,17 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::cost::add_scalar_seed;
-use super::step::{memory_products, StageLu, Sweep};
-use super::tape::Tape;
+use super::cost::integral_seeds;
+use super::jump::{
+    consistent_algebraic_transpose, event_step_length_transpose, initial_algebraic_transpose,
+    jump_transpose, EventStepSeeds, RestartAdjoint, StateAdjoint, StepLengthDirection,
+};
+use super::step::{StageLu, StageSeeds, Sweep};
+use super::tape::{Tape, TapeEvent, TapeStep};
 use super::{AdjointGradient, Costate};
 use crate::error::{all_finite, SolveError};
 use crate::hybrid::{HybridProblem, HybridSolution, Sample};
-use crate::linalg::Lu;
-use crate::model::{AdjointProducts, Memory, ModeJacobian, Point, ScalarPartials};
+use crate::model::{AdjointProducts, Memory, Point, ScalarPartials};
 use crate::tableau::Tableau;
 
 /// The backward pass of the solve that filled `tape`, `samples` and `sol` (module docs);
@@ -70,21 +81,45 @@ where
     let mut cache = StageLu::<NY, NZ, N>::new();
     let mut end = sol.n_samples;
     for (k, step) in steps.iter().enumerate().rev() {
+        // Samples recorded before this step: up to the end of the previous step, or up to the
+        // restart after the previous step's event.
         let start = match k.checked_sub(1).and_then(|j| steps.get(j)) {
-            Some(previous) => previous.samples,
+            Some(previous) => previous
+                .event
+                .as_ref()
+                .map_or(previous.samples, |e| e.samples),
             None => tape.initial_samples,
         };
-        sampled_seeds(
-            model,
-            problem,
-            samples,
-            start..end.min(step.samples),
-            &step.memory,
-            &mut costate,
-            stats,
-        );
+        match &step.event {
+            None => {
+                sampled_seeds(
+                    model,
+                    problem,
+                    samples,
+                    start..end.min(step.samples),
+                    &step.memory,
+                    &mut costate,
+                    stats,
+                );
+                sweep.step(step, step.shifted, &mut costate, &mut cache, stats)?;
+            }
+            Some(event) => {
+                // The step to an event records no sample at its end: those up to the event's
+                // count are at the restart, in the new mode.
+                sampled_seeds(
+                    model,
+                    problem,
+                    samples,
+                    start..end.min(event.samples),
+                    &event.memory,
+                    &mut costate,
+                    stats,
+                );
+                event_step(&sweep, step, event, &mut costate, &mut cache, stats)?;
+                stats.events += 1;
+            }
+        }
         end = start;
-        sweep.step(step, false, &mut costate, &mut cache, stats)?;
         stats.steps += 1;
     }
     let memory = steps.first().map_or(sol.memory, |s| s.memory);
@@ -109,11 +144,19 @@ where
         p,
         memory: &first_memory,
     };
+    let first = RestartAdjoint {
+        sy: costate.y,
+        tau: costate.t,
+        memory: StateAdjoint {
+            y: costate.memory_y,
+            z: costate.memory_z,
+        },
+    };
+    costate.y = initial_algebraic_transpose(model, mode, &at, &costate.z, &first, &mut costate.p)?;
     if NZ > 0 {
-        initial_consistency(model, mode, &at, &mut costate, stats)?;
-    }
-    for c in 0..NY {
-        costate.y[c] += costate.memory_y[c];
+        stats.jacobian_evals += 1;
+        stats.lu_factorizations += 1;
+        stats.lu_solves += 1;
     }
     gradient.y0 = costate.y;
     gradient.p = costate.p;
@@ -132,6 +175,149 @@ where
         });
     }
     Ok(())
+}
+
+/// Transposes an event and the step to it (module docs of `jump.rs`, in reverse order of the
+/// forward pass): on entry `costate` holds the adjoints of the restart `(y⁺, z⁺, τ)` (from the
+/// first step of the new segment, and the samples at the restart) and the memory accumulators
+/// of the new segment; on return the adjoints of the event step's start `(y_n, z_n, t_n)` and
+/// the memory accumulators of the segment being left, started with its memory terms at the
+/// event (reset, guard, the event step's cost). The new segment's memory adjoint is released
+/// into the jump: `s*⁺ = s⁺`, `w*⁺ = w⁻` (Serban & Recuero 2019, §4, Algorithm 1).
+fn event_step<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+>(
+    sweep: &Sweep<'_, M, S, NP>,
+    step: &TapeStep<S, NY, NZ>,
+    event: &TapeEvent<S, NY, NZ>,
+    costate: &mut Costate<NY, NZ, NP>,
+    cache: &mut StageLu<NY, NZ, N>,
+    stats: &mut super::AdjointStats,
+) -> Result<(), SolveError>
+where
+    M: AdjointProducts<NY, NZ, NP>,
+{
+    let (model, p) = (sweep.model, sweep.p);
+    let Some(info) = M::GUARDS.get(event.guard) else {
+        return Err(SolveError::InvalidArgument {
+            t: event.t,
+            mode: step.mode,
+            what: "guard index",
+        });
+    };
+    // (6)ᵀ the consistent w⁺ in the new mode.
+    let mut post = RestartAdjoint {
+        sy: costate.y,
+        tau: costate.t,
+        memory: StateAdjoint {
+            y: costate.memory_y,
+            z: costate.memory_z,
+        },
+    };
+    let after = Point {
+        t: event.t,
+        y: &event.y,
+        z: &event.z,
+        p,
+        memory: &event.memory,
+    };
+    if NZ > 0 {
+        consistent_algebraic_transpose(
+            model,
+            event.to,
+            &after,
+            &costate.z,
+            &mut post,
+            &mut costate.p,
+        )?;
+        stats.jacobian_evals += 1;
+        stats.lu_factorizations += 1;
+        stats.lu_solves += 1;
+    }
+    // (5)ᵀ the jump; starts the memory adjoint of the segment being left.
+    let before = Point {
+        t: event.t,
+        y: &step.ys[S - 1],
+        z: &step.zs[S - 1],
+        p,
+        memory: &step.memory,
+    };
+    let mut memory = StateAdjoint::ZERO;
+    let pre = jump_transpose(
+        model,
+        event.guard,
+        info.has_reset,
+        step.mode,
+        &before,
+        &post,
+        &mut memory,
+        &mut costate.p,
+    )?;
+    costate.y = [0.0; NY];
+    costate.z = [0.0; NZ];
+    costate.t = 0.0;
+    costate.memory_y = memory.y;
+    costate.memory_z = memory.z;
+    // (4)ᵀ the event step's cost quadrature, whose stage times move with t_n and H.
+    let mut seeds = StageSeeds::ZERO;
+    integral_seeds(
+        sweep,
+        step,
+        true,
+        true,
+        &mut seeds.y,
+        &mut seeds.z,
+        &mut seeds.h,
+        &mut seeds.t,
+        costate,
+        stats,
+    );
+    // (3, 2)ᵀ ∂H/∂p from the guard's root condition and its application.
+    let mut memory = StateAdjoint {
+        y: costate.memory_y,
+        z: costate.memory_z,
+    };
+    let length = event_step_length_transpose(
+        model,
+        event.guard,
+        step.mode,
+        &before,
+        &StepLengthDirection {
+            yh: &event.yh,
+            zh: &event.zh,
+        },
+        &EventStepSeeds {
+            stage_y: &seeds.y,
+            stage_z: &seeds.z,
+            pre,
+            dh: seeds.h,
+        },
+        &mut memory,
+        &mut costate.p,
+    )?;
+    costate.memory_y = memory.y;
+    costate.memory_z = memory.z;
+    // (1)ᵀ the step itself with ∂H/∂p = 0.
+    let stage_seeds = StageSeeds {
+        y: length.stage_y,
+        z: length.stage_z,
+        h: 0.0,
+        t: seeds.t + length.dt,
+    };
+    sweep.stages(
+        step,
+        step.shifted,
+        false,
+        &stage_seeds,
+        costate,
+        cache,
+        stats,
+    )
 }
 
 /// Adds the sampled-cost partials of the samples `range` (states from `samples`, data from the
@@ -164,47 +350,4 @@ fn sampled_seeds<M, const NY: usize, const NZ: usize, const NP: usize>(
         stats.cost_partials += 1;
         add_scalar_seed(&d, costate);
     }
-}
-
-/// Transposes `w_0 = −g_z⁻¹ (g_y s_0 + g_p + g_{y*} s*)` at the initial point (module docs):
-/// moves `z̄_0` into `ȳ_0`, `p̄` and `ȳ*`.
-fn initial_consistency<M, const NY: usize, const NZ: usize, const NP: usize>(
-    model: &M,
-    mode: usize,
-    at: &Point<'_, NY, NZ, NP>,
-    costate: &mut Costate<NY, NZ, NP>,
-    stats: &mut super::AdjointStats,
-) -> Result<(), SolveError>
-where
-    M: AdjointProducts<NY, NZ, NP>,
-{
-    let mut jac = ModeJacobian::ZERO;
-    model.jacobian(mode, at, &mut jac);
-    stats.jacobian_evals += 1;
-    let lu = Lu::factor(jac.gz).map_err(|e| SolveError::from_lu(e, at.t, mode, "g_z"))?;
-    stats.lu_factorizations += 1;
-    let mut mu = costate.z;
-    lu.solve_transposed(&mut mu);
-    stats.lu_solves += 1;
-    for v in mu.iter_mut() {
-        *v = -*v;
-    }
-    let mut out_y = [0.0; NY];
-    let mut out_z = [0.0; NZ];
-    let mut out_p = [0.0; NP];
-    model.adjoint_products(
-        mode, at, &[0.0; NY], &mu, &mut out_y, &mut out_z, &mut out_p,
-    );
-    stats.adjoint_products += 1;
-    for c in 0..NY {
-        costate.y[c] += out_y[c];
-    }
-    for c in 0..NP {
-        costate.p[c] += out_p[c];
-    }
-    if M::MODES.get(mode).is_some_and(|m| m.uses_memory) {
-        memory_products(model, mode, at, &[0.0; NY], &mu, costate);
-    }
-    costate.z = [0.0; NZ];
-    Ok(())
 }

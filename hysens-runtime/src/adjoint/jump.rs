@@ -70,9 +70,6 @@
 //! constraint of the first mode, grid shift 0 and memory sensitivities `s*_0 = s_0`,
 //! `w*_0 = 0` (`hybrid/mod.rs`); [`initial_algebraic_transpose`] is its transpose and returns
 //! the adjoint of `s_0`, so that `dG/dp = p̄ + s̄_0ᵀ ∂y0/∂p`.
-// The backward pass (adjoint/mod.rs, in progress on another branch) will call these; until
-// then only the tests do.
-#![allow(dead_code)]
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 use crate::error::{all_finite, SolveError};
@@ -551,11 +548,6 @@ mod tests {
         fn add(&mut self, a: f64, b: f64) {
             self.v += a * b;
             self.scale += (a * b).abs();
-        }
-        fn vec(&mut self, a: &[f64], b: &[f64]) {
-            for (x, y) in a.iter().zip(b) {
-                self.add(*x, *y);
-            }
         }
         /// `⟨a, B[:, q]⟩` for a sensitivity matrix `B` (rows = components).
         fn col<const NP: usize>(&mut self, a: &[f64], b: &[[f64; NP]], q: usize) {

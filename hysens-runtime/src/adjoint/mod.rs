@@ -14,14 +14,22 @@
 //! (`backward.rs`). Because it transposes the same linear chain, its gradient equals the
 //! forward one of the same solve to round-off.
 //!
-//! Files: `tape.rs` (what the forward solve records), `step.rs` (one step transposed),
-//! `cost.rs` (cost seeds), `backward.rs` (the backward pass and the initial point), `jump.rs`
-//! (the transposed event maps, not wired into the backward pass yet).
+//! **Across events** the chain also holds, per event, the event-time map (`∂H/∂p` of the step
+//! to the event from the guard's root condition on the discrete step, giving `τ = dt*/dp`),
+//! the jump through the reset and the new memory, and the consistent algebraic sensitivities
+//! at the restart: the discrete counterparts of Serban & Recuero 2019, §3.2 (the affine form
+//! `τ = α + β s⁻`, `s⁺ = Γ + Δ s⁻` of their Eq. 6 and the jump conditions below their Eq. 13)
+//! and §4 (Algorithm 1: the memory accumulators of a segment are released into the jump that
+//! captured its memory, `s*⁺ = s⁺`, `w*⁺ = w⁻`). The backward pass transposes them in reverse
+//! order (`jump.rs`, module docs), and carries the adjoint `t̄` of the grid shift of a
+//! segment started by an event back through its steps (up to the first step landing on a fixed
+//! time) into the event's `τ̄`.
 //!
-//! Not yet: events (the transposed event-time and jump maps of Serban & Recuero 2019, the
-//! affine form of Eq. 6 and the jump conditions below their Eq. 13); a solve that meets an
-//! event returns [`crate::SolveError::InvalidArgument`]. The tape keeps every step (no
-//! checkpointing).
+//! Files: `tape.rs` (what the forward solve records), `step.rs` (one step transposed),
+//! `cost.rs` (cost seeds), `backward.rs` (the backward pass, the events and the initial
+//! point), `jump.rs` (the transposed event maps).
+//!
+//! The tape keeps every step (no checkpointing).
 
 mod backward;
 mod cost;
@@ -30,7 +38,7 @@ mod jump;
 mod step;
 pub(crate) mod tape;
 
-pub use tape::TapeStep;
+pub use tape::{TapeEvent, TapeStep};
 
 use crate::error::SolveError;
 use crate::hybrid::{run, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, StepPlan};
@@ -54,6 +62,8 @@ pub struct AdjointStats {
     pub adjoint_products: usize,
     /// Evaluations of cost partials (integral-cost stages, samples, terminal).
     pub cost_partials: usize,
+    /// Events transposed.
+    pub events: usize,
 }
 
 impl AdjointStats {
@@ -65,6 +75,7 @@ impl AdjointStats {
         lu_solves: 0,
         adjoint_products: 0,
         cost_partials: 0,
+        events: 0,
     };
 }
 
@@ -130,9 +141,8 @@ impl<const NY: usize, const NZ: usize, const NP: usize> Costate<NY, NZ, NP> {
 /// up to the error). A full tape ends the solve with [`SolveError::StorageFull`] naming its
 /// capacity.
 ///
-/// Not yet across events: a solve that meets an event returns
-/// [`SolveError::InvalidArgument`] ("the adjoint across events is not implemented yet").
-/// `outputs.samples` must hold one entry per sample time (the backward pass reads the sampled
+/// Events are transposed exactly (module docs of `adjoint/`): the gradient equals the forward
+/// one across every switch, reset and memory capture. `outputs.samples` must hold one entry per sample time (the backward pass reads the sampled
 /// states from it); the sensitivity fields of the samples and of `solution` stay zero.
 ///
 /// ```
@@ -214,6 +224,7 @@ where
         steps: tape,
         len: 0,
         initial_samples: 0,
+        shifted: false,
     };
     let forward = run::<M, S, NY, NZ, NP, N, _>(
         model,

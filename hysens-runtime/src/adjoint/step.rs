@@ -68,6 +68,25 @@ impl<const NY: usize, const NZ: usize, const N: usize> StageLu<NY, NZ, N> {
     }
 }
 
+/// The adjoints of a step's stage values `Ȳ_i, Z̄_i`, of its length `H̄` and start time `t̄_n`,
+/// as the step's outputs and cost quadrature seed them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StageSeeds<const S: usize, const NY: usize, const NZ: usize> {
+    pub y: [[f64; NY]; S],
+    pub z: [[f64; NZ]; S],
+    pub h: f64,
+    pub t: f64,
+}
+
+impl<const S: usize, const NY: usize, const NZ: usize> StageSeeds<S, NY, NZ> {
+    pub(crate) const ZERO: Self = StageSeeds {
+        y: [[0.0; NY]; S],
+        z: [[0.0; NZ]; S],
+        h: 0.0,
+        t: 0.0,
+    };
+}
+
 /// What the backward pass of one solve shares between its steps.
 pub(crate) struct Sweep<'a, M, const S: usize, const NP: usize> {
     pub model: &'a M,
@@ -76,14 +95,73 @@ pub(crate) struct Sweep<'a, M, const S: usize, const NP: usize> {
 }
 
 impl<M, const S: usize, const NP: usize> Sweep<'_, M, S, NP> {
-    /// Transposes the step `step` (module docs): on entry `costate` holds the adjoints of
-    /// `(y_{n+1}, z_{n+1}, t_{n+1})`, on return those of `(y_n, z_n, t_n)`, with the step's
-    /// contributions (and those of its integral-cost quadrature) added to `p̄` and the memory
-    /// accumulators. `track_time`: whether `t_n` depends on the parameters.
+    /// Transposes the step `step` (module docs), not the step to an event (`backward.rs`): on
+    /// entry `costate` holds the adjoints of `(y_{n+1}, z_{n+1}, t_{n+1})`, on return those of
+    /// `(y_n, z_n, t_n)`, with the step's contributions (and those of its integral-cost
+    /// quadrature) added to `p̄` and the memory accumulators. `track_time`: whether `t_n`
+    /// depends on the parameters.
     pub(crate) fn step<const NY: usize, const NZ: usize, const N: usize>(
         &self,
         step: &TapeStep<S, NY, NZ>,
         track_time: bool,
+        costate: &mut Costate<NY, NZ, NP>,
+        cache: &mut StageLu<NY, NZ, N>,
+        stats: &mut AdjointStats,
+    ) -> Result<(), SolveError>
+    where
+        M: AdjointProducts<NY, NZ, NP>,
+    {
+        // H̄ is needed where H depends on p; T̄_i (and so f_t, g_t) also where t_n does.
+        let need_h = match step.length {
+            StepLength::Fixed => false,
+            StepLength::Landing => track_time,
+            StepLength::Event => {
+                return Err(SolveError::InvalidArgument {
+                    t: step.t,
+                    mode: step.mode,
+                    what: "a step to an event is transposed with its event",
+                })
+            }
+        };
+        let need_t = track_time || need_h;
+        let mut seeds = StageSeeds::ZERO;
+        integral_seeds(
+            self,
+            step,
+            need_h,
+            need_t,
+            &mut seeds.y,
+            &mut seeds.z,
+            &mut seeds.h,
+            &mut seeds.t,
+            costate,
+            stats,
+        );
+        // Stiff accuracy and t_{n+1} = t_n + H.
+        for c in 0..NY {
+            seeds.y[S - 1][c] += costate.y[c];
+        }
+        for c in 0..NZ {
+            seeds.z[S - 1][c] += costate.z[c];
+        }
+        seeds.t += costate.t;
+        seeds.h += costate.t;
+        self.stages(step, track_time, need_h, &seeds, costate, cache, stats)
+    }
+
+    /// The stage chain of `step` transposed (module docs, from `(e)ᵀ` of stage `S` on), with
+    /// the adjoints `seeds` of its stage values, `H` and `t_n` (cost quadrature and outputs
+    /// already added): sets `costate.y, z, t` to the adjoints of `(y_n, z_n, t_n)` and adds to
+    /// `p̄` and the memory accumulators. `need_h`: whether `H` depends on the parameters
+    /// through the step map (a `Landing` step from a shifted start; never the step to an event,
+    /// whose length is handled by the transposed root condition, `jump.rs`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn stages<const NY: usize, const NZ: usize, const N: usize>(
+        &self,
+        step: &TapeStep<S, NY, NZ>,
+        track_time: bool,
+        need_h: bool,
+        seeds: &StageSeeds<S, NY, NZ>,
         costate: &mut Costate<NY, NZ, NP>,
         cache: &mut StageLu<NY, NZ, N>,
         stats: &mut AdjointStats,
@@ -97,36 +175,12 @@ impl<M, const S: usize, const NP: usize> Sweep<'_, M, S, NP> {
         let info = M::MODES.get(mode);
         let uses_memory = info.is_some_and(|m| m.uses_memory);
         let constant = info.is_some_and(|m| m.constant_jacobian);
-        // H̄ is needed where H depends on p; T̄_i (and so f_t, g_t) also where t_n does.
-        let need_h = match step.length {
-            StepLength::Fixed => false,
-            StepLength::Landing => track_time,
-            StepLength::Event => {
-                return Err(SolveError::InvalidArgument {
-                    t: step.t,
-                    mode,
-                    what: "the adjoint across events is not implemented yet",
-                })
-            }
-        };
         let need_t = track_time || need_h;
-        let mut ybar = [[0.0; NY]; S];
-        let mut zbar = [[0.0; NZ]; S];
+        let mut ybar = seeds.y;
+        let zbar = seeds.z;
         let mut fbar = [[0.0; NY]; S];
-        let mut hbar = 0.0;
-        let mut tbar = 0.0;
-        integral_seeds(
-            self, step, need_h, need_t, &mut ybar, &mut zbar, &mut hbar, &mut tbar, costate, stats,
-        );
-        // Stiff accuracy and t_{n+1} = t_n + H.
-        for c in 0..NY {
-            ybar[S - 1][c] += costate.y[c];
-        }
-        for c in 0..NZ {
-            zbar[S - 1][c] += costate.z[c];
-        }
-        tbar += costate.t;
-        hbar += costate.t;
+        let mut hbar = seeds.h;
+        let mut tbar = seeds.t;
         let mut ybar_n = [0.0; NY];
         for i in (1..S).rev() {
             let at = Point {
@@ -218,8 +272,8 @@ impl<M, const S: usize, const NP: usize> Sweep<'_, M, S, NP> {
         for c in 0..NZ {
             costate.z[c] = zbar[0][c] + out_z[c];
         }
-        // Step length: dH = 0 (Fixed), dH = −dt_n (Landing).
-        if step.length == StepLength::Landing {
+        // Step length: dH = 0 (Fixed, and the event step here), dH = −dt_n (Landing).
+        if need_h && step.length == StepLength::Landing {
             tbar -= hbar;
         }
         costate.t = if track_time { tbar } else { 0.0 };

@@ -9,6 +9,12 @@
 //! same solve to round-off. Samples are located by the running count of recorded samples after
 //! each step (the sampled cost enters the adjoint as a jump at the sample time).
 //!
+//! The step to an event also keeps the event ([`TapeEvent`]): what the transposed event maps
+//! of `jump.rs` read (the guard, the target mode, the H-direction of the step, the state,
+//! consistent algebraic state and memory right after the event, and the samples recorded at
+//! the restart). The state just before the event is the end stage of the step, in its mode
+//! with its memory.
+//!
 //! The driver of the hybrid solve is generic over a [`Recorder`]: the plain solve uses
 //! [`NoTape`], whose hooks are empty and inline to nothing, so recording costs nothing when no
 //! tape is kept.
@@ -42,6 +48,35 @@ pub struct TapeStep<const S: usize, const NY: usize, const NZ: usize> {
     /// Samples recorded from the start of the solve up to and including those at the end of
     /// this step (the running count of [`crate::HybridSolution::n_samples`]).
     pub samples: usize,
+    /// Whether the step's start time depends on the parameters: the step is in a segment
+    /// started by an event and no landing step precedes it in the segment (module docs of
+    /// `fsa/`, "Step length").
+    pub shifted: bool,
+    /// The event at the end of the step (`length` is then [`StepLength::Event`]).
+    pub event: Option<TapeEvent<S, NY, NZ>>,
+}
+
+/// An event at the end of a [`TapeStep`] (module docs of [`crate::solve_adjoint`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TapeEvent<const S: usize, const NY: usize, const NZ: usize> {
+    /// The guard that fired.
+    pub guard: usize,
+    /// The mode entered.
+    pub to: usize,
+    /// The event time `t*` (the end of the step).
+    pub t: f64,
+    /// H-direction `∂Y_i/∂H` of the step to the event, all stages.
+    pub yh: [[f64; NY]; S],
+    /// H-direction `∂Z_i/∂H`.
+    pub zh: [[f64; NZ]; S],
+    /// `y⁺` after the reset.
+    pub y: [f64; NY],
+    /// The consistent `z⁺` in the new mode.
+    pub z: [f64; NZ],
+    /// The new mode's memory `(y⁺, z⁻)`.
+    pub memory: Memory<NY, NZ>,
+    /// Samples recorded up to and including those at the restart (at `t*`, after the event).
+    pub samples: usize,
 }
 
 impl<const S: usize, const NY: usize, const NZ: usize> TapeStep<S, NY, NZ> {
@@ -56,23 +91,30 @@ impl<const S: usize, const NY: usize, const NZ: usize> TapeStep<S, NY, NZ> {
         zs: [[0.0; NZ]; S],
         fs: [[0.0; NY]; S],
         samples: 0,
+        shifted: false,
+        event: None,
     };
 }
 
 /// What the hybrid driver reports to a tape.
 pub(crate) trait Recorder<const S: usize, const NY: usize, const NZ: usize> {
-    /// A mode segment starts; `n_samples` samples are recorded so far (including those at its
-    /// start time).
-    fn segment_start(&mut self, n_samples: usize);
+    /// A mode segment starts at `(y, z)` (consistent) with `memory`; `n_samples` samples are
+    /// recorded so far (including those at its start time).
+    fn segment_start(
+        &mut self,
+        n_samples: usize,
+        y: &[f64; NY],
+        z: &[f64; NZ],
+        memory: &Memory<NY, NZ>,
+    );
 
-    /// An accepted step (its stages are those of `step`); `Err` if the tape is full.
+    /// An accepted step (its stages are those of `step`; the step to an event carries the
+    /// event, whose post-event fields [`Recorder::segment_start`] completes); `Err` if the
+    /// tape is full.
     fn step(&mut self, step: &TapeStep<S, NY, NZ>) -> Result<(), SolveError>;
 
     /// Whether the driver should build [`TapeStep`]s at all.
     const RECORDS: bool;
-
-    /// An event at time `t` in `mode`; `Err` if the tape cannot hold it.
-    fn event(&mut self, t: f64, mode: usize) -> Result<(), SolveError>;
 }
 
 /// The recorder of a solve without a tape: every hook is empty.
@@ -82,15 +124,10 @@ impl<const S: usize, const NY: usize, const NZ: usize> Recorder<S, NY, NZ> for N
     const RECORDS: bool = false;
 
     #[inline(always)]
-    fn segment_start(&mut self, _: usize) {}
+    fn segment_start(&mut self, _: usize, _: &[f64; NY], _: &[f64; NZ], _: &Memory<NY, NZ>) {}
 
     #[inline(always)]
     fn step(&mut self, _: &TapeStep<S, NY, NZ>) -> Result<(), SolveError> {
-        Ok(())
-    }
-
-    #[inline(always)]
-    fn event(&mut self, _: f64, _: usize) -> Result<(), SolveError> {
         Ok(())
     }
 }
@@ -103,14 +140,29 @@ pub(crate) struct Tape<'a, const S: usize, const NY: usize, const NZ: usize> {
     pub len: usize,
     /// Samples recorded at `t0`, before the first step.
     pub initial_samples: usize,
+    /// Whether the next step's start time depends on the parameters ([`TapeStep::shifted`]).
+    pub shifted: bool,
 }
 
 impl<const S: usize, const NY: usize, const NZ: usize> Recorder<S, NY, NZ> for Tape<'_, S, NY, NZ> {
     const RECORDS: bool = true;
 
-    fn segment_start(&mut self, n_samples: usize) {
-        if self.len == 0 {
-            self.initial_samples = n_samples;
+    fn segment_start(
+        &mut self,
+        n_samples: usize,
+        y: &[f64; NY],
+        z: &[f64; NZ],
+        memory: &Memory<NY, NZ>,
+    ) {
+        let last = self.len.checked_sub(1).and_then(|k| self.steps.get_mut(k));
+        match last.and_then(|s| s.event.as_mut()) {
+            Some(event) => {
+                event.y = *y;
+                event.z = *z;
+                event.memory = *memory;
+                event.samples = n_samples;
+            }
+            None => self.initial_samples = n_samples,
         }
     }
 
@@ -124,15 +176,13 @@ impl<const S: usize, const NY: usize, const NZ: usize> Recorder<S, NY, NZ> for T
             });
         };
         *slot = *step;
+        slot.shifted = self.shifted;
+        if step.event.is_some() {
+            self.shifted = true;
+        } else if step.length == StepLength::Landing {
+            self.shifted = false;
+        }
         self.len += 1;
         Ok(())
-    }
-
-    fn event(&mut self, t: f64, mode: usize) -> Result<(), SolveError> {
-        Err(SolveError::InvalidArgument {
-            t,
-            mode,
-            what: "the adjoint across events is not implemented yet",
-        })
     }
 }

@@ -4,7 +4,7 @@
 
 use super::step::{StagePartials, StepColumns};
 use crate::error::{all_finite, SolveError};
-use crate::model::SmoothMode;
+use crate::model::{ModeJacobian, SmoothMode};
 use crate::step::Esdirk;
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
@@ -48,6 +48,41 @@ where
             return Err(self.err_nonfinite("sensitivities"));
         }
         Ok(())
+    }
+
+    /// The H-direction of the last accepted step, from `tn` of size `h`, computed afresh from
+    /// its stages (with the exact stage Jacobians, as [`Esdirk::propagate_sensitivities`] does
+    /// for an event step), for a solve without forward sensitivities that records a tape for
+    /// the adjoint; read it with [`Esdirk::step_length_direction`]. Call right after the
+    /// commit, before the next step.
+    pub(crate) fn compute_step_length_direction(
+        &mut self,
+        tn: f64,
+        h: f64,
+    ) -> Result<(), SolveError> {
+        let tab = self.tableau;
+        self.fsa.stage_lu_valid = [false; S];
+        let mut jac = [ModeJacobian::<NY, NZ>::ZERO; S];
+        let mut ft = [[0.0; NY]; S];
+        let mut gt = [[0.0; NZ]; S];
+        for i in 0..S {
+            let ti = tn + tab.c[i] * h;
+            let (y, z) = (&self.stages.ys[i], &self.stages.zs[i]);
+            if self.matrix.linear {
+                jac[i] = self.matrix.jac;
+            } else {
+                self.model.jacobian(ti, y, z, &self.p, &mut jac[i]);
+            }
+            self.model
+                .time_partials(ti, y, z, &self.p, &mut ft[i], &mut gt[i]);
+            self.stats.sensitivity_jacobian_evals += 1;
+        }
+        let partials = StagePartials {
+            jac: &jac,
+            ft: &ft,
+            gt: &gt,
+        };
+        self.step_length_column(h, &partials)
     }
 
     /// The H-direction `Φ_H = ∂(Y_i, Z_i)/∂H` of the step of size `h` (module docs): the step

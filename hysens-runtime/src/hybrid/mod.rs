@@ -53,7 +53,7 @@ pub use io::{
     StepKind, StepPlan, ZENO_CLOSE_EVENTS,
 };
 
-use crate::adjoint::tape::{NoTape, Recorder, TapeStep};
+use crate::adjoint::tape::{NoTape, Recorder, TapeEvent, TapeStep};
 use crate::error::SolveError;
 use crate::events::{
     self, apply_event, grazing, Crossing, ModeIntegrator, PostEvent, PreEvent, Zeno,
@@ -330,7 +330,8 @@ where
         Self::sync(it, sol);
         let mut armed = self.arm(it, adapter)?;
         self.record_samples(it, adapter, outputs, sol)?;
-        self.tape.segment_start(sol.n_samples);
+        self.tape
+            .segment_start(sol.n_samples, it.y(), it.z(), adapter.memory());
         while it.t() < pr.tf {
             let stop = pr
                 .sample_times
@@ -436,6 +437,8 @@ where
                 zs: *zs,
                 fs: *fs,
                 samples: sol.n_samples,
+                shifted: false,
+                event: None,
             })?;
         }
         Ok(())
@@ -456,7 +459,6 @@ where
     ) -> Result<SegmentEnd<NY, NZ, NP>, SolveError> {
         // 3. Move the root onto the discrete solution and accept the step to it.
         let tn = it.t();
-        self.tape.event(tn, adapter.mode())?;
         let (h_ev, retakes) = events::polish(it, adapter, &self.problem.p, trial, cr)?;
         sol.stats.event_retakes += retakes;
         // A root at the end of a landing step keeps the exact landing time.
@@ -480,7 +482,57 @@ where
         };
         self.log_step(entry, t_ev, adapter.mode(), outputs, sol)?;
         // 5. Apply the event.
-        self.event(it, adapter, cr, &tau, outputs, sol)
+        let end = self.event(it, adapter, cr, &tau, outputs, sol)?;
+        if R::RECORDS {
+            self.record_event_step(it, adapter, cr.guard, tn, h_ev, sol.n_samples)?;
+        }
+        Ok(end)
+    }
+
+    /// Records the event step just accepted (from `tn`, of size `h`) with its event on the
+    /// tape; the post-event fields are completed when the next segment starts.
+    fn record_event_step<const N: usize>(
+        &mut self,
+        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        guard: usize,
+        tn: f64,
+        h: f64,
+        samples: usize,
+    ) -> Result<(), SolveError> {
+        let mode = adapter.mode();
+        let Some(info) = M::GUARDS.get(guard) else {
+            return Err(self.invalid(it.t(), mode, "guard index"));
+        };
+        if !self.fsa {
+            // The forward sensitivities compute it at every event step; without them, here.
+            it.compute_step_length_direction(tn, h)?;
+        }
+        let (yh, zh) = it.step_length_direction();
+        let (ys, zs, fs) = it.stages();
+        self.tape.step(&TapeStep {
+            mode,
+            memory: *adapter.memory(),
+            t: tn,
+            h,
+            length: StepLength::Event,
+            ys: *ys,
+            zs: *zs,
+            fs: *fs,
+            samples,
+            shifted: false,
+            event: Some(TapeEvent {
+                guard,
+                to: info.to,
+                t: it.t(),
+                yh: *yh,
+                zh: *zh,
+                y: [0.0; NY],
+                z: [0.0; NZ],
+                memory: Memory::ZERO,
+                samples: 0,
+            }),
+        })
     }
 
     /// `τ = dt*/dp` of the event step just accepted as [`StepLength::Event`] (`fsa/jump.rs`):
