@@ -399,3 +399,33 @@ fn samples_and_failures_keep_what_was_computed() {
     assert_eq!(failed.partial.samples.len(), 3);
     println!("{failed}");
 }
+
+/// The builder's adjoint gradient equals the forward sensitivities' gradient of the same solve
+/// (both are derivatives of the same discrete solution; the adjoint transposes the chain) for
+/// every parameter and initial state, here over 67 bounces of an elastic ball — more steps than
+/// the owned tape first makes room for (256), so the tape grows and the solve is computed again.
+#[test]
+fn adjoint_gradient_equals_the_forward_one() {
+    let (x0, p) = (ball::X { h: H0, v: V0 }, ball::P { g: G, e: 1.0 });
+    let solver = ball::Model.solver().tolerances(1e-10, 1e-12);
+    let forward = solver
+        .sensitivities_to(Params::All, InitialStates::All)
+        .solve(0.0, 60.0, &x0, &p)
+        .expect("the ball solves");
+    let adjoint = solver.gradient(0.0, 60.0, &x0, &p).expect("the ball solves");
+    assert!(forward.events.len() >= 60, "{} bounces", forward.events.len());
+    assert!(adjoint.stats.steps > 256, "{} steps", adjoint.stats.steps);
+    assert_eq!(adjoint.stats.steps, forward.stats.steps);
+    assert_eq!(adjoint.cost, forward.cost);
+    for wrt in [
+        Wrt::Param("g"),
+        Wrt::Param("e"),
+        Wrt::InitialState("h"),
+        Wrt::InitialState("v"),
+    ] {
+        let (a, f) = (adjoint.wrt(wrt).unwrap(), forward.cost_gradient(wrt).unwrap());
+        // Round-off of the two summation orders over the steps and jumps.
+        assert!((a - f).abs() <= 1e-10 * f.abs().max(1e-3), "dφ/d{wrt:?}: {a} vs {f}");
+    }
+    assert_eq!(adjoint.wrt("gravity"), None);
+}

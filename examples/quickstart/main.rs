@@ -6,10 +6,6 @@
 //! Run with `cargo run --release --example quickstart`.
 
 use hysens::prelude::*;
-use hysens::runtime::{
-    solve_adjoint, AdjointGradient, HybridOptions, HybridOutputs, HybridSolution, StepPlan,
-    TapeStep, ESDIRK436L2SA,
-};
 
 mod model;
 use model::ex51;
@@ -38,29 +34,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         solution.cost_gradient("p").unwrap_or(f64::NAN)
     );
     println!("G = {:.15}", solution.cost);
-    // The same gradient by the discrete adjoint (one backward pass over a tape of the solve,
-    // transposing the same chain across the switches), on the no-heap core path.
-    let problem = ex51::Model::problem(0.0, 5.0, &ex51::X { x: 0.0 }, &ex51::P { p: 2.9 });
-    let mut tape = vec![TapeStep::ZERO; solution.stats.steps];
-    let mut outputs = HybridOutputs {
-        samples: &mut [],
-        events: None,
-        steps: None,
-    };
-    let mut plain = HybridSolution::ZERO;
-    let mut gradient = AdjointGradient::ZERO;
-    solve_adjoint(
-        &ex51::Model,
-        &ESDIRK436L2SA,
-        &problem,
-        &HybridOptions::new(1e-8, 1e-10),
-        StepPlan::Adaptive,
-        &mut tape,
-        &mut outputs,
-        &mut plain,
-        &mut gradient,
+    // The same gradient by the discrete adjoint: one backward pass over a tape of the solve,
+    // transposing the same chain across the switches.
+    let gradient = ex51::Model.solver().tolerances(1e-8, 1e-10).gradient(
+        0.0,
+        5.0,
+        &ex51::X { x: 0.0 },
+        &ex51::P { p: 2.9 },
     )?;
-    println!("dG/dp (adjoint) = {:.15}", gradient.p[0]);
+    println!(
+        "dG/dp (adjoint) = {:.15}",
+        gradient.wrt("p").unwrap_or(f64::NAN)
+    );
     let s = &solution.stats;
     println!(
         "steps {}, rejected {}, f evaluations {}, Jacobians {}, LU factorizations {}, Newton iterations {}",

@@ -80,7 +80,7 @@ pub mod tableau;
 /// What a user of the runtime needs, in one import: `use hysens_runtime::prelude::*;`.
 pub mod prelude {
     #[cfg(feature = "std")]
-    pub use crate::solver::{Event, SampleState, Solution, SolveFailure};
+    pub use crate::solver::{Event, Gradient, SampleState, Solution, SolveFailure};
     pub use crate::solver::{Fields, InitialStates, Params, Solver, Variable, Wrt};
     pub use crate::{
         solve_adjoint, AdjointGradient, AdjointProducts, HybridModel, HybridOptions, ModelSizes,
@@ -100,7 +100,7 @@ pub use model::{
 };
 pub use options::Options;
 #[cfg(feature = "std")]
-pub use solver::{Event, SampleState, Solution, SolveFailure};
+pub use solver::{Event, Gradient, SampleState, Solution, SolveFailure};
 pub use solver::{Fields, InitialStates, Params, Solver, Variable, Wrt};
 pub use stats::Stats;
 pub use step::{Esdirk, StepLength, StepRecord, Trial};

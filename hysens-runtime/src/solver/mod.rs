@@ -5,11 +5,15 @@
 
 mod extended;
 mod fields;
+#[cfg(feature = "std")]
+mod gradient;
 mod selection;
 #[cfg(feature = "std")]
 mod solution;
 
 pub use fields::Fields;
+#[cfg(feature = "std")]
+pub use gradient::Gradient;
 pub use selection::{InitialStates, Params, Variable, Wrt};
 #[cfg(feature = "std")]
 use solution::Raw;
