@@ -85,7 +85,8 @@ fn problem_builders(variables: &Variables<'_>, target: &Target) -> TokenStream {
     }
 }
 
-/// `solve`, `solve_with_sensitivities` and `solve_with`: the runtime's solve on this model.
+/// `solve`, `solve_with_sensitivities`, `solve_adjoint` and `solve_with`: the runtime's solves
+/// on this model.
 fn solvers(target: &Target) -> TokenStream {
     let rt = &target.rt;
     let (ny, nz, np) = target.sizes();
@@ -113,6 +114,23 @@ fn solvers(target: &Target) -> TokenStream {
             let seeds = problem.sensitivities.unwrap_or([[0.0; #np]; #ny]);
             let problem = #rt::HybridProblem { sensitivities: Some(seeds), ..*problem };
             self.solve_with(&#rt::ESDIRK436L2SA, &problem, options, #rt::StepPlan::Adaptive, outputs, solution)
+        }
+
+        /// Solves `problem` with ESDIRK4(3)6L[2]SA, recording a tape of its steps and events in
+        /// `tape`, then computes the objective's gradient with respect to the parameters and
+        /// the initial states by the discrete adjoint (one backward pass, the transpose of the
+        /// forward sensitivities' chain) into `gradient`; nothing allocates. `tape` needs one
+        /// entry per accepted step (`gradient.tape_len`); a full tape is `StorageFull`.
+        pub fn solve_adjoint(
+            &self,
+            problem: &#rt::HybridProblem<'_, #ny, #nz, #np>,
+            options: &#rt::HybridOptions<#ny, #nz>,
+            tape: &mut [#rt::TapeStep<6, #ny, #nz>],
+            outputs: &mut #rt::HybridOutputs<'_, #ny, #nz, #np>,
+            solution: &mut #rt::HybridSolution<#ny, #nz, #np>,
+            gradient: &mut #rt::AdjointGradient<#ny, #np>,
+        ) -> Result<(), #rt::SolveError> {
+            #rt::solve_adjoint(self, &#rt::ESDIRK436L2SA, problem, options, #rt::StepPlan::Adaptive, tape, outputs, solution, gradient)
         }
 
         /// Solves `problem` with any tableau and step plan (sensitivities as `problem` says).
