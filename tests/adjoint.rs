@@ -11,11 +11,14 @@
 //! matrices (Robertson's reach cond ≈ 1e7 here), which is what the 1e-10 leaves room for.
 #![deny(missing_docs)]
 
+#[path = "support/adjoint.rs"]
+mod adjoint;
+
+use adjoint::{close, compare, every_tableau};
 use hysens::hybrid_model;
 use hysens::runtime::{
-    solve, solve_adjoint, AdjointGradient, AdjointProducts, HybridModel, HybridOptions,
-    HybridOutputs, HybridProblem, HybridSolution, InitialStates, ModelSizes, Params, Sample,
-    SolveError, Solver, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
+    solve, solve_adjoint, AdjointGradient, HybridModel, HybridOptions, HybridOutputs,
+    HybridProblem, HybridSolution, Sample, SolveError, StepPlan, TapeStep, ESDIRK34, ESDIRK436L2SA,
 };
 
 /// Robertson's kinetics with all three cost kinds.
@@ -210,187 +213,29 @@ pub mod lin {
     }
 }
 
-/// `|a − b| ≤ rtol max(|a|, |b|) + 1e-13` (module docs); returns the relative difference.
-fn close(what: &str, a: f64, b: f64, rtol: f64) -> f64 {
-    let diff = (a - b).abs();
-    assert!(
-        diff <= rtol * a.abs().max(b.abs()) + 1e-13,
-        "{what}: adjoint {a:e} vs forward {b:e}"
-    );
-    diff / a.abs().max(b.abs()).max(1e-300)
-}
-
-/// One comparison, to `rtol` relative: returns the largest relative difference over `dG/dp`
-/// and `dG/dy0`.
-#[allow(clippy::too_many_arguments)]
-fn compare<
-    M,
-    const S: usize,
-    const NY: usize,
-    const NZ: usize,
-    const NP: usize,
-    const N: usize,
-    const NS: usize,
->(
-    name: &str,
-    model: &M,
-    tableau: &Tableau<S>,
-    problem: &HybridProblem<'_, NY, NZ, NP>,
-    options: &HybridOptions<NY, NZ>,
-    rtol: f64,
-) -> f64
-where
-    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
-{
-    let name = format!("{name} {}", tableau.name);
-    let n = problem.sample_times.len();
-    // The adjoint, with a seed ∂y0/∂p (arbitrary: y0 depends on p through it).
-    let mut seeds = [[0.0; NP]; NY];
-    for (i, row) in seeds.iter_mut().enumerate() {
-        for (q, s) in row.iter_mut().enumerate() {
-            *s = 0.1 * (i as f64 + 1.0) - 0.07 * q as f64;
-        }
-    }
-    let mut seeded = *problem;
-    seeded.sensitivities = Some(seeds);
-    let mut tape = vec![TapeStep::ZERO; 20_000];
-    let mut samples = vec![Sample::ZERO; n];
-    let mut asa = HybridSolution::ZERO;
-    let mut grad = AdjointGradient::ZERO;
-    let mut out = HybridOutputs {
-        samples: &mut samples,
-        events: None,
-        steps: None,
+/// Robertson from `(1, 0, 0)` with the classic rate constants to `tf`, sampled at `times`.
+fn robertson<'a>(tf: f64, times: &'a [f64], data: &'a [f64]) -> HybridProblem<'a, 3, 0, 3> {
+    let x0 = rob::X {
+        y1: 1.0,
+        y2: 0.0,
+        y3: 0.0,
     };
-    solve_adjoint(
-        model,
-        tableau,
-        &seeded,
-        options,
-        StepPlan::Adaptive,
-        &mut tape,
-        &mut out,
-        &mut asa,
-        &mut grad,
-    )
-    .unwrap();
-    assert_eq!(grad.tape_len, asa.stats.steps);
-    assert_eq!(grad.stats.steps, asa.stats.steps);
-    // The forward sensitivities of the same solve, with the same seed.
-    let mut samples = vec![Sample::ZERO; n];
-    let mut fsa = HybridSolution::ZERO;
-    let mut out = HybridOutputs {
-        samples: &mut samples,
-        events: None,
-        steps: None,
+    let p = rob::P {
+        k1: 0.04,
+        k2: 3e7,
+        k3: 1e4,
     };
-    solve(
-        model,
-        tableau,
-        &seeded,
-        options,
-        StepPlan::Adaptive,
-        &mut out,
-        &mut fsa,
-    )
-    .unwrap();
-    assert_eq!(fsa.stats.steps, asa.stats.steps, "{name}: the same steps");
-    assert_eq!(fsa.cost, asa.cost, "{name}: the same solve");
-    let mut worst: f64 = 0.0;
-    for q in 0..NP {
-        let what = format!("{name} dG/dp[{q}] (seeded)");
-        worst = worst.max(close(&what, grad.p[q], fsa.cost_gradient[q], rtol));
-    }
-    // Parameters and initial states by the builder: p and y0 columns, no seed.
-    let mut samples = vec![Sample::ZERO; n];
-    let mut all = HybridSolution::<NY, NZ, NS>::ZERO;
-    let mut out = HybridOutputs {
-        samples: &mut samples,
-        events: None,
-        steps: None,
-    };
-    Solver::new(model)
-        .tableau(tableau)
-        .options(*options)
-        .sensitivities_to(Params::All, InitialStates::All)
-        .samples(problem.sample_times)
-        .data(problem.sample_data)
-        .algebraic_guess(&problem.z0)
-        .solve_into(
-            problem.t0,
-            problem.tf,
-            &problem.y0,
-            &problem.p,
-            &mut out,
-            &mut all,
-        )
-        .unwrap();
-    let mut samples = vec![Sample::ZERO; n];
-    let mut out = HybridOutputs {
-        samples: &mut samples,
-        events: None,
-        steps: None,
-    };
-    let mut grad = AdjointGradient::ZERO;
-    solve_adjoint(
-        model,
-        tableau,
-        problem,
-        options,
-        StepPlan::Adaptive,
-        &mut tape,
-        &mut out,
-        &mut asa,
-        &mut grad,
-    )
-    .unwrap();
-    assert_eq!(all.stats.steps, asa.stats.steps, "{name}: the same steps");
-    for q in 0..NP {
-        let what = format!("{name} dG/dp[{q}]");
-        worst = worst.max(close(&what, grad.p[q], all.cost_gradient[q], rtol));
-    }
-    for i in 0..NY {
-        let what = format!("{name} dG/dy0[{i}]");
-        worst = worst.max(close(&what, grad.y0[i], all.cost_gradient[NP + i], rtol));
-    }
-    println!(
-        "{name}: {} steps, largest relative difference {worst:.1e}; backward pass {:?}",
-        asa.stats.steps, grad.stats
-    );
-    worst
-}
-
-/// Runs `compare` for every tableau.
-macro_rules! every_tableau {
-    ($name:expr, $model:expr, $problem:expr, $options:expr) => {{
-        compare($name, $model, &ESDIRK23, $problem, $options, 1e-10);
-        compare($name, $model, &ESDIRK34, $problem, $options, 1e-10);
-        compare($name, $model, &ESDIRK436L2SA, $problem, $options, 1e-10);
-    }};
+    let mut problem = rob::Model::problem(0.0, tf, &x0, &p);
+    problem.sample_times = times;
+    problem.sample_data = data;
+    problem
 }
 
 #[test]
 fn robertson_adjoint_equals_forward() {
-    let times = [0.0, 0.4, 4.0, 40.0];
-    let data = [1.0, 0.98, 0.9, 0.7];
-    let mut problem = rob::Model::problem(
-        0.0,
-        40.0,
-        &rob::X {
-            y1: 1.0,
-            y2: 0.0,
-            y3: 0.0,
-        },
-        &rob::P {
-            k1: 0.04,
-            k2: 3e7,
-            k3: 1e4,
-        },
-    );
-    problem.sample_times = &times;
-    problem.sample_data = &data;
+    let problem = robertson(40.0, &[0.0, 0.4, 4.0, 40.0], &[1.0, 0.98, 0.9, 0.7]);
     let options = HybridOptions::new(1e-6, 1e-10);
-    every_tableau!("Robertson", &rob::Model, &problem, &options);
+    every_tableau("Robertson", &rob::Model, &problem, &options, false);
 }
 
 /// Robertson to t = 4e10, where the stage matrices reach cond ≈ 1e10 (`fsa/step.rs`): the
@@ -400,24 +245,7 @@ fn robertson_adjoint_equals_forward() {
 /// relative is that round-off with a margin, not the 1e-10 of the well-conditioned problems.
 #[test]
 fn robertson_long_horizon_adjoint_equals_forward() {
-    let times = [4e5, 4e10];
-    let data = [0.01, 0.0];
-    let mut problem = rob::Model::problem(
-        0.0,
-        4e10,
-        &rob::X {
-            y1: 1.0,
-            y2: 0.0,
-            y3: 0.0,
-        },
-        &rob::P {
-            k1: 0.04,
-            k2: 3e7,
-            k3: 1e4,
-        },
-    );
-    problem.sample_times = &times;
-    problem.sample_data = &data;
+    let problem = robertson(4e10, &[4e5, 4e10], &[0.01, 0.0]);
     let options = HybridOptions::new(1e-6, 1e-10);
     compare(
         "Robertson to 4e10",
@@ -426,6 +254,7 @@ fn robertson_long_horizon_adjoint_equals_forward() {
         &problem,
         &options,
         1e-8,
+        false,
     );
 }
 
@@ -442,7 +271,7 @@ fn van_der_pol_adjoint_equals_forward() {
     problem.sample_times = &times;
     problem.sample_data = &data;
     let options = HybridOptions::new(1e-7, 1e-9);
-    every_tableau!("Van der Pol", &vdp::Model, &problem, &options);
+    every_tableau("Van der Pol", &vdp::Model, &problem, &options, false);
 }
 
 #[test]
@@ -464,7 +293,7 @@ fn dae_with_memory_adjoint_equals_forward() {
     problem.sample_times = &times;
     problem.sample_data = &data;
     let options = HybridOptions::new(1e-8, 1e-10);
-    every_tableau!("memory DAE", &mdae::Model, &problem, &options);
+    every_tableau("memory DAE", &mdae::Model, &problem, &options, false);
 }
 
 #[test]
@@ -487,7 +316,7 @@ fn affine_dae_adjoint_equals_forward() {
     problem.sample_times = &times;
     problem.sample_data = &data;
     let options = HybridOptions::new(1e-8, 1e-10);
-    every_tableau!("affine DAE", &lin::Model, &problem, &options);
+    every_tableau("affine DAE", &lin::Model, &problem, &options, false);
 }
 
 /// A tape shorter than the solve: `StorageFull` naming its capacity, the summary up to it.

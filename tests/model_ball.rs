@@ -7,65 +7,17 @@
 //! the final mechanical energy per unit mass), which the macro sums into one `φ`.
 #![deny(missing_docs)]
 
+#[path = "support/event_models.rs"]
+mod event_models;
 mod support;
 
-use hysens::hybrid_model;
+use event_models::ball;
 use hysens::runtime::{
     Direction, GuardInfo, HybridModel, InitialMode, InitialStates, Memory, ModeInfo, Params,
     Solver, Wrt,
 };
 use num_dual::{Dual64, DualNum};
 use support::{check_model, Reference, Rng, Scalar, TestPoint, Vars};
-
-/// A ball bouncing on the ground.
-#[hybrid_model]
-pub mod ball {
-    /// Height and velocity.
-    #[states]
-    pub struct X {
-        /// Height above the ground.
-        pub h: f64,
-        /// Upward velocity.
-        pub v: f64,
-    }
-
-    /// Gravity and restitution.
-    #[params]
-    pub struct P {
-        /// Gravitational acceleration.
-        pub g: f64,
-        /// Coefficient of restitution.
-        pub e: f64,
-    }
-
-    #[mode(initial)]
-    fn flight(x: &X, p: &P) -> X {
-        X { h: x.v, v: -p.g }
-    }
-
-    #[guard(flight -> flight, falling)]
-    fn impact(x: &X, _p: &P) -> f64 {
-        x.h
-    }
-
-    #[reset(impact)]
-    fn bounce(x: &X, p: &P) -> X {
-        X {
-            h: x.h,
-            v: -p.e * x.v,
-        }
-    }
-
-    #[cost(terminal)]
-    fn height(x: &X, _p: &P) -> f64 {
-        x.h
-    }
-
-    #[cost(terminal)]
-    fn energy(x: &X, p: &P) -> f64 {
-        0.5 * x.v.powi(2) + p.g * x.h
-    }
-}
 
 /// The model again, in plain Rust over a number type.
 struct Ball;

@@ -19,128 +19,13 @@
 //! `b⁺ = −e b⁻ + w sin(t)/10`; `down` (high → low) when `a − a* + w` falls through zero.
 #![deny(missing_docs)]
 
+#[path = "support/event_models.rs"]
+mod event_models;
 mod support;
 
-use hysens::hybrid_model;
+use event_models::two_mode;
 use hysens::runtime::{Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo};
 use support::{check_model, Reference, Rng, Scalar, TestPoint, Vars};
-
-/// A two-mode index-1 DAE with algebraic guards, memory and an input.
-#[hybrid_model]
-pub mod two_mode {
-    /// Differential states.
-    #[states]
-    pub struct X {
-        /// Position.
-        pub a: f64,
-        /// Velocity.
-        pub b: f64,
-    }
-
-    /// Algebraic variables.
-    #[algebraic]
-    pub struct Z {
-        /// Force.
-        pub w: f64,
-        /// Switching signal.
-        pub s: f64,
-    }
-
-    /// Parameters.
-    #[params]
-    pub struct P {
-        /// Stiffness.
-        pub k: f64,
-        /// Damping.
-        pub c: f64,
-        /// Switching threshold on `s`.
-        pub thr: f64,
-        /// Restitution at the switch up.
-        pub e: f64,
-    }
-
-    /// Inputs (held constant over a solve).
-    #[inputs]
-    pub struct U {
-        /// Forcing amplitude.
-        pub f0: f64,
-    }
-
-    /// A tenth: a module constant used in the expressions.
-    const TENTH: f64 = 0.1;
-
-    /// The spring force.
-    fn spring(a: f64, p: &P) -> f64 {
-        -p.k * a
-    }
-
-    #[mode(initial)]
-    fn low(x: &X, z: &Z, p: &P, u: &U, t: f64) -> (X, [f64; 2]) {
-        (
-            X {
-                a: x.b,
-                b: spring(x.a, p) - p.c * x.b + z.w,
-            },
-            [
-                z.w - u.f0 * t.sin() - z.s * x.a,
-                z.s - (x.a * x.b).tanh() - TENTH * z.w,
-            ],
-        )
-    }
-
-    #[mode(initial_if(up, positive))]
-    fn high(x: &X, z: &Z, p: &P, u: &U, m: &Memory) -> (X, [f64; 2]) {
-        let damping = p.c * x.b.powi(3);
-        (
-            X {
-                a: x.b,
-                b: spring(x.a, p) - damping + z.w * z.s,
-            },
-            [
-                z.w.exp() - 1.0 - u.f0 * x.b,
-                z.s * (1.0 + x.a.powi(2)) - z.w.cosh() - m.z.s,
-            ],
-        )
-    }
-
-    #[guard(low -> high, rising)]
-    fn up(z: &Z, p: &P) -> f64 {
-        z.s - p.thr
-    }
-
-    #[guard(high -> low, falling)]
-    fn down(x: &X, z: &Z, m: &Memory) -> f64 {
-        x.a - m.y.a + z.w
-    }
-
-    #[reset(up)]
-    fn kick(x: &X, z: &Z, p: &P, t: f64) -> X {
-        X {
-            a: x.a,
-            b: -p.e * x.b + TENTH * z.w * t.sin(),
-        }
-    }
-
-    #[cost(integral)]
-    fn effort(x: &X, z: &Z) -> f64 {
-        x.a.powi(2) + 0.5 * z.w.powi(2)
-    }
-
-    #[cost(integral)]
-    fn drift(x: &X, m: &Memory) -> f64 {
-        (x.a - m.y.a).powi(2)
-    }
-
-    #[cost(terminal)]
-    fn final_state(x: &X, z: &Z, p: &P, t: f64) -> f64 {
-        p.k * x.b.powi(2) + z.s * (0.5 * t).cos()
-    }
-
-    #[cost(sampled)]
-    fn signal_misfit(z: &Z, d: f64) -> f64 {
-        (z.s - d).powi(2)
-    }
-}
 
 /// The model again, in plain Rust over a number type. `p = [k, c, thr, e, f0]`.
 struct TwoMode;

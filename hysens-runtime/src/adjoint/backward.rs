@@ -25,11 +25,12 @@ use super::cost::add_scalar_seed;
 use super::cost::integral_seeds;
 use super::jump::{
     consistent_algebraic_transpose, event_step_length_transpose, initial_algebraic_transpose,
-    jump_transpose, EventStepSeeds, RestartAdjoint, StateAdjoint, StepLengthDirection,
+    jump_transpose, EventStepSeeds, PreEventAdjoint, RestartAdjoint, StateAdjoint,
+    StepLengthDirection,
 };
 use super::step::{StageLu, StageSeeds, Sweep};
 use super::tape::{Tape, TapeEvent, TapeStep};
-use super::{AdjointGradient, Costate};
+use super::{AdjointGradient, AdjointStats, Costate};
 use crate::error::{all_finite, SolveError};
 use crate::hybrid::{HybridProblem, HybridSolution, Sample};
 use crate::model::{AdjointProducts, Memory, Point, ScalarPartials};
@@ -57,71 +58,24 @@ pub(crate) fn backward<
 where
     M: AdjointProducts<NY, NZ, NP>,
 {
-    let p = &problem.p;
-    let sweep = Sweep { model, tableau, p };
+    let sweep = Sweep {
+        model,
+        tableau,
+        p: &problem.p,
+    };
     let stats = &mut gradient.stats;
     let mut costate = Costate::ZERO;
-    // Terminal cost at t_f, with the memory of the last mode.
-    let at = Point {
-        t: sol.t,
-        y: &sol.y,
-        z: &sol.z,
-        p,
-        memory: &sol.memory,
-    };
-    let mut d = ScalarPartials::ZERO;
-    model.terminal_cost_partials(&at, &mut d);
-    stats.cost_partials += 1;
-    add_scalar_seed(&d, &mut costate);
-    let first_memory = Memory {
-        y: problem.y0,
-        z: problem.z0,
-    };
+    terminal_seed(model, problem, sol, &mut costate, stats);
     let steps = tape.steps.get(..tape.len).unwrap_or(&[]);
-    let mut cache = StageLu::<NY, NZ, N>::new();
-    let mut end = sol.n_samples;
-    for (k, step) in steps.iter().enumerate().rev() {
-        // Samples recorded before this step: up to the end of the previous step, or up to the
-        // restart after the previous step's event.
-        let start = match k.checked_sub(1).and_then(|j| steps.get(j)) {
-            Some(previous) => previous
-                .event
-                .as_ref()
-                .map_or(previous.samples, |e| e.samples),
-            None => tape.initial_samples,
-        };
-        match &step.event {
-            None => {
-                sampled_seeds(
-                    model,
-                    problem,
-                    samples,
-                    start..end.min(step.samples),
-                    &step.memory,
-                    &mut costate,
-                    stats,
-                );
-                sweep.step(step, step.shifted, &mut costate, &mut cache, stats)?;
-            }
-            Some(event) => {
-                // The step to an event records no sample at its end: those up to the event's
-                // count are at the restart, in the new mode.
-                sampled_seeds(
-                    model,
-                    problem,
-                    samples,
-                    start..end.min(event.samples),
-                    &event.memory,
-                    &mut costate,
-                    stats,
-                );
-                event_step(&sweep, step, event, &mut costate, &mut cache, stats)?;
-                stats.events += 1;
-            }
-        }
-        end = start;
-        stats.steps += 1;
-    }
+    let end = steps_back::<M, S, NY, NZ, NP, N>(
+        &sweep,
+        problem,
+        samples,
+        tape,
+        sol.n_samples,
+        &mut costate,
+        stats,
+    )?;
     let memory = steps.first().map_or(sol.memory, |s| s.memory);
     sampled_seeds(
         model,
@@ -132,8 +86,115 @@ where
         &mut costate,
         stats,
     );
-    // The initial point: consistent z_0 and the first mode's memory y* = y_0.
-    let (t0, mode, y0, z0) = match steps.first() {
+    initial_point(model, problem, steps.first(), sol, &mut costate, gradient)
+}
+
+/// Seeds `costate` with the terminal cost's partials at `t_f`, with the memory of the last
+/// mode.
+fn terminal_seed<M, const NY: usize, const NZ: usize, const NP: usize>(
+    model: &M,
+    problem: &HybridProblem<'_, NY, NZ, NP>,
+    sol: &HybridSolution<NY, NZ, NP>,
+    costate: &mut Costate<NY, NZ, NP>,
+    stats: &mut AdjointStats,
+) where
+    M: AdjointProducts<NY, NZ, NP>,
+{
+    let at = Point {
+        t: sol.t,
+        y: &sol.y,
+        z: &sol.z,
+        p: &problem.p,
+        memory: &sol.memory,
+    };
+    let mut d = ScalarPartials::ZERO;
+    model.terminal_cost_partials(&at, &mut d);
+    stats.cost_partials += 1;
+    add_scalar_seed(&d, costate);
+}
+
+/// The recorded steps in reverse, each after the samples recorded at its end (or, for the
+/// step to an event, at the restart after it, in the new mode), from the sample count `end`
+/// of the solve; returns the count of samples recorded before the first step.
+fn steps_back<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+>(
+    sweep: &Sweep<'_, M, S, NP>,
+    problem: &HybridProblem<'_, NY, NZ, NP>,
+    samples: &[Sample<NY, NZ, NP>],
+    tape: &Tape<'_, S, NY, NZ>,
+    mut end: usize,
+    costate: &mut Costate<NY, NZ, NP>,
+    stats: &mut AdjointStats,
+) -> Result<usize, SolveError>
+where
+    M: AdjointProducts<NY, NZ, NP>,
+{
+    let steps = tape.steps.get(..tape.len).unwrap_or(&[]);
+    let mut cache = StageLu::<NY, NZ, N>::new();
+    for (k, step) in steps.iter().enumerate().rev() {
+        let start = samples_before(steps, k, tape.initial_samples);
+        // The step to an event records no sample at its end: those up to the event's count
+        // are at the restart, in the new mode.
+        let (last, memory) = match &step.event {
+            None => (step.samples, &step.memory),
+            Some(event) => (event.samples, &event.memory),
+        };
+        let range = start..end.min(last);
+        sampled_seeds(sweep.model, problem, samples, range, memory, costate, stats);
+        match &step.event {
+            None => sweep.step(step, step.shifted, costate, &mut cache, stats)?,
+            Some(event) => {
+                event_step(sweep, step, event, costate, &mut cache, stats)?;
+                stats.events += 1;
+            }
+        }
+        end = start;
+        stats.steps += 1;
+    }
+    Ok(end)
+}
+
+/// Samples recorded before step `k`: up to the end of the previous step, or up to the restart
+/// after the previous step's event (`initial`: those at `t0`).
+fn samples_before<const S: usize, const NY: usize, const NZ: usize>(
+    steps: &[TapeStep<S, NY, NZ>],
+    k: usize,
+    initial: usize,
+) -> usize {
+    match k.checked_sub(1).and_then(|j| steps.get(j)) {
+        Some(previous) => previous
+            .event
+            .as_ref()
+            .map_or(previous.samples, |e| e.samples),
+        None => initial,
+    }
+}
+
+/// The initial point (module docs): the consistent `z_0` and the first mode's memory
+/// `y* = y_0` transposed; writes `dG/dy_0`, `dG/dp` into `gradient`. `first`: the first
+/// recorded step, if any.
+fn initial_point<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>(
+    model: &M,
+    problem: &HybridProblem<'_, NY, NZ, NP>,
+    first: Option<&TapeStep<S, NY, NZ>>,
+    sol: &HybridSolution<NY, NZ, NP>,
+    costate: &mut Costate<NY, NZ, NP>,
+    gradient: &mut AdjointGradient<NY, NP>,
+) -> Result<(), SolveError>
+where
+    M: AdjointProducts<NY, NZ, NP>,
+{
+    let first_memory = Memory {
+        y: problem.y0,
+        z: problem.z0,
+    };
+    let (t0, mode, y0, z0) = match first {
         Some(s) => (s.t, s.mode, s.ys[0], s.zs[0]),
         None => (sol.t, sol.mode, sol.y, sol.z),
     };
@@ -141,10 +202,10 @@ where
         t: t0,
         y: &y0,
         z: &z0,
-        p,
+        p: &problem.p,
         memory: &first_memory,
     };
-    let first = RestartAdjoint {
+    let start = RestartAdjoint {
         sy: costate.y,
         tau: costate.t,
         memory: StateAdjoint {
@@ -152,11 +213,11 @@ where
             z: costate.memory_z,
         },
     };
-    costate.y = initial_algebraic_transpose(model, mode, &at, &costate.z, &first, &mut costate.p)?;
+    costate.y = initial_algebraic_transpose(model, mode, &at, &costate.z, &start, &mut costate.p)?;
     if NZ > 0 {
-        stats.jacobian_evals += 1;
-        stats.lu_factorizations += 1;
-        stats.lu_solves += 1;
+        gradient.stats.jacobian_evals += 1;
+        gradient.stats.lu_factorizations += 1;
+        gradient.stats.lu_solves += 1;
     }
     gradient.y0 = costate.y;
     gradient.p = costate.p;
@@ -197,12 +258,11 @@ fn event_step<
     event: &TapeEvent<S, NY, NZ>,
     costate: &mut Costate<NY, NZ, NP>,
     cache: &mut StageLu<NY, NZ, N>,
-    stats: &mut super::AdjointStats,
+    stats: &mut AdjointStats,
 ) -> Result<(), SolveError>
 where
     M: AdjointProducts<NY, NZ, NP>,
 {
-    let (model, p) = (sweep.model, sweep.p);
     let Some(info) = M::GUARDS.get(event.guard) else {
         return Err(SolveError::InvalidArgument {
             t: event.t,
@@ -210,59 +270,23 @@ where
             what: "guard index",
         });
     };
-    // (6)ᵀ the consistent w⁺ in the new mode.
-    let mut post = RestartAdjoint {
-        sy: costate.y,
-        tau: costate.t,
-        memory: StateAdjoint {
-            y: costate.memory_y,
-            z: costate.memory_z,
-        },
-    };
-    let after = Point {
-        t: event.t,
-        y: &event.y,
-        z: &event.z,
-        p,
-        memory: &event.memory,
-    };
-    if NZ > 0 {
-        consistent_algebraic_transpose(
-            model,
-            event.to,
-            &after,
-            &costate.z,
-            &mut post,
-            &mut costate.p,
-        )?;
-        stats.jacobian_evals += 1;
-        stats.lu_factorizations += 1;
-        stats.lu_solves += 1;
-    }
-    // (5)ᵀ the jump; starts the memory adjoint of the segment being left.
     let before = Point {
         t: event.t,
         y: &step.ys[S - 1],
         z: &step.zs[S - 1],
-        p,
+        p: sweep.p,
         memory: &step.memory,
     };
-    let mut memory = StateAdjoint::ZERO;
-    let pre = jump_transpose(
-        model,
-        event.guard,
-        info.has_reset,
+    // (6, 5)ᵀ the consistent w⁺ and the jump.
+    let pre = restart_transpose(
+        sweep,
         step.mode,
+        event,
+        info.has_reset,
         &before,
-        &post,
-        &mut memory,
-        &mut costate.p,
+        costate,
+        stats,
     )?;
-    costate.y = [0.0; NY];
-    costate.z = [0.0; NZ];
-    costate.t = 0.0;
-    costate.memory_y = memory.y;
-    costate.memory_z = memory.z;
     // (4)ᵀ the event step's cost quadrature, whose stage times move with t_n and H.
     let mut seeds = StageSeeds::ZERO;
     integral_seeds(
@@ -278,15 +302,107 @@ where
         stats,
     );
     // (3, 2)ᵀ ∂H/∂p from the guard's root condition and its application.
+    let stage_seeds = length_transpose(sweep, step, event, &before, pre, &seeds, costate)?;
+    // (1)ᵀ the step itself with ∂H/∂p = 0.
+    sweep.stages(
+        step,
+        step.shifted,
+        false,
+        &stage_seeds,
+        costate,
+        cache,
+        stats,
+    )
+}
+
+/// Steps (6)ᵀ and (5)ᵀ of `jump.rs` at the event `event` from `mode` (`before`: the end of the
+/// event step): folds the adjoint of the consistent `w⁺` in the new mode into the restart's,
+/// transposes the jump and restarts `costate` at the end of the event step, with zero state
+/// adjoints and the memory accumulators of the segment being left started by the jump.
+/// Returns the adjoints of `s⁻, w⁻, τ`.
+fn restart_transpose<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>(
+    sweep: &Sweep<'_, M, S, NP>,
+    mode: usize,
+    event: &TapeEvent<S, NY, NZ>,
+    has_reset: bool,
+    before: &Point<'_, NY, NZ, NP>,
+    costate: &mut Costate<NY, NZ, NP>,
+    stats: &mut AdjointStats,
+) -> Result<PreEventAdjoint<NY, NZ>, SolveError>
+where
+    M: AdjointProducts<NY, NZ, NP>,
+{
+    let model = sweep.model;
+    // (6)ᵀ the consistent w⁺ in the new mode.
+    let mut post = RestartAdjoint {
+        sy: costate.y,
+        tau: costate.t,
+        memory: StateAdjoint {
+            y: costate.memory_y,
+            z: costate.memory_z,
+        },
+    };
+    let after = Point {
+        t: event.t,
+        y: &event.y,
+        z: &event.z,
+        p: sweep.p,
+        memory: &event.memory,
+    };
+    if NZ > 0 {
+        let w_bar = &costate.z;
+        consistent_algebraic_transpose(model, event.to, &after, w_bar, &mut post, &mut costate.p)?;
+        stats.jacobian_evals += 1;
+        stats.lu_factorizations += 1;
+        stats.lu_solves += 1;
+    }
+    // (5)ᵀ the jump; starts the memory adjoint of the segment being left.
+    let mut memory = StateAdjoint::ZERO;
+    let guard = event.guard;
+    let p_bar = &mut costate.p;
+    let pre = jump_transpose(
+        model,
+        guard,
+        has_reset,
+        mode,
+        before,
+        &post,
+        &mut memory,
+        p_bar,
+    )?;
+    costate.y = [0.0; NY];
+    costate.z = [0.0; NZ];
+    costate.t = 0.0;
+    costate.memory_y = memory.y;
+    costate.memory_z = memory.z;
+    Ok(pre)
+}
+
+/// Steps (3, 2)ᵀ of `jump.rs`: `∂H/∂p` of the event step from the guard's root condition and
+/// its application, transposed, given the adjoints `pre` from the jump and `seeds` from the
+/// event step's cost quadrature; adds to `p̄` and the memory accumulators and returns the
+/// seeds of the event step itself taken with `∂H/∂p = 0`.
+fn length_transpose<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>(
+    sweep: &Sweep<'_, M, S, NP>,
+    step: &TapeStep<S, NY, NZ>,
+    event: &TapeEvent<S, NY, NZ>,
+    before: &Point<'_, NY, NZ, NP>,
+    pre: PreEventAdjoint<NY, NZ>,
+    seeds: &StageSeeds<S, NY, NZ>,
+    costate: &mut Costate<NY, NZ, NP>,
+) -> Result<StageSeeds<S, NY, NZ>, SolveError>
+where
+    M: AdjointProducts<NY, NZ, NP>,
+{
     let mut memory = StateAdjoint {
         y: costate.memory_y,
         z: costate.memory_z,
     };
     let length = event_step_length_transpose(
-        model,
+        sweep.model,
         event.guard,
         step.mode,
-        &before,
+        before,
         &StepLengthDirection {
             yh: &event.yh,
             zh: &event.zh,
@@ -302,22 +418,12 @@ where
     )?;
     costate.memory_y = memory.y;
     costate.memory_z = memory.z;
-    // (1)ᵀ the step itself with ∂H/∂p = 0.
-    let stage_seeds = StageSeeds {
+    Ok(StageSeeds {
         y: length.stage_y,
         z: length.stage_z,
         h: 0.0,
         t: seeds.t + length.dt,
-    };
-    sweep.stages(
-        step,
-        step.shifted,
-        false,
-        &stage_seeds,
-        costate,
-        cache,
-        stats,
-    )
+    })
 }
 
 /// Adds the sampled-cost partials of the samples `range` (states from `samples`, data from the
@@ -329,7 +435,7 @@ fn sampled_seeds<M, const NY: usize, const NZ: usize, const NP: usize>(
     range: core::ops::Range<usize>,
     memory: &Memory<NY, NZ>,
     costate: &mut Costate<NY, NZ, NP>,
-    stats: &mut super::AdjointStats,
+    stats: &mut AdjointStats,
 ) where
     M: AdjointProducts<NY, NZ, NP>,
 {

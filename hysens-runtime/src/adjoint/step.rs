@@ -87,6 +87,34 @@ impl<const S: usize, const NY: usize, const NZ: usize> StageSeeds<S, NY, NZ> {
     };
 }
 
+/// The reverse sweep through the stages of one step (`Sweep::stages`): what every stage reads
+/// and the adjoints accumulated so far.
+struct StageReverse<'s, const S: usize, const NY: usize, const NZ: usize> {
+    step: &'s TapeStep<S, NY, NZ>,
+    /// `Hγ`.
+    hg: f64,
+    /// Whether `H̄` is needed (`H` depends on `p` through the step map).
+    need_h: bool,
+    /// Whether `T̄_i` is needed (`t_n` or `H` depends on `p`).
+    need_t: bool,
+    /// Whether the mode reads its memory.
+    uses_memory: bool,
+    /// Whether the mode's Jacobian is constant (stage matrices reusable).
+    constant: bool,
+    /// `Ȳ_i`.
+    ybar: [[f64; NY]; S],
+    /// `Z̄_i`.
+    zbar: [[f64; NZ]; S],
+    /// `F̄_i`.
+    fbar: [[f64; NY]; S],
+    /// `H̄`.
+    hbar: f64,
+    /// `t̄_n`.
+    tbar: f64,
+    /// `ȳ_n`, from `(a)ᵀ`.
+    ybar_n: [f64; NY],
+}
+
 /// What the backward pass of one solve shares between its steps.
 pub(crate) struct Sweep<'a, M, const S: usize, const NP: usize> {
     pub model: &'a M,
@@ -169,80 +197,134 @@ impl<M, const S: usize, const NP: usize> Sweep<'_, M, S, NP> {
     where
         M: AdjointProducts<NY, NZ, NP>,
     {
-        let tab = self.tableau;
-        let (h, mode) = (step.h, step.mode);
-        let hg = h * tab.gamma;
-        let info = M::MODES.get(mode);
-        let uses_memory = info.is_some_and(|m| m.uses_memory);
-        let constant = info.is_some_and(|m| m.constant_jacobian);
-        let need_t = track_time || need_h;
-        let mut ybar = seeds.y;
-        let zbar = seeds.z;
-        let mut fbar = [[0.0; NY]; S];
-        let mut hbar = seeds.h;
-        let mut tbar = seeds.t;
-        let mut ybar_n = [0.0; NY];
+        let info = M::MODES.get(step.mode);
+        let mut rev = StageReverse {
+            step,
+            hg: step.h * self.tableau.gamma,
+            need_h,
+            need_t: track_time || need_h,
+            uses_memory: info.is_some_and(|m| m.uses_memory),
+            constant: info.is_some_and(|m| m.constant_jacobian),
+            ybar: seeds.y,
+            zbar: seeds.z,
+            fbar: [[0.0; NY]; S],
+            hbar: seeds.h,
+            tbar: seeds.t,
+            ybar_n: [0.0; NY],
+        };
         for i in (1..S).rev() {
-            let at = Point {
-                t: step.t + tab.c[i] * h,
-                y: &step.ys[i],
-                z: &step.zs[i],
-                p: self.p,
-                memory: &step.memory,
-            };
-            // (e)ᵀ
-            let mut psibar = [0.0; NY];
-            for c in 0..NY {
-                let v = fbar[i][c] / hg;
-                ybar[i][c] += v;
-                psibar[c] = -v;
-                if need_h {
-                    hbar -= step.fs[i][c] * fbar[i][c] / h;
-                }
-            }
-            // (d)ᵀ
-            let mut r = [0.0; N];
-            r[..NY].copy_from_slice(&ybar[i]);
-            r[NY..].copy_from_slice(&zbar[i]);
-            self.transposed_stage_solve(step, &at, constant, hg, &mut r, cache, stats)?;
-            let mut lambda = [0.0; NY];
-            let mut mu = [0.0; NZ];
-            for c in 0..NY {
-                // (c)ᵀ
-                psibar[c] += r[c];
-                if need_h {
-                    hbar += tab.gamma * step.fs[i][c] * r[c];
-                }
-                lambda[c] = hg * r[c];
-            }
-            for c in 0..NZ {
-                mu[c] = -r[NY + c];
-            }
-            if need_t {
-                // T̄_i = Hγ f_t·r̄_y − g_t·r̄_g = f_t·λ + g_t·μ
-                let ti = self.time_product(mode, &at, &lambda, &mu);
-                tbar += ti;
-                hbar += tab.c[i] * ti;
-            }
-            self.source_products(mode, uses_memory, &at, &lambda, &mu, costate, stats);
-            // (a)ᵀ
-            for c in 0..NY {
-                ybar_n[c] += psibar[c];
-            }
-            for j in 0..i {
-                let a = tab.a[i][j];
-                if a == 0.0 {
-                    continue;
-                }
-                for c in 0..NY {
-                    if need_h {
-                        hbar += a * step.fs[j][c] * psibar[c];
-                    }
-                    fbar[j][c] += h * a * psibar[c];
-                }
+            self.implicit_stage(i, &mut rev, costate, cache, stats)?;
+        }
+        self.first_stage(&mut rev, costate, stats);
+        // Step length: dH = 0 (Fixed, and the event step here), dH = −dt_n (Landing).
+        if need_h && step.length == StepLength::Landing {
+            rev.tbar -= rev.hbar;
+        }
+        costate.t = if track_time { rev.tbar } else { 0.0 };
+        if !all_finite(&costate.y)
+            || !all_finite(&costate.z)
+            || !all_finite(&costate.p)
+            || !costate.t.is_finite()
+        {
+            return Err(SolveError::NonFiniteValue {
+                t: step.t,
+                mode: step.mode,
+                what: "adjoint",
+            });
+        }
+        Ok(())
+    }
+
+    /// Stage `i ≥ 2` of the stage chain transposed (module docs, `(e)ᵀ` to `(a)ᵀ`): reads and
+    /// updates the adjoints in `rev`, adds to `p̄` and the memory accumulators.
+    fn implicit_stage<const NY: usize, const NZ: usize, const N: usize>(
+        &self,
+        i: usize,
+        rev: &mut StageReverse<'_, S, NY, NZ>,
+        costate: &mut Costate<NY, NZ, NP>,
+        cache: &mut StageLu<NY, NZ, N>,
+        stats: &mut AdjointStats,
+    ) -> Result<(), SolveError>
+    where
+        M: AdjointProducts<NY, NZ, NP>,
+    {
+        let (tab, step) = (self.tableau, rev.step);
+        let (h, hg) = (step.h, rev.hg);
+        let at = Point {
+            t: step.t + tab.c[i] * h,
+            y: &step.ys[i],
+            z: &step.zs[i],
+            p: self.p,
+            memory: &step.memory,
+        };
+        // (e)ᵀ
+        let mut psibar = [0.0; NY];
+        for c in 0..NY {
+            let v = rev.fbar[i][c] / hg;
+            rev.ybar[i][c] += v;
+            psibar[c] = -v;
+            if rev.need_h {
+                rev.hbar -= step.fs[i][c] * rev.fbar[i][c] / h;
             }
         }
-        // Stage 1 (explicit, c_1 = 0).
+        // (d)ᵀ
+        let mut r = [0.0; N];
+        r[..NY].copy_from_slice(&rev.ybar[i]);
+        r[NY..].copy_from_slice(&rev.zbar[i]);
+        self.transposed_stage_solve(step, &at, rev.constant, hg, &mut r, cache, stats)?;
+        let mut lambda = [0.0; NY];
+        let mut mu = [0.0; NZ];
+        for c in 0..NY {
+            // (c)ᵀ
+            psibar[c] += r[c];
+            if rev.need_h {
+                rev.hbar += tab.gamma * step.fs[i][c] * r[c];
+            }
+            lambda[c] = hg * r[c];
+        }
+        for c in 0..NZ {
+            mu[c] = -r[NY + c];
+        }
+        if rev.need_t {
+            // T̄_i = Hγ f_t·r̄_y − g_t·r̄_g = f_t·λ + g_t·μ
+            let ti = self.time_product(step.mode, &at, &lambda, &mu);
+            rev.tbar += ti;
+            rev.hbar += tab.c[i] * ti;
+        }
+        let uses_memory = rev.uses_memory;
+        self.source_products(step.mode, uses_memory, &at, &lambda, &mu, costate, stats);
+        // (a)ᵀ
+        for c in 0..NY {
+            rev.ybar_n[c] += psibar[c];
+        }
+        for j in 0..i {
+            let a = tab.a[i][j];
+            if a == 0.0 {
+                continue;
+            }
+            for c in 0..NY {
+                if rev.need_h {
+                    rev.hbar += a * step.fs[j][c] * psibar[c];
+                }
+                rev.fbar[j][c] += h * a * psibar[c];
+            }
+        }
+        Ok(())
+    }
+
+    /// Stage 1 of the stage chain transposed (explicit, `c_1 = 0`; module docs): sets
+    /// `costate.y, z` to the adjoints of `(y_n, z_n)`, adds to `p̄`, the memory accumulators
+    /// and `t̄_n`.
+    fn first_stage<const NY: usize, const NZ: usize>(
+        &self,
+        rev: &mut StageReverse<'_, S, NY, NZ>,
+        costate: &mut Costate<NY, NZ, NP>,
+        stats: &mut AdjointStats,
+    ) where
+        M: AdjointProducts<NY, NZ, NP>,
+    {
+        let step = rev.step;
+        let mode = step.mode;
         let at = Point {
             t: step.t,
             y: &step.ys[0],
@@ -253,42 +335,26 @@ impl<M, const S: usize, const NP: usize> Sweep<'_, M, S, NP> {
         let mut out_y = [0.0; NY];
         let mut out_z = [0.0; NZ];
         let mut out_p = [0.0; NP];
+        let fbar = &rev.fbar[0];
         self.model.adjoint_products(
-            mode, &at, &fbar[0], &[0.0; NZ], &mut out_y, &mut out_z, &mut out_p,
+            mode, &at, fbar, &[0.0; NZ], &mut out_y, &mut out_z, &mut out_p,
         );
         stats.adjoint_products += 1;
         for c in 0..NP {
             costate.p[c] += out_p[c];
         }
-        if uses_memory {
-            memory_products(self.model, mode, &at, &fbar[0], &[0.0; NZ], costate);
+        if rev.uses_memory {
+            memory_products(self.model, mode, &at, fbar, &[0.0; NZ], costate);
         }
-        if need_t {
-            tbar += self.time_product(mode, &at, &fbar[0], &[0.0; NZ]);
+        if rev.need_t {
+            rev.tbar += self.time_product(mode, &at, fbar, &[0.0; NZ]);
         }
         for c in 0..NY {
-            costate.y[c] = ybar_n[c] + ybar[0][c] + out_y[c];
+            costate.y[c] = rev.ybar_n[c] + rev.ybar[0][c] + out_y[c];
         }
         for c in 0..NZ {
-            costate.z[c] = zbar[0][c] + out_z[c];
+            costate.z[c] = rev.zbar[0][c] + out_z[c];
         }
-        // Step length: dH = 0 (Fixed, and the event step here), dH = −dt_n (Landing).
-        if need_h && step.length == StepLength::Landing {
-            tbar -= hbar;
-        }
-        costate.t = if track_time { tbar } else { 0.0 };
-        if !all_finite(&costate.y)
-            || !all_finite(&costate.z)
-            || !all_finite(&costate.p)
-            || !costate.t.is_finite()
-        {
-            return Err(SolveError::NonFiniteValue {
-                t: step.t,
-                mode,
-                what: "adjoint",
-            });
-        }
-        Ok(())
     }
 
     /// Solves `J_iᵀ x = r` in place with the stage matrix at the stage point `at` (module docs,

@@ -46,6 +46,7 @@
 
 mod io;
 mod output;
+mod record;
 mod setup;
 
 pub use io::{
@@ -53,7 +54,7 @@ pub use io::{
     StepKind, StepPlan, ZENO_CLOSE_EVENTS,
 };
 
-use crate::adjoint::tape::{NoTape, Recorder, TapeEvent, TapeStep};
+use crate::adjoint::tape::{NoTape, Recorder};
 use crate::error::SolveError;
 use crate::events::{
     self, apply_event, grazing, Crossing, ModeIntegrator, PostEvent, PreEvent, Zeno,
@@ -421,25 +422,7 @@ where
             self.record_samples(it, adapter, outputs, sol)?;
         }
         if R::RECORDS {
-            let (ys, zs, fs) = it.stages();
-            let length = if trial.landing {
-                StepLength::Landing
-            } else {
-                StepLength::Fixed
-            };
-            self.tape.step(&TapeStep {
-                mode: adapter.mode(),
-                memory: *adapter.memory(),
-                t: tn,
-                h: trial.h,
-                length,
-                ys: *ys,
-                zs: *zs,
-                fs: *fs,
-                samples: sol.n_samples,
-                shifted: false,
-                event: None,
-            })?;
+            self.record_step(it, adapter, tn, trial, sol.n_samples)?;
         }
         Ok(())
     }
@@ -487,52 +470,6 @@ where
             self.record_event_step(it, adapter, cr.guard, tn, h_ev, sol.n_samples)?;
         }
         Ok(end)
-    }
-
-    /// Records the event step just accepted (from `tn`, of size `h`) with its event on the
-    /// tape; the post-event fields are completed when the next segment starts.
-    fn record_event_step<const N: usize>(
-        &mut self,
-        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
-        guard: usize,
-        tn: f64,
-        h: f64,
-        samples: usize,
-    ) -> Result<(), SolveError> {
-        let mode = adapter.mode();
-        let Some(info) = M::GUARDS.get(guard) else {
-            return Err(self.invalid(it.t(), mode, "guard index"));
-        };
-        if !self.fsa {
-            // The forward sensitivities compute it at every event step; without them, here.
-            it.compute_step_length_direction(tn, h)?;
-        }
-        let (yh, zh) = it.step_length_direction();
-        let (ys, zs, fs) = it.stages();
-        self.tape.step(&TapeStep {
-            mode,
-            memory: *adapter.memory(),
-            t: tn,
-            h,
-            length: StepLength::Event,
-            ys: *ys,
-            zs: *zs,
-            fs: *fs,
-            samples,
-            shifted: false,
-            event: Some(TapeEvent {
-                guard,
-                to: info.to,
-                t: it.t(),
-                yh: *yh,
-                zh: *zh,
-                y: [0.0; NY],
-                z: [0.0; NZ],
-                memory: Memory::ZERO,
-                samples: 0,
-            }),
-        })
     }
 
     /// `τ = dt*/dp` of the event step just accepted as [`StepLength::Event`] (`fsa/jump.rs`):

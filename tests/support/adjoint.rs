@@ -1,0 +1,192 @@
+//! The discrete adjoint against the forward sensitivities of the same solve, shared by
+//! `tests/adjoint.rs` (event-free models) and `tests/adjoint_events.rs`: both sides are
+//! derivatives of the same discrete solution with the step sequence frozen, so they agree to
+//! round-off (`close`: relative, with 1e-13 absolute for entries near zero).
+
+use hysens::runtime::{
+    solve, solve_adjoint, AdjointGradient, AdjointProducts, HybridOptions, HybridOutputs,
+    HybridProblem, HybridSolution, InitialStates, ModelSizes, Params, Sample, Solver, StepPlan,
+    Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
+};
+
+/// `|a − b| ≤ rtol max(|a|, |b|) + 1e-13` (module docs); returns the relative difference.
+pub fn close(what: &str, a: f64, b: f64, rtol: f64) -> f64 {
+    let diff = (a - b).abs();
+    assert!(
+        diff <= rtol * a.abs().max(b.abs()) + 1e-13,
+        "{what}: adjoint {a:e} vs forward {b:e}"
+    );
+    diff / a.abs().max(b.abs()).max(1e-300)
+}
+
+/// One comparison, to `rtol` relative: returns the largest relative difference over `dG/dp`
+/// and `dG/dy0`. `events`: the solve must meet events, and every one is transposed.
+#[allow(clippy::too_many_arguments)]
+pub fn compare<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
+    name: &str,
+    model: &M,
+    tableau: &Tableau<S>,
+    problem: &HybridProblem<'_, NY, NZ, NP>,
+    options: &HybridOptions<NY, NZ>,
+    rtol: f64,
+    events: bool,
+) -> f64
+where
+    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+{
+    let name = format!("{name} {}", tableau.name);
+    let n = problem.sample_times.len();
+    // The adjoint, with a seed ∂y0/∂p (arbitrary: y0 depends on p through it).
+    let mut seeds = [[0.0; NP]; NY];
+    for (i, row) in seeds.iter_mut().enumerate() {
+        for (q, s) in row.iter_mut().enumerate() {
+            *s = 0.1 * (i as f64 + 1.0) - 0.07 * q as f64;
+        }
+    }
+    let mut seeded = *problem;
+    seeded.sensitivities = Some(seeds);
+    let mut tape = vec![TapeStep::ZERO; 20_000];
+    let mut samples = vec![Sample::ZERO; n];
+    let mut asa = HybridSolution::ZERO;
+    let mut grad = AdjointGradient::ZERO;
+    let mut out = HybridOutputs {
+        samples: &mut samples,
+        events: None,
+        steps: None,
+    };
+    solve_adjoint(
+        model,
+        tableau,
+        &seeded,
+        options,
+        StepPlan::Adaptive,
+        &mut tape,
+        &mut out,
+        &mut asa,
+        &mut grad,
+    )
+    .unwrap();
+    assert_eq!(grad.tape_len, asa.stats.steps);
+    assert_eq!(grad.stats.steps, asa.stats.steps);
+    // The forward sensitivities of the same solve, with the same seed.
+    let mut samples = vec![Sample::ZERO; n];
+    let mut fsa = HybridSolution::ZERO;
+    let mut out = HybridOutputs {
+        samples: &mut samples,
+        events: None,
+        steps: None,
+    };
+    solve(
+        model,
+        tableau,
+        &seeded,
+        options,
+        StepPlan::Adaptive,
+        &mut out,
+        &mut fsa,
+    )
+    .unwrap();
+    assert_eq!(fsa.stats.steps, asa.stats.steps, "{name}: the same steps");
+    assert_eq!(fsa.cost, asa.cost, "{name}: the same solve");
+    let mut worst: f64 = 0.0;
+    for q in 0..NP {
+        let what = format!("{name} dG/dp[{q}] (seeded)");
+        worst = worst.max(close(&what, grad.p[q], fsa.cost_gradient[q], rtol));
+    }
+    // Parameters and initial states by the builder: p and y0 columns, no seed.
+    let mut samples = vec![Sample::ZERO; n];
+    let mut all = HybridSolution::<NY, NZ, NS>::ZERO;
+    let mut out = HybridOutputs {
+        samples: &mut samples,
+        events: None,
+        steps: None,
+    };
+    Solver::new(model)
+        .tableau(tableau)
+        .options(*options)
+        .sensitivities_to(Params::All, InitialStates::All)
+        .samples(problem.sample_times)
+        .data(problem.sample_data)
+        .algebraic_guess(&problem.z0)
+        .solve_into(
+            problem.t0,
+            problem.tf,
+            &problem.y0,
+            &problem.p,
+            &mut out,
+            &mut all,
+        )
+        .unwrap();
+    let mut samples = vec![Sample::ZERO; n];
+    let mut out = HybridOutputs {
+        samples: &mut samples,
+        events: None,
+        steps: None,
+    };
+    let mut grad = AdjointGradient::ZERO;
+    solve_adjoint(
+        model,
+        tableau,
+        problem,
+        options,
+        StepPlan::Adaptive,
+        &mut tape,
+        &mut out,
+        &mut asa,
+        &mut grad,
+    )
+    .unwrap();
+    assert_eq!(all.stats.steps, asa.stats.steps, "{name}: the same steps");
+    for q in 0..NP {
+        let what = format!("{name} dG/dp[{q}]");
+        worst = worst.max(close(&what, grad.p[q], all.cost_gradient[q], rtol));
+    }
+    for i in 0..NY {
+        let what = format!("{name} dG/dy0[{i}]");
+        worst = worst.max(close(&what, grad.y0[i], all.cost_gradient[NP + i], rtol));
+    }
+    if events {
+        assert!(asa.n_events > 0, "{name}: the solve meets events");
+        assert_eq!(
+            grad.stats.events, asa.n_events,
+            "{name}: every event transposed"
+        );
+    }
+    println!(
+        "{name}: {} steps, {} events, largest relative difference {worst:.1e}; backward pass {:?}",
+        asa.stats.steps, asa.n_events, grad.stats
+    );
+    worst
+}
+
+/// `compare` for every tableau, to 1e-10 relative; returns the largest relative difference.
+pub fn every_tableau<
+    M,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
+    name: &str,
+    model: &M,
+    problem: &HybridProblem<'_, NY, NZ, NP>,
+    options: &HybridOptions<NY, NZ>,
+    events: bool,
+) -> f64
+where
+    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+{
+    let a = compare(name, model, &ESDIRK23, problem, options, 1e-10, events);
+    let b = compare(name, model, &ESDIRK34, problem, options, 1e-10, events);
+    let c = compare(name, model, &ESDIRK436L2SA, problem, options, 1e-10, events);
+    a.max(b).max(c)
+}
