@@ -412,8 +412,14 @@ fn adjoint_gradient_equals_the_forward_one() {
         .sensitivities_to(Params::All, InitialStates::All)
         .solve(0.0, 60.0, &x0, &p)
         .expect("the ball solves");
-    let adjoint = solver.gradient(0.0, 60.0, &x0, &p).expect("the ball solves");
-    assert!(forward.events.len() >= 60, "{} bounces", forward.events.len());
+    let adjoint = solver
+        .gradient(0.0, 60.0, &x0, &p)
+        .expect("the ball solves");
+    assert!(
+        forward.events.len() >= 60,
+        "{} bounces",
+        forward.events.len()
+    );
     assert!(adjoint.stats.steps > 256, "{} steps", adjoint.stats.steps);
     assert_eq!(adjoint.stats.steps, forward.stats.steps);
     assert_eq!(adjoint.cost, forward.cost);
@@ -423,9 +429,15 @@ fn adjoint_gradient_equals_the_forward_one() {
         Wrt::InitialState("h"),
         Wrt::InitialState("v"),
     ] {
-        let (a, f) = (adjoint.wrt(wrt).unwrap(), forward.cost_gradient(wrt).unwrap());
+        let (a, f) = (
+            adjoint.wrt(wrt).unwrap(),
+            forward.cost_gradient(wrt).unwrap(),
+        );
         // Round-off of the two summation orders over the steps and jumps.
-        assert!((a - f).abs() <= 1e-10 * f.abs().max(1e-3), "dφ/d{wrt:?}: {a} vs {f}");
+        assert!(
+            (a - f).abs() <= 1e-10 * f.abs().max(1e-3),
+            "dφ/d{wrt:?}: {a} vs {f}"
+        );
     }
     assert_eq!(adjoint.wrt("gravity"), None);
 }
