@@ -18,11 +18,13 @@
 
 use hysens::runtime::tableau::{ESDIRK23, ESDIRK34, ESDIRK436L2SA};
 use hysens::runtime::{
-    Esdirk, EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,
-    ModeJacobian, Options, Sample, SmoothMode, SolveError, StepKind, StepLength, StepPlan,
-    StepRecord, Trial,
+    solve, solve_adjoint, AdjointGradient, AdjointProducts, Esdirk, EventRecord, HybridOptions,
+    HybridOutputs, HybridProblem, HybridSolution, LoggedStep, ModeJacobian, ModelSizes, Options,
+    Sample, SmoothMode, SolveError, Solver, StepKind, StepLength, StepPlan, StepRecord, Tableau,
+    TapeStep, Trial,
 };
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
 
 #[path = "support/models.rs"]
 mod models;
@@ -667,4 +669,337 @@ fn op() -> impl Strategy<Value = Op> {
             .prop_map(|(a, b, st)| Op::EnableSensitivities([a, b], st)),
         array_or_wild([0.0, 0.0]).prop_map(Op::ApplyStepLengthDerivative),
     ]
+}
+
+/// Tape storage for [`solve_adjoint`]: mostly enough for any case here, else undersized:
+/// empty, a few entries, or up to 60.
+fn tape_slots() -> impl Strategy<Value = usize> {
+    prop_oneof![3 => Just(20_000usize), 1 => Just(0usize), 1 => 1..8usize, 1 => 8..60usize]
+}
+
+/// [`solve_adjoint`] on `problem` with `tape_slots` entries of tape and `call`'s sample and
+/// event storage and step plan, checked against the plain forward solve of the same call (the
+/// adjoint's forward pass is that solve, recording a tape):
+///
+/// - never a panic; an error has a message;
+/// - the plain solve fails with `e`: the adjoint fails with `e`, or earlier with a full tape;
+/// - the plain solve succeeds in `n` steps: a tape shorter than `n` ends the adjoint with
+///   `StorageFull` naming the tape's capacity (and `gradient.tape_len` at it); a long enough
+///   tape gives the same forward solve, then `Ok` or an error of the backward pass (never
+///   `StorageFull`);
+/// - `Ok`: a finite cost and gradient, and one tape entry per accepted step.
+#[allow(clippy::too_many_arguments)]
+fn check_adjoint<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
+    model: &M,
+    tableau: &Tableau<S>,
+    problem: &HybridProblem<'_, NY, NZ, NP>,
+    options: &HybridOptions<NY, NZ>,
+    call: &Call,
+    tape_slots: usize,
+) -> Result<(), TestCaseError>
+where
+    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+{
+    let plan = || match &call.replay {
+        Some(log) => StepPlan::Replay(log),
+        None => StepPlan::Adaptive,
+    };
+    // The plain forward solve, without sensitivities (the adjoint's forward pass has none);
+    // non-finite seeds are kept, for the same rejection up front.
+    let finite_seeds = |s: &[[f64; NP]; NY]| s.iter().flatten().all(|x| x.is_finite());
+    let mut samples = vec![Sample::ZERO; call.sample_slots];
+    let mut events = call.event_slots.map(|n| vec![EventRecord::ZERO; n]);
+    let mut plain = HybridSolution::ZERO;
+    let forward = solve(
+        model,
+        tableau,
+        &HybridProblem {
+            sensitivities: problem.sensitivities.filter(|s| !finite_seeds(s)),
+            ..*problem
+        },
+        options,
+        plan(),
+        &mut HybridOutputs {
+            samples: &mut samples,
+            events: events.as_deref_mut(),
+            steps: None,
+        },
+        &mut plain,
+    );
+    let mut tape = vec![TapeStep::ZERO; tape_slots];
+    let mut samples = vec![Sample::ZERO; call.sample_slots];
+    let mut events = call.event_slots.map(|n| vec![EventRecord::ZERO; n]);
+    let mut solution = HybridSolution::ZERO;
+    let mut gradient = AdjointGradient::ZERO;
+    let result = solve_adjoint(
+        model,
+        tableau,
+        problem,
+        options,
+        plan(),
+        &mut tape,
+        &mut HybridOutputs {
+            samples: &mut samples,
+            events: events.as_deref_mut(),
+            steps: None,
+        },
+        &mut solution,
+        &mut gradient,
+    );
+    // A full tape: the capacity named, at a time from `t0` to the time reached (the error
+    // gives the start of the step it could not record, the solution the step's end).
+    let tape_full = match result {
+        Err(SolveError::StorageFull { t, capacity, .. }) => {
+            capacity == tape_slots
+                && gradient.tape_len == tape_slots
+                && t >= problem.t0
+                && t <= solution.t
+        }
+        _ => false,
+    };
+    if let Err(e) = result {
+        prop_assert!(!e.to_string().is_empty());
+        if let SolveError::StorageFull { capacity, .. } = e {
+            if capacity == tape_slots {
+                let named = format!("capacity {}", tape_slots);
+                prop_assert!(e.to_string().contains(&named), "{}", e);
+            }
+        }
+    }
+    match forward {
+        Err(e) => {
+            // Compared by `Debug`, so that a NaN time in both errors counts as the same.
+            let same = format!("{:?}", result) == format!("{:?}", Err::<(), _>(e));
+            prop_assert!(
+                same || (tape_full && tape_slots <= plain.stats.steps),
+                "the forward solve fails with {e:?}, the adjoint with {result:?} (tape {tape_slots})"
+            );
+        }
+        Ok(()) if tape_slots < plain.stats.steps => {
+            prop_assert!(
+                tape_full,
+                "{} steps on a tape of {}: {:?}",
+                plain.stats.steps,
+                tape_slots,
+                result
+            );
+        }
+        Ok(()) => {
+            prop_assert_eq!(
+                solution.stats.steps,
+                plain.stats.steps,
+                "the same forward solve"
+            );
+            prop_assert_eq!(solution.cost.to_bits(), plain.cost.to_bits());
+            prop_assert!(
+                !matches!(result, Err(SolveError::StorageFull { .. })),
+                "{:?} with a tape of {} for {} steps",
+                result,
+                tape_slots,
+                plain.stats.steps
+            );
+        }
+    }
+    if result.is_ok() {
+        prop_assert_eq!(solution.t, problem.tf);
+        prop_assert!(solution.cost.is_finite(), "{:?}", solution);
+        prop_assert!(
+            gradient.p.iter().chain(&gradient.y0).all(|g| g.is_finite()),
+            "{:?}",
+            gradient
+        );
+        prop_assert_eq!(gradient.tape_len, solution.stats.steps);
+        prop_assert_eq!(gradient.stats.steps, solution.stats.steps);
+    }
+    Ok(())
+}
+
+/// [`check_adjoint`] with `call`'s span, samples, data and tableau, and `seeds` if `call` asks
+/// for sensitivities.
+fn check_adjoint_call<
+    M,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
+    model: &M,
+    problem: HybridProblem<'_, NY, NZ, NP>,
+    seeds: [[f64; NP]; NY],
+    call: &Call,
+    options: &HybridOptions<NY, NZ>,
+    tape_slots: usize,
+) -> Result<(), TestCaseError>
+where
+    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+{
+    let problem = HybridProblem {
+        t0: call.t0,
+        tf: call.tf,
+        sensitivities: call.sensitivities.then_some(seeds),
+        sample_times: &call.sample_times,
+        sample_data: &call.sample_data,
+        ..problem
+    };
+    match call.tableau {
+        0 => check_adjoint(model, &ESDIRK23, &problem, options, call, tape_slots),
+        1 => check_adjoint(model, &ESDIRK34, &problem, options, call, tape_slots),
+        _ => check_adjoint(model, &ESDIRK436L2SA, &problem, options, call, tape_slots),
+    }
+}
+
+/// [`Solver::gradient`] (the owned tape) with `call`'s span, samples, data and tableau: never
+/// a panic; never `StorageFull` (it owns its tape and sample storage); an error has a
+/// message; `Ok` has a finite cost and gradient from one backward step per forward step.
+#[allow(clippy::too_many_arguments)]
+fn check_gradient<
+    M,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
+    model: &M,
+    x0: [f64; NY],
+    p: [f64; NP],
+    z0: [f64; NZ],
+    call: &Call,
+    options: HybridOptions<NY, NZ>,
+) -> Result<(), TestCaseError>
+where
+    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+{
+    let solver = Solver::new(model)
+        .options(options)
+        .samples(&call.sample_times)
+        .data(&call.sample_data)
+        .algebraic_guess(&z0);
+    let result = match call.tableau {
+        0 => solver
+            .tableau(&ESDIRK23)
+            .gradient(call.t0, call.tf, &x0, &p),
+        1 => solver
+            .tableau(&ESDIRK34)
+            .gradient(call.t0, call.tf, &x0, &p),
+        _ => solver.gradient(call.t0, call.tf, &x0, &p),
+    };
+    match result {
+        Ok(gradient) => {
+            prop_assert!(gradient.cost.is_finite(), "{:?}", gradient);
+            prop_assert!(
+                gradient
+                    .params
+                    .iter()
+                    .chain(&gradient.initial_states)
+                    .all(|g| g.is_finite()),
+                "{:?}",
+                gradient
+            );
+            prop_assert_eq!(gradient.adjoint_stats.steps, gradient.stats.steps);
+        }
+        Err(e) => {
+            prop_assert!(!e.to_string().is_empty());
+            prop_assert!(
+                !matches!(e, SolveError::StorageFull { .. }),
+                "the owned gradient ran out of storage: {e}"
+            );
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// The adjoint on Ex. 5.1 (three switches, integral cost): wild problem, options, plan,
+    /// sample storage and tape.
+    #[test]
+    fn adjoint_on_ex51_never_panics(
+        x in or_wild(0.0),
+        p in or_wild(2.9),
+        seed in or_wild(0.3),
+        c in call(5.0),
+        k in options(),
+        tape in tape_slots(),
+    ) {
+        let problem = ex51::Model::problem(0.0, 5.0, &ex51::X { x }, &ex51::P { p });
+        check_adjoint_call(&ex51::Model, problem, [[seed]], &c, &k, tape)?;
+    }
+
+    /// The adjoint on the bouncing ball (resets, Zeno for long spans).
+    #[test]
+    fn adjoint_on_ball_never_panics(
+        y in array_or_wild([5.0, -0.1]),
+        q in array_or_wild([5.0, -0.1, 10.0, 0.8]),
+        c in call(1.9),
+        k in options(),
+        tape in tape_slots(),
+    ) {
+        let problem = ball::Model::problem(
+            0.0,
+            1.9,
+            &ball::X { z: y[0], v: y[1] },
+            &ball::P { z0: q[0], v0: q[1], g: q[2], gamma: q[3] },
+        );
+        let seeds = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]];
+        check_adjoint_call(&ball::Model, problem, seeds, &c, &k, tape)?;
+    }
+
+    /// The adjoint on the index-1 DAE with memory, a reset and an integral cost, from an
+    /// arbitrary algebraic guess.
+    #[test]
+    fn adjoint_on_relay_dae_never_panics(
+        y in array_or_wild([0.0, 0.0]),
+        f in or_wild(1.0),
+        q in array_or_wild([2.0, 0.3]),
+        c in call(10.0),
+        k in options(),
+        tape in tape_slots(),
+    ) {
+        let mut problem = relay::Model::problem(
+            0.0,
+            10.0,
+            &relay::X { q: y[0], v: y[1] },
+            &relay::P { k: q[0], c: q[1] },
+        );
+        problem.z0 = [f];
+        check_adjoint_call(&relay::Model, problem, [[0.1, -0.2], [0.3, 0.0]], &c, &k, tape)?;
+    }
+
+    /// `Solver::gradient` on Ex. 5.1, with wild inputs.
+    #[test]
+    fn gradient_on_ex51_never_panics(
+        x in or_wild(0.0),
+        p in or_wild(2.9),
+        c in call(5.0),
+        k in options(),
+    ) {
+        check_gradient(&ex51::Model, [x], [p], [], &c, k)?;
+    }
+
+    /// `Solver::gradient` on the relay DAE, with wild inputs and algebraic guess.
+    #[test]
+    fn gradient_on_relay_dae_never_panics(
+        y in array_or_wild([0.0, 0.0]),
+        f in or_wild(1.0),
+        q in array_or_wild([2.0, 0.3]),
+        c in call(10.0),
+        k in options(),
+    ) {
+        check_gradient(&relay::Model, y, q, [f], &c, k)?;
+    }
 }

@@ -188,3 +188,89 @@ fn adjoint_solve_does_not_allocate() {
     assert_eq!(gradient.stats.steps, solution.stats.steps);
     assert_eq!(allocations, 0);
 }
+
+/// The discrete adjoint across events allocates nothing either: Ex. 5.1 (three switches, an
+/// integral cost, a nonzero `dG/dp` and `dG/dy0`) and the relay DAE (switches with a reset
+/// and memory captures, an integral cost, samples), for every tableau.
+#[test]
+fn adjoint_solve_with_events_does_not_allocate() {
+    use hysens::runtime::{
+        solve_adjoint, AdjointGradient, AdjointProducts, HybridProblem, ModelSizes, StepPlan,
+        Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
+    };
+    /// One adjoint solve, counted; returns the events, `dG/dp` and `dG/dy0`.
+    fn counted<
+        M,
+        const S: usize,
+        const NY: usize,
+        const NZ: usize,
+        const NP: usize,
+        const N: usize,
+        const NS: usize,
+    >(
+        model: &M,
+        tableau: &Tableau<S>,
+        problem: &HybridProblem<'_, NY, NZ, NP>,
+    ) -> (usize, [f64; NP], [f64; NY])
+    where
+        M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+    {
+        let options = HybridOptions::new(1e-8, 1e-10);
+        let mut samples = [Sample::ZERO; 4];
+        let mut events = [EventRecord::ZERO; 64];
+        // Caller storage, allocated before the count (on the heap: too large for the stack).
+        let mut tape = vec![TapeStep::ZERO; 20_000];
+        let mut solution = HybridSolution::ZERO;
+        let mut gradient = AdjointGradient::ZERO;
+        let (result, allocations) = count(|| {
+            solve_adjoint(
+                model,
+                tableau,
+                problem,
+                &options,
+                StepPlan::Adaptive,
+                &mut tape,
+                &mut HybridOutputs {
+                    samples: &mut samples[..problem.sample_times.len()],
+                    events: Some(&mut events),
+                    steps: None,
+                },
+                &mut solution,
+                &mut gradient,
+            )
+        });
+        assert_eq!(result, Ok(()), "{}", tableau.name);
+        assert_eq!(gradient.stats.events, solution.n_events, "{}", tableau.name);
+        assert_eq!(allocations, 0, "{}", tableau.name);
+        (solution.n_events, gradient.p, gradient.y0)
+    }
+    let ex51 = ex51::Model::problem(0.0, 5.0, &ex51::X { x: 0.0 }, &ex51::P { p: 2.9 });
+    let mut relay = relay::Model::problem(
+        0.0,
+        10.0,
+        &relay::X { q: 0.0, v: 0.0 },
+        &relay::P { k: 2.0, c: 0.3 },
+    );
+    relay.z0 = [1.0];
+    let times = [0.0, 2.0, 5.0, 9.0];
+    relay.sample_times = &times;
+    for (events, p, y0) in [
+        counted(&ex51::Model, &ESDIRK23, &ex51),
+        counted(&ex51::Model, &ESDIRK34, &ex51),
+        counted(&ex51::Model, &ESDIRK436L2SA, &ex51),
+    ] {
+        assert_eq!(events, 3, "Example 5.1 switches three times");
+        // dG/dp = −2.3119531 in closed form (Serban & Recuero 2019, §5.1).
+        assert!((p[0] + 2.3119531).abs() < 1e-4, "dG/dp = {}", p[0]);
+        assert!(y0[0].abs() > 1e-3, "dG/dx0 = {}", y0[0]);
+    }
+    for (events, p, y0) in [
+        counted(&relay::Model, &ESDIRK23, &relay),
+        counted(&relay::Model, &ESDIRK34, &relay),
+        counted(&relay::Model, &ESDIRK436L2SA, &relay),
+    ] {
+        assert!(events >= 1, "the relay switches");
+        assert!(p.iter().chain(&y0).all(|g| g.is_finite()));
+        assert!(p.iter().any(|g| g.abs() > 1e-6), "dG/dp = {p:?}");
+    }
+}
