@@ -20,10 +20,16 @@ use hysens_runtime::{
 };
 use support::fixtures::{em_parameters, em_problem, mem_toy_problem, EmOscillator, MemToy};
 
-/// A fixture with a sampled cost `½ (y_0 − d)² + 0.3 p_0 y_{NY−1} + 0.2 y*_0 y_0 (+ 0.1 z_0)`
-/// and a terminal cost `½ y_0² + y*_0 y_{NY−1}` added to its own costs, and adjoint products
-/// from its Jacobians.
-struct Costed<M>(M, bool);
+/// A fixture with adjoint products from its Jacobians; with `extra_costs`, its terminal and
+/// sampled costs are replaced by a sampled cost `½ (y_0 − d)² + 0.3 p_0 y_{NY−1} + 0.2 y*_0 y_0
+/// (+ 0.1 z_0)` and a terminal cost `½ y_0² + y*_0 y_{NY−1}` (the fixtures have integral costs
+/// only, which stay). `t_guard` replaces the memory toy's guard by `t − p2` (see
+/// `memory_toy_adjoint_equals_forward`).
+struct Costed<M> {
+    model: M,
+    t_guard: bool,
+    extra_costs: bool,
+}
 
 impl<M, const NY: usize, const NZ: usize, const NP: usize> HybridModel<NY, NZ, NP> for Costed<M>
 where
@@ -43,10 +49,10 @@ where
         f: &mut [f64; NY],
         g: &mut [f64; NZ],
     ) {
-        self.0.residual(mode, at, f, g)
+        self.model.residual(mode, at, f, g)
     }
     fn jacobian(&self, mode: usize, at: &Point<'_, NY, NZ, NP>, jac: &mut ModeJacobian<NY, NZ>) {
-        self.0.jacobian(mode, at, jac)
+        self.model.jacobian(mode, at, jac)
     }
     fn parameter_jacobian(
         &self,
@@ -55,7 +61,7 @@ where
         fp: &mut [[f64; NP]; NY],
         gp: &mut [[f64; NP]; NZ],
     ) {
-        self.0.parameter_jacobian(mode, at, fp, gp)
+        self.model.parameter_jacobian(mode, at, fp, gp)
     }
     fn time_partials(
         &self,
@@ -64,7 +70,7 @@ where
         ft: &mut [f64; NY],
         gt: &mut [f64; NZ],
     ) {
-        self.0.time_partials(mode, at, ft, gt)
+        self.model.time_partials(mode, at, ft, gt)
     }
     fn memory_jacobian(
         &self,
@@ -72,13 +78,13 @@ where
         at: &Point<'_, NY, NZ, NP>,
         jac: &mut ModeJacobian<NY, NZ>,
     ) {
-        self.0.memory_jacobian(mode, at, jac)
+        self.model.memory_jacobian(mode, at, jac)
     }
     fn guard(&self, guard: usize, at: &Point<'_, NY, NZ, NP>) -> f64 {
-        if self.1 {
+        if self.t_guard {
             return at.t - at.p[NP - 1];
         }
-        self.0.guard(guard, at)
+        self.model.guard(guard, at)
     }
     fn guard_partials(
         &self,
@@ -86,15 +92,15 @@ where
         at: &Point<'_, NY, NZ, NP>,
         d: &mut ScalarPartials<NY, NZ, NP>,
     ) {
-        if self.1 {
+        if self.t_guard {
             d.t = 1.0;
             d.p[NP - 1] = -1.0;
             return;
         }
-        self.0.guard_partials(guard, at, d)
+        self.model.guard_partials(guard, at, d)
     }
     fn reset(&self, guard: usize, at: &Point<'_, NY, NZ, NP>, y_plus: &mut [f64; NY]) {
-        self.0.reset(guard, at, y_plus)
+        self.model.reset(guard, at, y_plus)
     }
     fn reset_jacobian(
         &self,
@@ -102,10 +108,10 @@ where
         at: &Point<'_, NY, NZ, NP>,
         jac: &mut ResetJacobian<NY, NZ, NP>,
     ) {
-        self.0.reset_jacobian(guard, at, jac)
+        self.model.reset_jacobian(guard, at, jac)
     }
     fn integral_cost(&self, mode: usize, at: &Point<'_, NY, NZ, NP>) -> f64 {
-        self.0.integral_cost(mode, at)
+        self.model.integral_cost(mode, at)
     }
     fn integral_cost_partials(
         &self,
@@ -113,9 +119,12 @@ where
         at: &Point<'_, NY, NZ, NP>,
         d: &mut ScalarPartials<NY, NZ, NP>,
     ) {
-        self.0.integral_cost_partials(mode, at, d)
+        self.model.integral_cost_partials(mode, at, d)
     }
     fn terminal_cost(&self, at: &Point<'_, NY, NZ, NP>) -> f64 {
+        if !self.extra_costs {
+            return self.model.terminal_cost(at);
+        }
         0.5 * at.y[0] * at.y[0] + at.memory.y[0] * at.y[NY - 1]
     }
     fn terminal_cost_partials(
@@ -123,11 +132,17 @@ where
         at: &Point<'_, NY, NZ, NP>,
         d: &mut ScalarPartials<NY, NZ, NP>,
     ) {
+        if !self.extra_costs {
+            return self.model.terminal_cost_partials(at, d);
+        }
         d.y[0] += at.y[0];
         d.y[NY - 1] += at.memory.y[0];
         d.memory_y[0] += at.y[NY - 1];
     }
     fn sampled_cost(&self, at: &Point<'_, NY, NZ, NP>, datum: f64) -> f64 {
+        if !self.extra_costs {
+            return self.model.sampled_cost(at, datum);
+        }
         let z = if NZ > 0 { 0.1 * at.z[0] } else { 0.0 };
         0.5 * (at.y[0] - datum).powi(2)
             + 0.3 * at.p[0] * at.y[NY - 1]
@@ -140,6 +155,9 @@ where
         datum: f64,
         d: &mut ScalarPartials<NY, NZ, NP>,
     ) {
+        if !self.extra_costs {
+            return self.model.sampled_cost_partials(at, datum, d);
+        }
         d.y[0] += at.y[0] - datum + 0.2 * at.memory.y[0];
         d.y[NY - 1] += 0.3 * at.p[0];
         d.p[0] += 0.3 * at.y[NY - 1];
@@ -167,8 +185,8 @@ where
         let mut jac = ModeJacobian::ZERO;
         let mut fp = [[0.0; NP]; NY];
         let mut gp = [[0.0; NP]; NZ];
-        self.0.jacobian(mode, at, &mut jac);
-        self.0.parameter_jacobian(mode, at, &mut fp, &mut gp);
+        self.model.jacobian(mode, at, &mut jac);
+        self.model.parameter_jacobian(mode, at, &mut fp, &mut gp);
         *out_y = [0.0; NY];
         *out_z = [0.0; NZ];
         *out_p = [0.0; NP];
@@ -358,14 +376,22 @@ fn memory_toy_adjoint_equals_forward() {
     // landing step of a few ulps there).
     let times = [0.0, 0.5, 1.5, 2.0, 3.0];
     problem.sample_times = &times;
-    let model = Costed(MemToy, false);
+    let model = Costed {
+        model: MemToy,
+        t_guard: false,
+        extra_costs: true,
+    };
     worst = worst.max(compare("memory toy", &model, &ESDIRK23, &problem, &options).0);
     worst = worst.max(compare("memory toy", &model, &ESDIRK34, &problem, &options).0);
     worst = worst.max(compare("memory toy", &model, &ESDIRK436L2SA, &problem, &options).0);
     // Switch at t = p2 = 1 exactly, on a sample time.
     let times = [0.0, 0.5, 1.0, 2.0, 3.0];
     problem.sample_times = &times;
-    let model = Costed(MemToy, true);
+    let model = Costed {
+        model: MemToy,
+        t_guard: true,
+        extra_costs: true,
+    };
     let mut at_restart = 0;
     let mut check = |(w, samples): (f64, Vec<Sample<2, 0, 2>>)| {
         worst = worst.max(w);
@@ -404,10 +430,112 @@ fn em_oscillator_adjoint_equals_forward() {
     problem.sample_times = &times;
     problem.sample_data = &data;
     let options = HybridOptions::new(1e-8, 1e-10);
-    let model = Costed(EmOscillator, false);
+    let model = Costed {
+        model: EmOscillator,
+        t_guard: false,
+        extra_costs: true,
+    };
     let mut worst: f64 = 0.0;
     worst = worst.max(compare("EM oscillator", &model, &ESDIRK23, &problem, &options).0);
     worst = worst.max(compare("EM oscillator", &model, &ESDIRK34, &problem, &options).0);
     worst = worst.max(compare("EM oscillator", &model, &ESDIRK436L2SA, &problem, &options).0);
     println!("EM oscillator: worst {worst:.1e}");
+}
+
+/// The adjoint alone against the reference values the forward tests assert
+/// (`hybrid_memory.rs`): the memory toy's closed form at rtol 1e-10 (dG/dp to 1e-7 relative to
+/// max(|ref|, 1): global errors ≲ 2e-8), and Serban & Recuero's Example 5.2 against the DOP853
+/// reference at rtol 1e-8 (G to 1e-7; dG/dk_a, dG/dk_b 1e-5 and dG/dα 1e-4 relative, the
+/// reference's own trust; dG/dβ exactly 0 as β does not enter the model).
+#[test]
+fn adjoint_gradient_meets_the_reference_values() {
+    let toy = Costed {
+        model: MemToy,
+        t_guard: false,
+        extra_costs: false,
+    };
+    let toy_options = HybridOptions::new(1e-10, 1e-12);
+    let (sol, grad) = adjoint_of(&toy, &mem_toy_problem([1.0, 1.0]), &toy_options);
+    let rel = |a: f64, b: f64| (a - b).abs() / b.abs().max(1.0);
+    assert!(rel(sol.cost, 2.76745584206517) < 1e-7, "G = {}", sol.cost);
+    assert!(
+        rel(grad.p[0], -1.17346169177501) < 1e-7,
+        "dG/dp1 = {}",
+        grad.p[0]
+    );
+    assert!(
+        rel(grad.p[1], -0.128905834420503) < 1e-7,
+        "dG/dp2 = {}",
+        grad.p[1]
+    );
+
+    let em = Costed {
+        model: EmOscillator,
+        t_guard: false,
+        extra_costs: false,
+    };
+    let em_options = HybridOptions::new(1e-8, 1e-10);
+    let (sol, grad) = adjoint_of(&em, &em_problem(em_parameters(), 10.0), &em_options);
+    let rel = |a: f64, b: f64| (a - b).abs() / b.abs();
+    assert_eq!(sol.n_events, 19);
+    assert!(
+        (sol.cost - 0.0499397886064).abs() < 1e-7,
+        "G = {}",
+        sol.cost
+    );
+    assert!(
+        rel(grad.p[0], -1.336643884e-05) < 1e-5,
+        "dG/dk_a = {}",
+        grad.p[0]
+    );
+    assert!(
+        rel(grad.p[1], 3.266790158e-03) < 1e-5,
+        "dG/dk_b = {}",
+        grad.p[1]
+    );
+    assert!(
+        rel(grad.p[2], -1.530224960e-06) < 1e-4,
+        "dG/dα = {}",
+        grad.p[2]
+    );
+    assert!(grad.p[3].abs() < 1e-15, "dG/dβ = {}", grad.p[3]);
+}
+
+/// One adjoint solve of `problem` with ESDIRK4(3)6L[2]SA and no samples.
+fn adjoint_of<
+    M,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
+    model: &M,
+    problem: &HybridProblem<'_, NY, NZ, NP>,
+    options: &HybridOptions<NY, NZ>,
+) -> (HybridSolution<NY, NZ, NP>, AdjointGradient<NY, NP>)
+where
+    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+{
+    let mut tape = vec![TapeStep::ZERO; 20_000];
+    let mut out = HybridOutputs {
+        samples: &mut [],
+        events: None,
+        steps: None,
+    };
+    let (mut sol, mut grad) = (HybridSolution::ZERO, AdjointGradient::ZERO);
+    let plan = StepPlan::Adaptive;
+    solve_adjoint(
+        model,
+        &ESDIRK436L2SA,
+        problem,
+        options,
+        plan,
+        &mut tape,
+        &mut out,
+        &mut sol,
+        &mut grad,
+    )
+    .expect("the model solves");
+    (sol, grad)
 }
