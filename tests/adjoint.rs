@@ -14,11 +14,12 @@
 #[path = "support/adjoint.rs"]
 mod adjoint;
 
-use adjoint::{close, compare, every_tableau};
+use adjoint::{checkpointed_equals_full, close, compare, every_tableau};
 use hysens::hybrid_model;
 use hysens::runtime::{
-    solve, solve_adjoint, AdjointGradient, HybridModel, HybridOptions, HybridOutputs,
-    HybridProblem, HybridSolution, Sample, SolveError, StepPlan, TapeStep, ESDIRK34, ESDIRK436L2SA,
+    adjoint_tape_length, solve, solve_adjoint, AdjointGradient, AdjointTape, Checkpoint,
+    HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, Sample, SolveError,
+    StepPlan, TapeStep, ESDIRK34, ESDIRK436L2SA,
 };
 
 /// Robertson's kinetics with all three cost kinds.
@@ -319,7 +320,8 @@ fn affine_dae_adjoint_equals_forward() {
     every_tableau("affine DAE", &lin::Model, &problem, &options, false);
 }
 
-/// A tape shorter than the solve: `StorageFull` naming its capacity, the summary up to it.
+/// A tape shorter than the solve: `TapeFull` naming its capacity and the capacity needed
+/// (the forward solve goes on to count it), for a full tape and for too few checkpoints.
 #[test]
 fn full_tape_is_an_error() {
     let problem = vdp::Model::problem(
@@ -329,31 +331,63 @@ fn full_tape_is_an_error() {
         &vdp::P { mu: 5.0, a: 0.3 },
     );
     let options = HybridOptions::new(1e-7, 1e-9);
-    let mut tape = [TapeStep::ZERO; 10];
     let mut out = HybridOutputs {
         samples: &mut [],
         events: None,
         steps: None,
     };
-    let mut sol = HybridSolution::ZERO;
-    let mut grad = AdjointGradient::ZERO;
-    let r = solve_adjoint(
+    let n = adjoint_tape_length(
         &vdp::Model,
         &ESDIRK34,
         &problem,
         &options,
         StepPlan::Adaptive,
-        &mut tape,
-        &mut out,
-        &mut sol,
-        &mut grad,
-    );
-    assert!(
-        matches!(r, Err(SolveError::StorageFull { capacity: 10, .. })),
-        "{r:?}"
-    );
-    assert_eq!(grad.tape_len, 10);
-    assert_eq!(grad.p, [0.0; 2], "no gradient from a partial tape");
+        &mut [],
+    )
+    .expect("Van der Pol solves");
+    assert!(n > 30, "{n} steps");
+    let mut steps = [TapeStep::ZERO; 10];
+    let mut checkpoints = [Checkpoint::ZERO; 2];
+    for (checkpoints, storage, capacity, needed) in [
+        (&mut [][..], "steps", 10, n),
+        (&mut checkpoints[..], "checkpoints", 2, n.div_ceil(10)),
+    ] {
+        let mut sol = HybridSolution::ZERO;
+        let mut grad = AdjointGradient::ZERO;
+        let r = solve_adjoint(
+            &vdp::Model,
+            &ESDIRK34,
+            &problem,
+            &options,
+            StepPlan::Adaptive,
+            AdjointTape::checkpointed(&mut steps, checkpoints),
+            &mut out,
+            &mut sol,
+            &mut grad,
+        );
+        let Err(e @ SolveError::TapeFull { .. }) = r else {
+            panic!("{r:?}");
+        };
+        let expected = SolveError::TapeFull {
+            t: e.time(),
+            mode: 0,
+            storage,
+            capacity,
+            needed,
+        };
+        assert_eq!(e, expected);
+        assert!(
+            e.time() > 0.0 && e.time() < 4.0,
+            "ran out at t = {}",
+            e.time()
+        );
+        assert_eq!(
+            (grad.tape_len, sol.stats.steps, sol.t),
+            (n, n, 4.0),
+            "counted to the end"
+        );
+        assert_eq!(grad.p, [0.0; 2], "no gradient from a partial tape");
+    }
 }
 
 /// The adjoint of a replayed step log (the frozen map an optimizer differentiates) equals the
@@ -430,7 +464,7 @@ fn replayed_solve_adjoint_equals_forward() {
         &problem,
         &options,
         plan,
-        &mut tape,
+        AdjointTape::full(&mut tape),
         &mut out,
         &mut asa,
         &mut grad,
@@ -440,4 +474,15 @@ fn replayed_solve_adjoint_equals_forward() {
     for q in 0..3 {
         close("replay dG/dp", grad.p[q], fsa.cost_gradient[q], 1e-10);
     }
+    // Resumed from checkpoints, the replay continues at its position in the step plan.
+    let name = "replayed DAE with memory";
+    checkpointed_equals_full(
+        name,
+        &mdae::Model,
+        &ESDIRK34,
+        &problem,
+        &options,
+        plan,
+        &grad,
+    );
 }

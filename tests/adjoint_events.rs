@@ -14,8 +14,8 @@
 #![deny(missing_docs)]
 
 use hysens::runtime::{
-    solve_adjoint, AdjointGradient, HybridOptions, HybridOutputs, HybridSolution, StepPlan,
-    Tableau, TapeStep, ESDIRK34, ESDIRK436L2SA,
+    solve_adjoint, AdjointGradient, AdjointTape, HybridOptions, HybridOutputs, HybridSolution,
+    StepPlan, Tableau, TapeStep, ESDIRK34, ESDIRK436L2SA,
 };
 
 #[path = "support/adjoint.rs"]
@@ -74,7 +74,7 @@ fn ex51_adjoint_gradient_reference() {
             &problem,
             &options,
             StepPlan::Adaptive,
-            &mut tape,
+            AdjointTape::full(&mut tape),
             &mut out,
             &mut sol,
             &mut grad,

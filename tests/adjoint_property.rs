@@ -37,9 +37,9 @@ use std::collections::BTreeMap;
 
 use hysens::hybrid_model;
 use hysens::runtime::{
-    solve, solve_adjoint, AdjointGradient, AdjointProducts, HybridOptions, HybridOutputs,
-    HybridProblem, HybridSolution, InitialStates, ModelSizes, Params, Sample, SolveError, Solver,
-    StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
+    solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, HybridOptions,
+    HybridOutputs, HybridProblem, HybridSolution, InitialStates, ModelSizes, Params, Sample,
+    SolveError, Solver, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
@@ -292,7 +292,7 @@ where
         &problem,
         &options,
         StepPlan::Adaptive,
-        &mut tape,
+        AdjointTape::full(&mut tape),
         &mut HybridOutputs {
             samples: &mut samples,
             events: None,
@@ -415,7 +415,7 @@ where
             &seeded,
             &options,
             StepPlan::Adaptive,
-            &mut tape,
+            AdjointTape::full(&mut tape),
             &mut HybridOutputs {
                 samples: &mut samples,
                 events: None,

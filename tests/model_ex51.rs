@@ -170,7 +170,7 @@ fn tables() {
 #[test]
 fn generated_adjoint_entry_point_matches_the_forward_one() {
     use hysens::runtime::{
-        AdjointGradient, HybridOptions, HybridOutputs, HybridSolution, TapeStep,
+        AdjointGradient, AdjointTape, HybridOptions, HybridOutputs, HybridSolution, TapeStep,
     };
     let model = ex51::Model;
     let mut problem = ex51::Model::problem(0.0, 5.0, &ex51::X { x: 0.0 }, &ex51::P { p: 2.9 });
@@ -190,7 +190,7 @@ fn generated_adjoint_entry_point_matches_the_forward_one() {
         .solve_adjoint(
             &problem,
             &options,
-            &mut tape,
+            AdjointTape::full(&mut tape),
             &mut outputs(),
             &mut plain,
             &mut gradient,
@@ -211,18 +211,30 @@ fn generated_adjoint_entry_point_matches_the_forward_one() {
         "dG/dx0: {} vs {dg_dx0}",
         gradient.y0[0]
     );
-    // A tape one step too short is an error that names its capacity, not a truncation.
-    let mut short = vec![TapeStep::ZERO; forward.stats.steps - 1];
+    // A tape one step too short is an error that names its capacity and the capacity
+    // needed, not a truncation.
+    let n = forward.stats.steps;
+    let mut short = vec![TapeStep::ZERO; n - 1];
     let result = model.solve_adjoint(
         &problem,
         &options,
-        &mut short,
+        AdjointTape::full(&mut short),
         &mut outputs(),
         &mut plain,
         &mut gradient,
     );
     assert!(
-        matches!(result, Err(hysens::runtime::SolveError::StorageFull { capacity, .. }) if capacity == forward.stats.steps - 1),
+        matches!(result, Err(hysens::runtime::SolveError::TapeFull { storage: "steps", capacity, needed, .. }) if capacity == n - 1 && needed == n),
         "{result:?}"
+    );
+    // The generated `gradient` (the builder's defaults) is the builder's.
+    let generated = model.gradient(0.0, 5.0, &ex51::X { x: 0.0 }, &ex51::P { p: 2.9 });
+    let builder = model
+        .solver()
+        .gradient(0.0, 5.0, &ex51::X { x: 0.0 }, &ex51::P { p: 2.9 });
+    let (generated, builder) = (generated.expect("solves"), builder.expect("solves"));
+    assert_eq!(
+        (generated.cost, generated.params),
+        (builder.cost, builder.params)
     );
 }

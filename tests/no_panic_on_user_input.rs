@@ -18,10 +18,10 @@
 
 use hysens::runtime::tableau::{ESDIRK23, ESDIRK34, ESDIRK436L2SA};
 use hysens::runtime::{
-    solve, solve_adjoint, AdjointGradient, AdjointProducts, Esdirk, EventRecord, HybridOptions,
-    HybridOutputs, HybridProblem, HybridSolution, LoggedStep, ModeJacobian, ModelSizes, Options,
-    Sample, SmoothMode, SolveError, Solver, StepKind, StepLength, StepPlan, StepRecord, Tableau,
-    TapeStep, Trial,
+    solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, Esdirk,
+    EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,
+    ModeJacobian, ModelSizes, Options, Sample, SmoothMode, SolveError, Solver, StepKind,
+    StepLength, StepPlan, StepRecord, Tableau, TapeStep, Trial,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -673,20 +673,33 @@ fn op() -> impl Strategy<Value = Op> {
 
 /// Tape storage for [`solve_adjoint`]: mostly enough for any case here, else undersized:
 /// empty, a few entries, or up to 60.
-fn tape_slots() -> impl Strategy<Value = usize> {
-    prop_oneof![3 => Just(20_000usize), 1 => Just(0usize), 1 => 1..8usize, 1 => 8..60usize]
+/// The adjoint's tape storage: steps (a full tape, or the window), and checkpoints (0: a
+/// full tape).
+#[derive(Clone, Copy, Debug)]
+struct TapeSlots {
+    steps: usize,
+    checkpoints: usize,
 }
 
-/// [`solve_adjoint`] on `problem` with `tape_slots` entries of tape and `call`'s sample and
-/// event storage and step plan, checked against the plain forward solve of the same call (the
-/// adjoint's forward pass is that solve, recording a tape):
+fn tape_slots() -> impl Strategy<Value = TapeSlots> {
+    let steps =
+        prop_oneof![3 => Just(20_000usize), 1 => Just(0usize), 1 => 1..8usize, 1 => 8..60usize];
+    let checkpoints = prop_oneof![2 => Just(0usize), 1 => 1..4usize, 1 => Just(2_000usize)];
+    (steps, checkpoints).prop_map(|(steps, checkpoints)| TapeSlots { steps, checkpoints })
+}
+
+/// [`solve_adjoint`] on `problem` with the tape storage `slots` (full or checkpointed) and
+/// `call`'s sample and event storage and step plan, checked against the plain forward solve of
+/// the same call (the adjoint's forward pass is that solve, recording a tape):
 ///
 /// - never a panic; an error has a message;
-/// - the plain solve fails with `e`: the adjoint fails with `e`, or earlier with a full tape;
-/// - the plain solve succeeds in `n` steps: a tape shorter than `n` ends the adjoint with
-///   `StorageFull` naming the tape's capacity (and `gradient.tape_len` at it); a long enough
-///   tape gives the same forward solve, then `Ok` or an error of the backward pass (never
-///   `StorageFull`);
+/// - a checkpointed tape without a window: `InvalidArgument`;
+/// - the plain solve fails with `e`: the adjoint fails with `e` (a full tape does not stop
+///   the forward pass, which counts on);
+/// - the plain solve succeeds in `n` steps: storage too small for `n` steps (`n` entries of
+///   a full tape, `⌈n/W⌉` checkpoints of a window `W`) ends the adjoint with `TapeFull`
+///   naming its capacity and the capacity needed, with `gradient.tape_len = n`; enough storage
+///   gives the same forward solve, then `Ok` or an error of the backward pass;
 /// - `Ok`: a finite cost and gradient, and one tape entry per accepted step.
 #[allow(clippy::too_many_arguments)]
 fn check_adjoint<
@@ -703,7 +716,7 @@ fn check_adjoint<
     problem: &HybridProblem<'_, NY, NZ, NP>,
     options: &HybridOptions<NY, NZ>,
     call: &Call,
-    tape_slots: usize,
+    slots: TapeSlots,
 ) -> Result<(), TestCaseError>
 where
     M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
@@ -734,7 +747,8 @@ where
         },
         &mut plain,
     );
-    let mut tape = vec![TapeStep::ZERO; tape_slots];
+    let mut steps = vec![TapeStep::ZERO; slots.steps];
+    let mut checkpoints = vec![Checkpoint::ZERO; slots.checkpoints];
     let mut samples = vec![Sample::ZERO; call.sample_slots];
     let mut events = call.event_slots.map(|n| vec![EventRecord::ZERO; n]);
     let mut solution = HybridSolution::ZERO;
@@ -745,7 +759,7 @@ where
         problem,
         options,
         plan(),
-        &mut tape,
+        AdjointTape::checkpointed(&mut steps, &mut checkpoints),
         &mut HybridOutputs {
             samples: &mut samples,
             events: events.as_deref_mut(),
@@ -754,60 +768,70 @@ where
         &mut solution,
         &mut gradient,
     );
-    // A full tape: the capacity named, at a time from `t0` to the time reached (the error
-    // gives the start of the step it could not record, the solution the step's end).
-    let tape_full = match result {
-        Err(SolveError::StorageFull { t, capacity, .. }) => {
-            capacity == tape_slots
-                && gradient.tape_len == tape_slots
-                && t >= problem.t0
-                && t <= solution.t
-        }
-        _ => false,
-    };
     if let Err(e) = result {
         prop_assert!(!e.to_string().is_empty());
-        if let SolveError::StorageFull { capacity, .. } = e {
-            if capacity == tape_slots {
-                let named = format!("capacity {}", tape_slots);
-                prop_assert!(e.to_string().contains(&named), "{}", e);
-            }
-        }
+    }
+    if slots.checkpoints > 0 && slots.steps == 0 {
+        prop_assert!(
+            matches!(result, Err(SolveError::InvalidArgument { .. })),
+            "{:?}",
+            result
+        );
+        return Ok(());
     }
     match forward {
         Err(e) => {
             // Compared by `Debug`, so that a NaN time in both errors counts as the same.
-            let same = format!("{:?}", result) == format!("{:?}", Err::<(), _>(e));
-            prop_assert!(
-                same || (tape_full && tape_slots <= plain.stats.steps),
-                "the forward solve fails with {e:?}, the adjoint with {result:?} (tape {tape_slots})"
-            );
-        }
-        Ok(()) if tape_slots < plain.stats.steps => {
-            prop_assert!(
-                tape_full,
-                "{} steps on a tape of {}: {:?}",
-                plain.stats.steps,
-                tape_slots,
-                result
-            );
+            prop_assert_eq!(format!("{:?}", result), format!("{:?}", Err::<(), _>(e)));
+            return Ok(());
         }
         Ok(()) => {
+            prop_assert_eq!(gradient.tape_len, plain.stats.steps);
             prop_assert_eq!(
                 solution.stats.steps,
                 plain.stats.steps,
                 "the same forward solve"
             );
             prop_assert_eq!(solution.cost.to_bits(), plain.cost.to_bits());
-            prop_assert!(
-                !matches!(result, Err(SolveError::StorageFull { .. })),
-                "{:?} with a tape of {} for {} steps",
-                result,
-                tape_slots,
-                plain.stats.steps
-            );
         }
     }
+    let n = plain.stats.steps;
+    let (storage, capacity, needed) = match slots.checkpoints {
+        0 => ("steps", slots.steps, n),
+        c => (
+            "checkpoints",
+            c,
+            AdjointTape::<S, NY, NZ>::checkpoints_needed(n, slots.steps),
+        ),
+    };
+    if capacity < needed {
+        match result {
+            Err(e @ SolveError::TapeFull { t, .. }) => {
+                let named = format!("{capacity} {storage}, the solve needs {needed}");
+                prop_assert!(e.to_string().contains(&named), "{}", e);
+                prop_assert!(t >= problem.t0 && t <= solution.t, "{:?}", e);
+                prop_assert_eq!(
+                    e,
+                    SolveError::TapeFull {
+                        t,
+                        mode: e.mode(),
+                        storage,
+                        capacity,
+                        needed
+                    }
+                );
+            }
+            other => prop_assert!(false, "{n} steps on {slots:?}: {other:?}"),
+        }
+        return Ok(());
+    }
+    prop_assert!(
+        !matches!(result, Err(SolveError::TapeFull { .. })),
+        "{:?} with {:?} for {} steps",
+        result,
+        slots,
+        n
+    );
     if result.is_ok() {
         prop_assert_eq!(solution.t, problem.tf);
         prop_assert!(solution.cost.is_finite(), "{:?}", solution);
@@ -837,7 +861,7 @@ fn check_adjoint_call<
     seeds: [[f64; NP]; NY],
     call: &Call,
     options: &HybridOptions<NY, NZ>,
-    tape_slots: usize,
+    slots: TapeSlots,
 ) -> Result<(), TestCaseError>
 where
     M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
@@ -851,9 +875,9 @@ where
         ..problem
     };
     match call.tableau {
-        0 => check_adjoint(model, &ESDIRK23, &problem, options, call, tape_slots),
-        1 => check_adjoint(model, &ESDIRK34, &problem, options, call, tape_slots),
-        _ => check_adjoint(model, &ESDIRK436L2SA, &problem, options, call, tape_slots),
+        0 => check_adjoint(model, &ESDIRK23, &problem, options, call, slots),
+        1 => check_adjoint(model, &ESDIRK34, &problem, options, call, slots),
+        _ => check_adjoint(model, &ESDIRK436L2SA, &problem, options, call, slots),
     }
 }
 

@@ -146,7 +146,9 @@ fn builder_solve_allocates_only_its_results() {
 /// samples, one at `t0`).
 #[test]
 fn adjoint_solve_does_not_allocate() {
-    use hysens::runtime::{solve_adjoint, AdjointGradient, StepPlan, TapeStep, ESDIRK34};
+    use hysens::runtime::{
+        solve_adjoint, AdjointGradient, AdjointTape, StepPlan, TapeStep, ESDIRK34,
+    };
     use models::robertson;
     let model = robertson::Model;
     let x0 = robertson::X {
@@ -174,7 +176,7 @@ fn adjoint_solve_does_not_allocate() {
             &problem,
             &options,
             StepPlan::Adaptive,
-            &mut tape,
+            AdjointTape::full(&mut tape),
             &mut HybridOutputs {
                 samples: &mut samples,
                 events: None,
@@ -195,10 +197,12 @@ fn adjoint_solve_does_not_allocate() {
 #[test]
 fn adjoint_solve_with_events_does_not_allocate() {
     use hysens::runtime::{
-        solve_adjoint, AdjointGradient, AdjointProducts, HybridProblem, ModelSizes, StepPlan,
-        Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
+        solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, HybridProblem,
+        ModelSizes, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
     };
-    /// One adjoint solve, counted; returns the events, `dG/dp` and `dG/dy0`.
+    /// One adjoint solve, counted, with a full tape and again with a window of 5 steps and
+    /// checkpoints (the recomputation from checkpoints allocates nothing either, and gives the
+    /// same gradient bit for bit); returns the events, `dG/dp` and `dG/dy0`.
     fn counted<
         M,
         const S: usize,
@@ -219,30 +223,41 @@ fn adjoint_solve_with_events_does_not_allocate() {
         let mut samples = [Sample::ZERO; 4];
         let mut events = [EventRecord::ZERO; 64];
         // Caller storage, allocated before the count (on the heap: too large for the stack).
-        let mut tape = vec![TapeStep::ZERO; 20_000];
+        #[allow(clippy::useless_vec)] // megabytes: too large for the test thread's stack
+        let (mut tape, mut checkpoints) =
+            (vec![TapeStep::ZERO; 20_000], vec![Checkpoint::ZERO; 2_000]);
+        let mut window = [TapeStep::ZERO; 5];
         let mut solution = HybridSolution::ZERO;
-        let mut gradient = AdjointGradient::ZERO;
-        let (result, allocations) = count(|| {
-            solve_adjoint(
-                model,
-                tableau,
-                problem,
-                &options,
-                StepPlan::Adaptive,
-                &mut tape,
-                &mut HybridOutputs {
-                    samples: &mut samples[..problem.sample_times.len()],
-                    events: Some(&mut events),
-                    steps: None,
-                },
-                &mut solution,
-                &mut gradient,
-            )
-        });
-        assert_eq!(result, Ok(()), "{}", tableau.name);
-        assert_eq!(gradient.stats.events, solution.n_events, "{}", tableau.name);
-        assert_eq!(allocations, 0, "{}", tableau.name);
-        (solution.n_events, gradient.p, gradient.y0)
+        let mut full = AdjointGradient::ZERO;
+        let mut checkpointed = AdjointGradient::ZERO;
+        for (window, checkpoints, gradient) in [
+            (&mut tape[..], &mut [][..], &mut full),
+            (&mut window[..], &mut checkpoints[..], &mut checkpointed),
+        ] {
+            let (result, allocations) = count(|| {
+                solve_adjoint(
+                    model,
+                    tableau,
+                    problem,
+                    &options,
+                    StepPlan::Adaptive,
+                    AdjointTape::checkpointed(window, checkpoints),
+                    &mut HybridOutputs {
+                        samples: &mut samples[..problem.sample_times.len()],
+                        events: Some(&mut events),
+                        steps: None,
+                    },
+                    &mut solution,
+                    gradient,
+                )
+            });
+            assert_eq!(result, Ok(()), "{}", tableau.name);
+            assert_eq!(gradient.stats.events, solution.n_events, "{}", tableau.name);
+            assert_eq!(allocations, 0, "{}", tableau.name);
+        }
+        assert!(checkpointed.stats.recomputed_steps > 0);
+        assert_eq!((checkpointed.p, checkpointed.y0), (full.p, full.y0));
+        (solution.n_events, full.p, full.y0)
     }
     let ex51 = ex51::Model::problem(0.0, 5.0, &ex51::X { x: 0.0 }, &ex51::P { p: 2.9 });
     let mut relay = relay::Model::problem(

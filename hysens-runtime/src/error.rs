@@ -77,6 +77,20 @@ pub enum SolveError {
         /// The capacity that was exhausted.
         capacity: usize,
     },
+    /// The adjoint's tape ([`crate::AdjointTape`]) is too small for the solve; the solve was
+    /// continued without recording to count what it needs.
+    TapeFull {
+        /// Time at which the tape ran out.
+        t: f64,
+        /// Mode index.
+        mode: usize,
+        /// What ran out: `"steps"` (a full tape) or `"checkpoints"`.
+        storage: &'static str,
+        /// Its capacity.
+        capacity: usize,
+        /// The capacity the solve needs.
+        needed: usize,
+    },
     /// Too many events in a short time (Zeno behaviour), reported instead of looping.
     TooManyEvents {
         /// Time of the last event.
@@ -136,6 +150,7 @@ impl SolveError {
             | SolveError::InconsistentInitialValues { t, .. }
             | SolveError::NonFiniteValue { t, .. }
             | SolveError::StorageFull { t, .. }
+            | SolveError::TapeFull { t, .. }
             | SolveError::TooManyEvents { t, .. }
             | SolveError::GrazingEvent { t, .. }
             | SolveError::InvalidArgument { t, .. }
@@ -152,6 +167,7 @@ impl SolveError {
             | SolveError::InconsistentInitialValues { mode, .. }
             | SolveError::NonFiniteValue { mode, .. }
             | SolveError::StorageFull { mode, .. }
+            | SolveError::TapeFull { mode, .. }
             | SolveError::TooManyEvents { mode, .. }
             | SolveError::GrazingEvent { mode, .. }
             | SolveError::InvalidArgument { mode, .. }
@@ -183,6 +199,16 @@ impl fmt::Display for SolveError {
             SolveError::StorageFull { t, mode, capacity } => {
                 write!(f, "storage full (capacity {capacity}) at t = {t:?} in mode {mode}")
             }
+            SolveError::TapeFull {
+                t,
+                mode,
+                storage,
+                capacity,
+                needed,
+            } => write!(
+                f,
+                "adjoint tape full at t = {t:?} in mode {mode}: {capacity} {storage}, the solve needs {needed}"
+            ),
             SolveError::TooManyEvents { t, mode, count } => write!(
                 f,
                 "too many events ({count}; Zeno behaviour?) at t = {t:?} in mode {mode}"

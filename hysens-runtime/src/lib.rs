@@ -88,7 +88,10 @@ pub mod prelude {
     };
 }
 
-pub use adjoint::{solve_adjoint, AdjointGradient, AdjointStats, TapeEvent, TapeStep};
+pub use adjoint::{
+    adjoint_tape_length, solve_adjoint, AdjointGradient, AdjointStats, AdjointTape, Checkpoint,
+    TapeEvent, TapeStep,
+};
 pub use error::SolveError;
 pub use hybrid::{
     solve, EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,

@@ -13,10 +13,10 @@
 mod support;
 
 use hysens_runtime::{
-    solve, solve_adjoint, AdjointGradient, AdjointProducts, GuardInfo, HybridModel, HybridOptions,
-    HybridOutputs, HybridProblem, HybridSolution, InitialMode, InitialStates, ModeInfo,
-    ModeJacobian, ModelSizes, Params, Point, ResetJacobian, Sample, ScalarPartials, Solver,
-    StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
+    solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, GuardInfo, HybridModel,
+    HybridOptions, HybridOutputs, HybridProblem, HybridSolution, InitialMode, InitialStates,
+    ModeInfo, ModeJacobian, ModelSizes, Params, Point, ResetJacobian, Sample, ScalarPartials,
+    Solver, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
 };
 use support::fixtures::{em_parameters, em_problem, mem_toy_problem, EmOscillator, MemToy};
 
@@ -266,7 +266,7 @@ where
         problem,
         options,
         StepPlan::Adaptive,
-        &mut tape,
+        AdjointTape::full(&mut tape),
         &mut out,
         &mut asa,
         &mut grad,
@@ -337,7 +337,7 @@ where
         &unseeded,
         options,
         StepPlan::Adaptive,
-        &mut tape,
+        AdjointTape::full(&mut tape),
         &mut out,
         &mut asa,
         &mut grad,
@@ -531,7 +531,7 @@ where
         problem,
         options,
         plan,
-        &mut tape,
+        AdjointTape::full(&mut tape),
         &mut out,
         &mut sol,
         &mut grad,

@@ -1,12 +1,14 @@
 //! The discrete adjoint against the forward sensitivities of the same solve, shared by
 //! `tests/adjoint.rs` (event-free models) and `tests/adjoint_events.rs`: both sides are
 //! derivatives of the same discrete solution with the step sequence frozen, so they agree to
-//! round-off (`close`: relative, with 1e-13 absolute for entries near zero).
+//! round-off (`close`: relative, with 1e-13 absolute for entries near zero). Every comparison
+//! also recomputes the adjoint from checkpoints at several window lengths, which must give the
+//! full tape's gradient bit for bit (`checkpointed_equals_full`).
 
 use hysens::runtime::{
-    solve, solve_adjoint, AdjointGradient, AdjointProducts, HybridOptions, HybridOutputs,
-    HybridProblem, HybridSolution, InitialStates, ModelSizes, Params, Sample, Solver, StepPlan,
-    Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
+    solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, HybridOptions,
+    HybridOutputs, HybridProblem, HybridSolution, InitialStates, ModelSizes, Params, Sample,
+    Solver, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
 };
 
 /// `|a − b| ≤ rtol max(|a|, |b|) + 1e-13` (module docs); returns the relative difference.
@@ -68,7 +70,7 @@ where
         &seeded,
         options,
         StepPlan::Adaptive,
-        &mut tape,
+        AdjointTape::full(&mut tape),
         &mut out,
         &mut asa,
         &mut grad,
@@ -76,6 +78,15 @@ where
     .unwrap();
     assert_eq!(grad.tape_len, asa.stats.steps);
     assert_eq!(grad.stats.steps, asa.stats.steps);
+    checkpointed_equals_full(
+        &name,
+        model,
+        tableau,
+        &seeded,
+        options,
+        StepPlan::Adaptive,
+        &grad,
+    );
     // The forward sensitivities of the same solve, with the same seed.
     let mut samples = vec![Sample::ZERO; n];
     let mut fsa = HybridSolution::ZERO;
@@ -138,7 +149,7 @@ where
         problem,
         options,
         StepPlan::Adaptive,
-        &mut tape,
+        AdjointTape::full(&mut tape),
         &mut out,
         &mut asa,
         &mut grad,
@@ -165,6 +176,69 @@ where
         asa.stats.steps, asa.n_events, grad.stats
     );
     worst
+}
+
+/// The adjoint of `problem` from checkpoints, with windows of 1, 2, 3, 7 and 64 steps, equals
+/// `full` (the full tape's gradient of the same solve) bit for bit: the solve resumed from a
+/// checkpoint repeats the original steps exactly (the issue asks for 1e-13 relative; nothing
+/// but an exact replay meets 0). Checks the steps recomputed: all but the last window.
+#[allow(clippy::too_many_arguments)]
+pub fn checkpointed_equals_full<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
+    name: &str,
+    model: &M,
+    tableau: &Tableau<S>,
+    problem: &HybridProblem<'_, NY, NZ, NP>,
+    options: &HybridOptions<NY, NZ>,
+    plan: StepPlan<'_>,
+    full: &AdjointGradient<NY, NP>,
+) where
+    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+{
+    let n = full.tape_len;
+    for window in [1, 2, 3, 7, 64] {
+        let mut steps = vec![TapeStep::ZERO; window];
+        let mut checkpoints =
+            vec![Checkpoint::ZERO; AdjointTape::<S, NY, NZ>::checkpoints_needed(n, window)];
+        let mut samples = vec![Sample::ZERO; problem.sample_times.len()];
+        let mut solution = HybridSolution::ZERO;
+        let mut grad = AdjointGradient::ZERO;
+        solve_adjoint(
+            model,
+            tableau,
+            problem,
+            options,
+            plan,
+            AdjointTape::checkpointed(&mut steps, &mut checkpoints),
+            &mut HybridOutputs {
+                samples: &mut samples,
+                events: None,
+                steps: None,
+            },
+            &mut solution,
+            &mut grad,
+        )
+        .unwrap_or_else(|e| panic!("{name}, window {window}: {e}"));
+        assert_eq!(
+            (grad.p, grad.y0),
+            (full.p, full.y0),
+            "{name}, window {window}: checkpointed vs full tape"
+        );
+        let last_window = n - (checkpoints.len() - 1) * window;
+        assert_eq!(
+            grad.stats.recomputed_steps,
+            n - last_window,
+            "{name}, window {window}"
+        );
+        assert_eq!(grad.stats.steps, n, "{name}, window {window}");
+    }
 }
 
 /// `compare` for every tableau, to 1e-10 relative; returns the largest relative difference.

@@ -12,7 +12,7 @@ mod models;
 use hysens::runtime::tableau::ESDIRK436L2SA;
 use hysens::runtime::{
     solve, solve_adjoint, AdjointGradient, AdjointProducts, HybridOptions, HybridOutputs,
-    HybridProblem, HybridSolution, ModelSizes, StepPlan, TapeStep,
+    HybridProblem, HybridSolution, ModelSizes, StepPlan, AdjointTape, TapeStep,
 };
 use models::{robertson, vdp};
 
@@ -95,7 +95,7 @@ fn run<M, const NY: usize, const NP: usize, const N: usize, const NS: usize>(
                 problem,
                 options,
                 StepPlan::Adaptive,
-                &mut tape,
+                AdjointTape::full(&mut tape),
                 &mut out,
                 &mut sol,
                 &mut grad,

@@ -7,7 +7,8 @@ use super::Target;
 use crate::kernels::hygienic;
 use crate::validate::Variables;
 
-/// `solver`, `parameters`, `problem`, `solve`, `solve_with_sensitivities` and `solve_with`.
+/// `solver`, `parameters`, `problem`, `gradient`, `solve`, `solve_with_sensitivities`,
+/// `solve_adjoint` and `solve_with`.
 pub fn entry_points(variables: &Variables<'_>, target: &Target) -> TokenStream {
     let builder = builder(target);
     let problem = problem_builders(variables, target);
@@ -69,6 +70,16 @@ fn problem_builders(variables: &Variables<'_>, target: &Target) -> TokenStream {
             [#(#p_values),*]
         }
 
+        /// The objective `G` (all declared costs) from `t0` to `tf` and its gradient with
+        /// respect to every parameter and initial state, by the discrete adjoint: one forward
+        /// solve recording a tape, one backward pass (ESDIRK4(3)6L[2]SA, the builder's default
+        /// tolerances). Look entries up by name: `gradient.wrt("k")`,
+        /// `gradient.wrt(Wrt::InitialState("x"))`. For tolerances, samples and data, use
+        /// `solver()…gradient(..)`; for caller storage, `solve_adjoint`.
+        pub fn gradient(&self, t0: f64, tf: f64, #x0: &#states, #(#struct_args),*) -> Result<#rt::Gradient<#ny, #np>, #rt::SolveError> {
+            self.solver().gradient(t0, tf, #x0, &Self::parameters(#(#p_args),*))
+        }
+
         #[doc = #problem_doc]
         pub fn problem(t0: f64, tf: f64, #x0: &#states, #(#struct_args),*) -> #rt::HybridProblem<'static, #ny, #nz, #np> {
             #rt::HybridProblem {
@@ -119,13 +130,15 @@ fn solvers(target: &Target) -> TokenStream {
         /// Solves `problem` with ESDIRK4(3)6L[2]SA, recording a tape of its steps and events in
         /// `tape`, then computes the objective's gradient with respect to the parameters and
         /// the initial states by the discrete adjoint (one backward pass, the transpose of the
-        /// forward sensitivities' chain) into `gradient`; nothing allocates. `tape` needs one
-        /// entry per accepted step (`gradient.tape_len`); a full tape is `StorageFull`.
+        /// forward sensitivities' chain) into `gradient`; nothing allocates. `tape`: one entry
+        /// per accepted step (`AdjointTape::full`), or a window with checkpoints
+        /// (`AdjointTape::checkpointed`, the same gradient bit for bit); too small a tape is
+        /// `SolveError::TapeFull`, naming the capacity needed.
         pub fn solve_adjoint(
             &self,
             problem: &#rt::HybridProblem<'_, #ny, #nz, #np>,
             options: &#rt::HybridOptions<#ny, #nz>,
-            tape: &mut [#rt::TapeStep<6, #ny, #nz>],
+            tape: #rt::AdjointTape<'_, 6, #ny, #nz>,
             outputs: &mut #rt::HybridOutputs<'_, #ny, #nz, #np>,
             solution: &mut #rt::HybridSolution<#ny, #nz, #np>,
             gradient: &mut #rt::AdjointGradient<#ny, #np>,

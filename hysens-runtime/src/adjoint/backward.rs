@@ -29,16 +29,28 @@ use super::jump::{
     StepLengthDirection,
 };
 use super::step::{StageLu, StageSeeds, Sweep};
-use super::tape::{Tape, TapeEvent, TapeStep};
+use super::tape::{AdjointTape, Recording, TapeEvent, TapeStep};
 use super::{AdjointGradient, AdjointStats, Costate};
 use crate::error::{all_finite, SolveError};
-use crate::hybrid::{HybridProblem, HybridSolution, Sample};
+use crate::hybrid::{
+    run, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, Sample, StepPlan,
+};
 use crate::model::{AdjointProducts, Memory, Point, ScalarPartials};
 use crate::tableau::Tableau;
 
-/// The backward pass of the solve that filled `tape`, `samples` and `sol` (module docs);
-/// writes the gradients and statistics into `gradient`.
-#[allow(clippy::too_many_arguments)]
+/// The solve whose gradient is computed: what a recomputation from a checkpoint runs again.
+pub(crate) struct Forward<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>
+{
+    pub model: &'a M,
+    pub tableau: &'a Tableau<S>,
+    pub problem: &'a HybridProblem<'a, NY, NZ, NP>,
+    pub options: &'a HybridOptions<NY, NZ>,
+    pub plan: StepPlan<'a>,
+}
+
+/// The backward pass of the solve `forward` that filled `tape`, `outputs` and `sol` (module
+/// docs): the windows of a checkpointed tape last to first, each but the last recomputed from
+/// its checkpoint (`checkpoint.rs`); writes the gradients and statistics into `gradient`.
 pub(crate) fn backward<
     M,
     const S: usize,
@@ -47,46 +59,116 @@ pub(crate) fn backward<
     const NP: usize,
     const N: usize,
 >(
-    model: &M,
-    tableau: &Tableau<S>,
-    problem: &HybridProblem<'_, NY, NZ, NP>,
-    tape: &Tape<'_, S, NY, NZ>,
-    samples: &[Sample<NY, NZ, NP>],
+    forward: &Forward<'_, M, S, NY, NZ, NP>,
+    tape: &mut Recording<'_, S, NY, NZ>,
+    outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
     sol: &HybridSolution<NY, NZ, NP>,
     gradient: &mut AdjointGradient<NY, NP>,
 ) -> Result<(), SolveError>
 where
     M: AdjointProducts<NY, NZ, NP>,
 {
+    let (model, problem) = (forward.model, forward.problem);
     let sweep = Sweep {
         model,
-        tableau,
+        tableau: forward.tableau,
         p: &problem.p,
     };
-    let stats = &mut gradient.stats;
     let mut costate = Costate::ZERO;
-    terminal_seed(model, problem, sol, &mut costate, stats);
-    let steps = tape.steps.get(..tape.len).unwrap_or(&[]);
-    let end = steps_back::<M, S, NY, NZ, NP, N>(
-        &sweep,
-        problem,
-        samples,
-        tape,
-        sol.n_samples,
-        &mut costate,
-        stats,
-    )?;
-    let memory = steps.first().map_or(sol.memory, |s| s.memory);
+    terminal_seed(model, problem, sol, &mut costate, &mut gradient.stats);
+    let (n, w) = (tape.next, tape.window());
+    let windows = match tape.checkpointed() {
+        true => AdjointTape::<S, NY, NZ>::checkpoints_needed(n, w),
+        false => 1,
+    };
+    let mut cache = StageLu::<NY, NZ, N>::new();
+    let mut end = sol.n_samples;
+    for j in (0..windows).rev() {
+        let first = j * w;
+        if j + 1 < windows {
+            recompute::<M, S, NY, NZ, NP, N>(forward, tape, j, outputs, &mut gradient.stats)?;
+        }
+        let before = match j {
+            0 => tape.initial_samples,
+            _ => tape.checkpoints.get(j).map_or(0, |c| c.n_samples),
+        };
+        let len = if tape.checkpointed() {
+            w.min(n - first)
+        } else {
+            n
+        };
+        let steps = tape.steps.get(..len).unwrap_or(&[]);
+        end = steps_back(
+            &sweep,
+            problem,
+            outputs.samples,
+            steps,
+            before,
+            end,
+            &mut costate,
+            &mut cache,
+            &mut gradient.stats,
+        )?;
+    }
+    let first = tape.steps.first().filter(|_| n > 0);
+    let memory = first.map_or(sol.memory, |s| s.memory);
+    let range = 0..end.min(tape.initial_samples);
+    let samples = &*outputs.samples;
     sampled_seeds(
         model,
         problem,
         samples,
-        0..end.min(tape.initial_samples),
+        range,
         &memory,
         &mut costate,
-        stats,
+        &mut gradient.stats,
     );
-    initial_point(model, problem, steps.first(), sol, &mut costate, gradient)
+    initial_point(model, problem, first, sol, &mut costate, gradient)
+}
+
+/// Records window `j` of a checkpointed tape again, by resuming the solve from its
+/// checkpoint until the next one (`checkpoint.rs`).
+fn recompute<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>(
+    forward: &Forward<'_, M, S, NY, NZ, NP>,
+    tape: &mut Recording<'_, S, NY, NZ>,
+    j: usize,
+    outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+    stats: &mut AdjointStats,
+) -> Result<(), SolveError>
+where
+    M: AdjointProducts<NY, NZ, NP>,
+{
+    let Some(checkpoint) = tape.checkpoints.get(j).copied() else {
+        return Err(SolveError::InvalidArgument {
+            t: forward.problem.t0,
+            mode: 0,
+            what: "missing checkpoint",
+        });
+    };
+    tape.resume(&checkpoint);
+    let mut scratch = HybridSolution::ZERO;
+    run::<M, S, NY, NZ, NP, N, _>(
+        forward.model,
+        forward.tableau,
+        forward.problem,
+        forward.options,
+        forward.plan,
+        outputs,
+        &mut scratch,
+        false,
+        tape,
+        Some(&checkpoint),
+    )?;
+    stats.recomputed_steps += tape.next - checkpoint.step;
+    if tape.next != tape.stop {
+        // The solve resumed from a checkpoint repeats the original; anything else is a bug.
+        return Err(SolveError::InvalidArgument {
+            t: scratch.t,
+            mode: scratch.mode,
+            what: "recomputation from a checkpoint ended early",
+        });
+    }
+    Ok(())
 }
 
 /// Seeds `costate` with the terminal cost's partials at `t_f`, with the memory of the last
@@ -114,8 +196,10 @@ fn terminal_seed<M, const NY: usize, const NZ: usize, const NP: usize>(
 }
 
 /// The recorded steps in reverse, each after the samples recorded at its end (or, for the
-/// step to an event, at the restart after it, in the new mode), from the sample count `end`
-/// of the solve; returns the count of samples recorded before the first step.
+/// step to an event, at the restart after it, in the new mode), from the sample count `end`;
+/// `before`: the samples recorded before the first of `steps`. Returns the count of samples
+/// recorded before the first step.
+#[allow(clippy::too_many_arguments)]
 fn steps_back<
     M,
     const S: usize,
@@ -127,18 +211,18 @@ fn steps_back<
     sweep: &Sweep<'_, M, S, NP>,
     problem: &HybridProblem<'_, NY, NZ, NP>,
     samples: &[Sample<NY, NZ, NP>],
-    tape: &Tape<'_, S, NY, NZ>,
+    steps: &[TapeStep<S, NY, NZ>],
+    before: usize,
     mut end: usize,
     costate: &mut Costate<NY, NZ, NP>,
+    cache: &mut StageLu<NY, NZ, N>,
     stats: &mut AdjointStats,
 ) -> Result<usize, SolveError>
 where
     M: AdjointProducts<NY, NZ, NP>,
 {
-    let steps = tape.steps.get(..tape.len).unwrap_or(&[]);
-    let mut cache = StageLu::<NY, NZ, N>::new();
     for (k, step) in steps.iter().enumerate().rev() {
-        let start = samples_before(steps, k, tape.initial_samples);
+        let start = samples_before(steps, k, before);
         // The step to an event records no sample at its end: those up to the event's count
         // are at the restart, in the new mode.
         let (last, memory) = match &step.event {
@@ -148,9 +232,9 @@ where
         let range = start..end.min(last);
         sampled_seeds(sweep.model, problem, samples, range, memory, costate, stats);
         match &step.event {
-            None => sweep.step(step, step.shifted, costate, &mut cache, stats)?,
+            None => sweep.step(step, step.shifted, costate, cache, stats)?,
             Some(event) => {
-                event_step(sweep, step, event, costate, &mut cache, stats)?;
+                event_step(sweep, step, event, costate, cache, stats)?;
                 stats.events += 1;
             }
         }
@@ -160,8 +244,8 @@ where
     Ok(end)
 }
 
-/// Samples recorded before step `k`: up to the end of the previous step, or up to the restart
-/// after the previous step's event (`initial`: those at `t0`).
+/// Samples recorded before step `k` of `steps`: up to the end of the previous step, or up to
+/// the restart after the previous step's event (`initial`: those before the first).
 fn samples_before<const S: usize, const NY: usize, const NZ: usize>(
     steps: &[TapeStep<S, NY, NZ>],
     k: usize,

@@ -25,26 +25,33 @@
 //! segment started by an event back through its steps (up to the first step landing on a fixed
 //! time) into the event's `τ̄`.
 //!
-//! Files: `tape.rs` (what the forward solve records), `step.rs` (one step transposed),
-//! `cost.rs` (cost seeds), `backward.rs` (the backward pass, the events and the initial
-//! point), `jump.rs` (the transposed event maps).
+//! **Storage.** The tape keeps every step, or a window of steps with checkpoints from which
+//! the backward pass recomputes the other windows exactly (`checkpoint.rs`): storage bounded
+//! by the caller, for at most one more forward solve.
 //!
-//! The tape keeps every step (no checkpointing).
+//! Files: `tape.rs` (what the forward solve records), `checkpoint.rs` (the solve's state to
+//! resume from), `step.rs` (one step transposed), `cost.rs` (cost seeds), `backward.rs` (the
+//! backward pass, the events and the initial point), `jump.rs` (the transposed event maps).
 
 mod backward;
+mod checkpoint;
 mod cost;
 /// Transposes of the event maps of the forward sensitivities (step length, jump, consistent `w⁺`).
 mod jump;
 mod step;
 pub(crate) mod tape;
 
-pub use tape::{TapeEvent, TapeStep};
+pub use checkpoint::Checkpoint;
+pub use tape::{AdjointTape, TapeEvent, TapeStep};
 
 use crate::error::SolveError;
-use crate::hybrid::{run, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, StepPlan};
-use crate::model::{AdjointProducts, ModelSizes};
+use crate::hybrid::{
+    run, solve, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, StepPlan,
+};
+use crate::model::{AdjointProducts, HybridModel, ModelSizes};
 use crate::tableau::Tableau;
-use tape::Tape;
+use backward::Forward;
+use tape::Recording;
 
 /// Counters of a backward pass.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -64,6 +71,8 @@ pub struct AdjointStats {
     pub cost_partials: usize,
     /// Events transposed.
     pub events: usize,
+    /// Steps of the forward solve recomputed from checkpoints.
+    pub recomputed_steps: usize,
 }
 
 impl AdjointStats {
@@ -76,6 +85,7 @@ impl AdjointStats {
         adjoint_products: 0,
         cost_partials: 0,
         events: 0,
+        recomputed_steps: 0,
     };
 }
 
@@ -90,8 +100,8 @@ pub struct AdjointGradient<const NY: usize, const NP: usize> {
     /// `dG/dy0`: the derivative with respect to the initial differential state (through the
     /// initial condition, the consistent initial algebraic state and the first mode's memory).
     pub y0: [f64; NY],
-    /// Entries of the tape used: the accepted steps of the solve (after
-    /// [`SolveError::StorageFull`], the capacity).
+    /// Accepted steps of the solve: the entries of a full tape it needs (also after
+    /// [`SolveError::TapeFull`], which counts on to the end of the solve).
     pub tape_len: usize,
     /// Counters of the backward pass.
     pub stats: AdjointStats,
@@ -135,15 +145,17 @@ impl<const NY: usize, const NZ: usize, const NP: usize> Costate<NY, NZ, NP> {
 /// discrete adjoint (module docs of `adjoint/`): `dG/dp` and `dG/dy0` into `gradient`, equal to
 /// the forward sensitivities' [`HybridSolution::cost_gradient`] of the same solve to round-off.
 ///
-/// `tape` needs one entry per accepted step: [`crate::Stats::steps`] of a solve with the same
-/// settings (e.g. a first [`crate::solve`], or a first call here with a short tape, whose
-/// `gradient.tape_len` is then the capacity and whose `solution.stats.steps` counts the steps
-/// up to the error). A full tape ends the solve with [`SolveError::StorageFull`] naming its
-/// capacity.
+/// `tape` is a full tape (one entry per accepted step) or a window with checkpoints
+/// ([`AdjointTape`]); a checkpointed tape gives the same gradient bit for bit, recomputing
+/// all but the last window once. The steps a solve needs are [`adjoint_tape_length`] (or
+/// `gradient.tape_len` of an earlier call); a tape too small ends the call with
+/// [`SolveError::TapeFull`], which names the capacity needed (the solve is continued without
+/// recording to count it; `solution` then holds the whole forward solve).
 ///
 /// Events are transposed exactly (module docs of `adjoint/`): the gradient equals the forward
-/// one across every switch, reset and memory capture. `outputs.samples` must hold one entry per sample time (the backward pass reads the sampled
-/// states from it); the sensitivity fields of the samples and of `solution` stay zero.
+/// one across every switch, reset and memory capture. `outputs.samples` must hold one entry
+/// per sample time (the backward pass reads the sampled states from it); the sensitivity
+/// fields of the samples and of `solution` stay zero.
 ///
 /// ```
 /// use hysens_runtime::*;
@@ -183,8 +195,8 @@ impl<const NY: usize, const NZ: usize, const NP: usize> Costate<NY, NZ, NP> {
 /// let mut out = HybridOutputs { samples: &mut [], events: None, steps: None };
 /// let mut sol = HybridSolution::ZERO;
 /// let mut grad = AdjointGradient::ZERO;
-/// solve_adjoint(&Decay, &ESDIRK34, &problem, &options, StepPlan::Adaptive, &mut tape,
-///               &mut out, &mut sol, &mut grad)?;
+/// solve_adjoint(&Decay, &ESDIRK34, &problem, &options, StepPlan::Adaptive,
+///               AdjointTape::full(&mut tape), &mut out, &mut sol, &mut grad)?;
 /// // G = (1 − e^{−kT})/k + e^{−2kT}: dG/dk and dG/dy0 in closed form (to the global error of
 /// // the discrete solution at these tolerances, ≈ 2e-8).
 /// let (k, t) = (0.5f64, 2.0f64);
@@ -193,6 +205,17 @@ impl<const NY: usize, const NZ: usize, const NP: usize> Costate<NY, NZ, NP> {
 /// assert!((grad.p[0] - dg_dk).abs() < 1e-7);
 /// assert!((grad.y0[0] - dg_dy0).abs() < 1e-7);
 /// assert_eq!(grad.tape_len, sol.stats.steps);
+///
+/// // The same gradient from a window of 8 steps and checkpoints (bit for bit).
+/// let needed = AdjointTape::<6, 1, 0>::checkpoints_needed(grad.tape_len, 8);
+/// let mut window = [TapeStep::ZERO; 8];
+/// let mut checkpoints = [Checkpoint::ZERO; 64];
+/// assert!(needed <= checkpoints.len());
+/// let mut grad_checkpointed = AdjointGradient::ZERO;
+/// let tape = AdjointTape::checkpointed(&mut window, &mut checkpoints);
+/// solve_adjoint(&Decay, &ESDIRK34, &problem, &options, StepPlan::Adaptive, tape, &mut out,
+///               &mut sol, &mut grad_checkpointed)?;
+/// assert_eq!((grad_checkpointed.p, grad_checkpointed.y0), (grad.p, grad.y0));
 /// # Ok::<(), SolveError>(())
 /// ```
 #[allow(clippy::too_many_arguments)]
@@ -210,7 +233,7 @@ pub fn solve_adjoint<
     problem: &HybridProblem<'_, NY, NZ, NP>,
     options: &HybridOptions<NY, NZ>,
     plan: StepPlan<'_>,
-    tape: &mut [TapeStep<S, NY, NZ>],
+    tape: AdjointTape<'_, S, NY, NZ>,
     outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
     solution: &mut HybridSolution<NY, NZ, NP>,
     gradient: &mut AdjointGradient<NY, NP>,
@@ -220,12 +243,14 @@ where
 {
     const { assert!(N == NY + NZ, "ModelSizes<N, _> must have N = NY + NZ") };
     *gradient = AdjointGradient::ZERO;
-    let mut recorder = Tape {
-        steps: tape,
-        len: 0,
-        initial_samples: 0,
-        shifted: false,
-    };
+    if !tape.checkpoints.is_empty() && tape.steps.is_empty() {
+        return Err(SolveError::InvalidArgument {
+            t: problem.t0,
+            mode: 0,
+            what: "checkpointed adjoint tape without a window",
+        });
+    }
+    let mut recording = Recording::new(tape);
     let forward = run::<M, S, NY, NZ, NP, N, _>(
         model,
         tableau,
@@ -235,17 +260,80 @@ where
         outputs,
         solution,
         false,
-        &mut recorder,
+        &mut recording,
+        None,
     );
-    gradient.tape_len = recorder.len;
+    gradient.tape_len = recording.next;
     forward?;
-    backward::backward::<M, S, NY, NZ, NP, N>(
+    if let Some(overflow) = recording.overflow {
+        let (storage, capacity, needed) = match recording.checkpointed() {
+            false => ("steps", recording.window(), recording.next),
+            true => (
+                "checkpoints",
+                recording.checkpoints.len(),
+                AdjointTape::<S, NY, NZ>::checkpoints_needed(recording.next, recording.window()),
+            ),
+        };
+        return Err(SolveError::TapeFull {
+            t: overflow.t,
+            mode: overflow.mode,
+            storage,
+            capacity,
+            needed,
+        });
+    }
+    let forward = Forward {
         model,
         tableau,
         problem,
-        &recorder,
-        outputs.samples,
-        solution,
-        gradient,
-    )
+        options,
+        plan,
+    };
+    backward::backward::<M, S, NY, NZ, NP, N>(&forward, &mut recording, outputs, solution, gradient)
+}
+
+/// The accepted steps of the solve [`solve_adjoint`] would record: entries of a full
+/// [`AdjointTape`] it needs (a window of `W` steps needs
+/// [`AdjointTape::checkpoints_needed`]`(n, W)` checkpoints). Runs the forward solve without
+/// sensitivities and without outputs beyond `samples`, one entry per sample time.
+#[allow(clippy::too_many_arguments)]
+pub fn adjoint_tape_length<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
+    model: &M,
+    tableau: &Tableau<S>,
+    problem: &HybridProblem<'_, NY, NZ, NP>,
+    options: &HybridOptions<NY, NZ>,
+    plan: StepPlan<'_>,
+    samples: &mut [crate::hybrid::Sample<NY, NZ, NP>],
+) -> Result<usize, SolveError>
+where
+    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
+{
+    let plain = HybridProblem {
+        sensitivities: None,
+        ..*problem
+    };
+    let mut outputs = HybridOutputs {
+        samples,
+        events: None,
+        steps: None,
+    };
+    let mut solution = HybridSolution::ZERO;
+    solve(
+        model,
+        tableau,
+        &plain,
+        options,
+        plan,
+        &mut outputs,
+        &mut solution,
+    )?;
+    Ok(solution.stats.steps)
 }

@@ -15,6 +15,9 @@ pub(crate) struct Armed {
 }
 
 impl Armed {
+    /// No guard armed.
+    pub(crate) const NONE: Armed = Armed { pos: 0, neg: 0 };
+
     /// The armed sign of guard `g` (0 for `g ≥ MAX_GUARDS`).
     pub(crate) fn get(&self, g: usize) -> f64 {
         if g >= MAX_GUARDS {

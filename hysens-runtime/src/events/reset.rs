@@ -158,7 +158,7 @@ pub(crate) struct Zeno {
 
 impl Zeno {
     /// No event yet.
-    pub(crate) fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         Zeno {
             last_event_t: f64::NEG_INFINITY,
             close_events: 0,

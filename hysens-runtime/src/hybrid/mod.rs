@@ -55,9 +55,10 @@ pub use io::{
 };
 
 use crate::adjoint::tape::{NoTape, Recorder};
+use crate::adjoint::Checkpoint;
 use crate::error::SolveError;
 use crate::events::{
-    self, apply_event, grazing, Crossing, ModeIntegrator, PostEvent, PreEvent, Zeno,
+    self, apply_event, grazing, Armed, Crossing, ModeIntegrator, PostEvent, PreEvent, Zeno,
 };
 use crate::fsa::jump::{event_step_length_derivative, EventStep, PreEventSensitivities};
 use crate::model::{HybridModel, Memory, ModeAdapter, ModelSizes};
@@ -169,11 +170,13 @@ where
         solution,
         fsa,
         &mut NoTape,
+        None,
     )
 }
 
 /// The hybrid solve behind [`solve`] and [`crate::solve_adjoint`]: with forward sensitivities
-/// if `fsa`, reporting every accepted step to `tape` (`adjoint/tape.rs`).
+/// if `fsa`, reporting every accepted step to `tape` (`adjoint/tape.rs`); from the start, or
+/// resumed from a checkpoint that `tape` took in an earlier run (`adjoint/checkpoint.rs`).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn run<
@@ -194,6 +197,7 @@ pub(crate) fn run<
     solution: &mut HybridSolution<NY, NZ, NP>,
     fsa: bool,
     tape: &mut R,
+    start: Option<&Checkpoint<S, NY, NZ>>,
 ) -> Result<(), SolveError>
 where
     M: HybridModel<NY, NZ, NP>,
@@ -215,12 +219,14 @@ where
         fsa,
         tape,
     };
-    d.run::<N>(outputs, solution)
+    d.run::<N>(start, outputs, solution)
 }
 
 /// Where a segment ended.
 enum SegmentEnd<const NY: usize, const NZ: usize, const NP: usize> {
     Final,
+    /// The tape stopped the solve (a recomputed window is complete).
+    Paused,
     Event {
         to: usize,
         post: PostEvent<NY, NZ, NP>,
@@ -252,15 +258,20 @@ where
         SolveError::InvalidArgument { t, mode, what }
     }
 
-    /// The whole solve: segment after segment, then the terminal cost.
+    /// The whole solve (or its rest from `start`): segment after segment, then the terminal
+    /// cost.
     fn run<const N: usize>(
         &mut self,
+        mut start: Option<&Checkpoint<S, NY, NZ>>,
         outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
         sol: &mut HybridSolution<NY, NZ, NP>,
     ) -> Result<(), SolveError> {
         self.validate()?;
         let pr = self.problem;
-        let mut mode = self.initial_mode()?;
+        let mut mode = match start {
+            Some(checkpoint) => self.resume(checkpoint, sol),
+            None => self.initial_mode()?,
+        };
         sol.mode = mode;
         let mut t = pr.t0;
         let mut y = pr.y0;
@@ -268,7 +279,7 @@ where
         let mut sy = pr.sensitivities.unwrap_or([[0.0; NP]; NY]);
         // Grid shift ∂t/∂p of the segment's start time (τ of the event that started it).
         let mut st = [0.0; NP];
-        let mut memory = Memory { y: pr.y0, z: pr.z0 };
+        let mut memory = start.map_or(Memory { y: pr.y0, z: pr.z0 }, |c| c.memory);
         // Memory sensitivities of the first mode: s* = ∂y0/∂p; w* = 0 because z* is the
         // caller's (constant) z0 (HybridProblem::z0).
         let mut memory_sy = sy;
@@ -277,27 +288,28 @@ where
         loop {
             let adapter = ModeAdapter::new(self.model, mode, memory, memory_sy, memory_sz);
             let end = {
-                let mut it = Esdirk::<_, S, NY, NZ, NP, N>::new(
-                    &adapter,
-                    self.tableau,
-                    mode,
-                    pr.p,
-                    t,
-                    y,
-                    z,
-                    self.options.integrator,
-                )?;
+                let (tableau, options) = (self.tableau, self.options.integrator);
+                let mut it = match start {
+                    Some(c) => {
+                        Esdirk::restore(&adapter, tableau, mode, pr.p, options, &c.integrator)?
+                    }
+                    None => Esdirk::<_, S, NY, NZ, NP, N>::new(
+                        &adapter, tableau, mode, pr.p, t, y, z, options,
+                    )?,
+                };
+                let armed = start.take().map(|c| c.armed);
                 let r = if self.fsa {
                     it.enable_sensitivities_at(sy, st)
-                        .and_then(|()| self.segment(&mut it, &adapter, outputs, sol))
+                        .and_then(|()| self.segment(&mut it, &adapter, armed, outputs, sol))
                 } else {
-                    self.segment(&mut it, &adapter, outputs, sol)
+                    self.segment(&mut it, &adapter, armed, outputs, sol)
                 };
                 sol.stats.add(it.stats());
                 r?
             };
             match end {
                 SegmentEnd::Final => break,
+                SegmentEnd::Paused => return Ok(()),
                 SegmentEnd::Event { to, post } => {
                     mode = to;
                     t = sol.t;
@@ -319,21 +331,32 @@ where
         self.terminal_cost(&memory_sy, &memory_sz, sol)
     }
 
-    /// Integrates one mode segment until `t_f` or the next event.
+    /// Integrates one mode segment until `t_f` or the next event; `armed`: the armed guards
+    /// of a segment resumed from a checkpoint (`None`: a new segment starts).
     fn segment<const N: usize>(
         &mut self,
         it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
         adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        armed: Option<Armed>,
         outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
         sol: &mut HybridSolution<NY, NZ, NP>,
     ) -> Result<SegmentEnd<NY, NZ, NP>, SolveError> {
         let pr = self.problem;
-        Self::sync(it, sol);
-        let mut armed = self.arm(it, adapter)?;
-        self.record_samples(it, adapter, outputs, sol)?;
-        self.tape
-            .segment_start(sol.n_samples, it.y(), it.z(), adapter.memory());
+        let mut armed = match armed {
+            Some(armed) => armed,
+            None => {
+                Self::sync(it, sol);
+                let armed = self.arm(it, adapter)?;
+                self.record_samples(it, adapter, outputs, sol)?;
+                self.tape
+                    .segment_start(sol.n_samples, it.y(), it.z(), adapter.memory());
+                armed
+            }
+        };
         while it.t() < pr.tf {
+            if R::RECORDS && !self.before_step(it, adapter, &armed, sol) {
+                return Ok(SegmentEnd::Paused);
+            }
             let stop = pr
                 .sample_times
                 .get(self.next_sample)
@@ -422,7 +445,7 @@ where
             self.record_samples(it, adapter, outputs, sol)?;
         }
         if R::RECORDS {
-            self.record_step(it, adapter, tn, trial, sol.n_samples)?;
+            self.record_step(it, adapter, tn, trial, sol.n_samples);
         }
         Ok(())
     }

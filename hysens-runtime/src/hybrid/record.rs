@@ -1,13 +1,15 @@
 //! What the driver records for the discrete adjoint: every accepted step, and the step to an
-//! event with its event, on the tape (`adjoint/tape.rs`). With [`NoTape`] (the plain solve)
+//! event with its event, on the tape (`adjoint/tape.rs`); checkpoints of its own state, and
+//! the resumption from one (`adjoint/checkpoint.rs`). With [`NoTape`] (the plain solve)
 //! `R::RECORDS` is false and the driver never calls these.
 //!
 //! [`NoTape`]: crate::adjoint::tape::NoTape
 
-use super::Driver;
+use super::{Driver, HybridSolution};
 use crate::adjoint::tape::{Recorder, TapeEvent, TapeStep};
+use crate::adjoint::Checkpoint;
 use crate::error::SolveError;
-use crate::events::ModeIntegrator;
+use crate::events::{Armed, ModeIntegrator};
 use crate::model::{HybridModel, Memory, ModeAdapter};
 use crate::step::{StepLength, Trial};
 
@@ -17,6 +19,53 @@ where
     M: HybridModel<NY, NZ, NP>,
     R: Recorder<S, NY, NZ>,
 {
+    /// Before a step of a segment: lets the tape take a checkpoint of the whole solve here
+    /// (the integrator, the armed guards, the driver's positions and the counters of `sol`);
+    /// returns whether to take the step.
+    #[inline]
+    pub(super) fn before_step<const N: usize>(
+        &mut self,
+        it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        armed: &Armed,
+        sol: &HybridSolution<NY, NZ, NP>,
+    ) -> bool {
+        let (zeno, next_sample, plan_index) = (self.zeno, self.next_sample, self.plan_index);
+        self.tape.before_step(it.t(), adapter.mode(), |c| {
+            c.mode = adapter.mode();
+            c.memory = *adapter.memory();
+            c.integrator = it.snapshot();
+            c.armed = *armed;
+            c.zeno = zeno;
+            c.next_sample = next_sample;
+            c.plan_index = plan_index;
+            c.n_samples = sol.n_samples;
+            c.n_events = sol.n_events;
+            c.n_logged_steps = sol.n_logged_steps;
+            c.stats = sol.stats;
+            c.cost = sol.cost;
+        })
+    }
+
+    /// Restores the driver and the counters of `sol` from `checkpoint` (the integrator and
+    /// the armed guards are restored by the segment that resumes); returns the mode.
+    pub(super) fn resume(
+        &mut self,
+        checkpoint: &Checkpoint<S, NY, NZ>,
+        sol: &mut HybridSolution<NY, NZ, NP>,
+    ) -> usize {
+        self.zeno = checkpoint.zeno;
+        self.next_sample = checkpoint.next_sample;
+        self.plan_index = checkpoint.plan_index;
+        sol.memory = checkpoint.memory;
+        sol.n_samples = checkpoint.n_samples;
+        sol.n_events = checkpoint.n_events;
+        sol.n_logged_steps = checkpoint.n_logged_steps;
+        sol.stats = checkpoint.stats;
+        sol.cost = checkpoint.cost;
+        checkpoint.mode
+    }
+
     /// Records the step `trial` just accepted from `tn` (not to an event); `samples`: the
     /// samples recorded so far, including those at its end.
     #[inline]
@@ -27,7 +76,7 @@ where
         tn: f64,
         trial: &Trial,
         samples: usize,
-    ) -> Result<(), SolveError> {
+    ) {
         let (ys, zs, fs) = it.stages();
         let length = if trial.landing {
             StepLength::Landing
@@ -46,7 +95,7 @@ where
             samples,
             shifted: false,
             event: None,
-        })
+        });
     }
 
     /// Records the event step just accepted (from `tn`, of size `h`) with its event on the
@@ -92,6 +141,7 @@ where
                 memory: Memory::ZERO,
                 samples: 0,
             }),
-        })
+        });
+        Ok(())
     }
 }

@@ -5,7 +5,7 @@ use std::vec;
 
 use super::selection::{index_of, Wrt};
 use super::{Fields, Solver};
-use crate::adjoint::{solve_adjoint, AdjointGradient, AdjointStats, TapeStep};
+use crate::adjoint::{solve_adjoint, AdjointGradient, AdjointStats, AdjointTape, TapeStep};
 use crate::error::SolveError;
 use crate::model::{AdjointProducts, ModelSizes};
 use crate::stats::Stats;
@@ -64,8 +64,9 @@ where
     /// gradient of the same solve to round-off. (The sensitivity selection of
     /// [`Solver::sensitivities_to`] does not apply: the adjoint gives every entry at once.)
     ///
-    /// The tape is owned here and grows as needed (a solve too long for it is computed again
-    /// with more room); for caller storage and no heap, use [`crate::solve_adjoint`].
+    /// The tape is owned here: a first try with room for a few hundred steps, and a solve too
+    /// long for it is computed again with the room it named ([`SolveError::TapeFull`]); for
+    /// caller storage, no heap and checkpointing, use [`crate::solve_adjoint`].
     pub fn gradient<X: Fields<NY>>(
         &self,
         t0: f64,
@@ -86,7 +87,7 @@ where
                 &problem,
                 &self.options,
                 StepPlan::Adaptive,
-                &mut tape,
+                AdjointTape::full(&mut tape),
                 &mut HybridOutputs {
                     samples: &mut samples,
                     events: None,
@@ -96,10 +97,8 @@ where
                 &mut gradient,
             );
             match result {
-                Err(SolveError::StorageFull { capacity: c, .. })
-                    if c == capacity && gradient.tape_len == capacity =>
-                {
-                    capacity = capacity.saturating_mul(4);
+                Err(SolveError::TapeFull { needed, .. }) if needed > capacity => {
+                    capacity = needed;
                 }
                 Err(error) => return Err(error),
                 Ok(()) => {

@@ -30,7 +30,7 @@ pub(crate) struct StepControl {
 
 impl StepControl {
     /// Starting with the proposed step `h` (0: select automatically).
-    pub(crate) fn new(h: f64) -> Self {
+    pub(crate) const fn new(h: f64) -> Self {
         StepControl {
             h,
             pi: PiController::new(),

@@ -21,7 +21,8 @@
 //! Files: `attempt.rs` (stages and Newton, error estimate), `matrix.rs` (Jacobian reuse and the
 //! iteration matrix), `adaptive.rs` (error-controlled steps, initial step), `commit.rs`
 //! (acceptance), `fixed.rs` (fixed steps and the replay of a frozen step sequence),
-//! `controller.rs` (PI step-size control), `dense.rs` (dense output). The forward sensitivities
+//! `controller.rs` (PI step-size control), `dense.rs` (dense output), `snapshot.rs` (the state
+//! between steps as a value, to resume from). The forward sensitivities
 //! of the step are `fsa/`.
 //!
 //! **Stage 1 and predictors.** `F_1` is evaluated afresh at every step rather than reused from
@@ -52,6 +53,7 @@ pub(crate) mod controller;
 pub(crate) mod dense;
 mod fixed;
 mod matrix;
+mod snapshot;
 
 use crate::error::{all_finite, SolveError};
 use crate::fsa::Fsa;
@@ -62,6 +64,7 @@ use crate::stats::Stats;
 use crate::tableau::Tableau;
 use controller::StepControl;
 pub(crate) use matrix::{IterationMatrix, JacState};
+pub(crate) use snapshot::IntegratorSnapshot;
 
 /// Data of one accepted step, passed to the observer.
 #[derive(Clone, Copy, Debug)]
