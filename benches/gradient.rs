@@ -2,7 +2,8 @@
 //! chain (`benches/models/chain100.rs`: 101 states, 100 rates, one dosing event), plain and
 //! with forward sensitivities to all 100 rates, and the gradient by the discrete adjoint
 //! (`Solver::gradient`: a forward solve that records a tape, then one backward pass), all
-//! through the builder. FSA carries one sensitivity column per parameter, so its cost over
+//! through the builder, and the adjoint with a checkpointed tape (a window of 16 steps and a
+//! checkpoint before every 16th step, caller storage: `Model::solve_adjoint`). FSA carries one sensitivity column per parameter, so its cost over
 //! the plain solve grows with the number of parameters; the adjoint's does not.
 //!
 //! Settings: `a(0) = (1, 0, …, 0)`, the rates of `chain100::rates()` (1 to 1e4), horizon
@@ -16,6 +17,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, Criterion};
 use hysens::prelude::*;
+use hysens::runtime::{AdjointTape, Checkpoint, HybridOutputs, HybridSolution, TapeStep};
 
 #[path = "models/chain100.rs"]
 mod chain;
@@ -25,6 +27,8 @@ use chain::chain100;
 const TF: f64 = 40.0;
 const RTOL: f64 = 1e-6;
 const ATOL: f64 = 1e-9;
+/// Steps between checkpoints of the checkpointed tape.
+const WINDOW: usize = 16;
 
 fn gradient(c: &mut Criterion) {
     let (x0, p) = (chain::initial_state(), chain::rates());
@@ -57,6 +61,55 @@ fn gradient(c: &mut Criterion) {
         );
     }
 
+    // The checkpointed tape: the same gradient bit for bit, in a fraction of the storage.
+    let problem = chain100::Model::problem(0.0, TF, &x0, &p);
+    let options = HybridOptions::new(RTOL, ATOL);
+    let steps = asa.stats.steps;
+    let mut window = vec![TapeStep::ZERO; WINDOW];
+    let mut checkpoints =
+        vec![Checkpoint::ZERO; AdjointTape::<6, 101, 0>::checkpoints_needed(steps, WINDOW)];
+    let checkpointed = |window: &mut [_], checkpoints: &mut [_]| {
+        let mut solution = HybridSolution::ZERO;
+        let mut gradient = AdjointGradient::ZERO;
+        let mut outputs = HybridOutputs {
+            samples: &mut [],
+            events: None,
+            steps: None,
+        };
+        let tape = AdjointTape::checkpointed(window, checkpoints);
+        chain100::Model
+            .solve_adjoint(
+                &problem,
+                &options,
+                tape,
+                &mut outputs,
+                &mut solution,
+                &mut gradient,
+            )
+            .expect("the chain solves");
+        gradient
+    };
+    let gradient = checkpointed(&mut window, &mut checkpoints);
+    assert_eq!(
+        gradient.p, asa.params,
+        "checkpointed = full tape, bit for bit"
+    );
+    let (step_bytes, checkpoint_bytes) = (
+        std::mem::size_of::<TapeStep<6, 101, 0>>(),
+        std::mem::size_of::<Checkpoint<6, 101, 0>>(),
+    );
+    let checkpointed_bytes = WINDOW * step_bytes + checkpoints.len() * checkpoint_bytes;
+    eprintln!(
+        "tape of {steps} steps: full {} kB; a window of {WINDOW} steps and {} checkpoints {} kB \
+         ({} kB per step, {} kB per checkpoint); {} steps recomputed",
+        steps * step_bytes / 1000,
+        checkpoints.len(),
+        checkpointed_bytes / 1000,
+        step_bytes / 1000,
+        checkpoint_bytes / 1000,
+        gradient.stats.recomputed_steps,
+    );
+
     let mut group = c.benchmark_group("chain100_gradient");
     group.sample_size(20);
     group.bench_function("plain", |b| {
@@ -82,6 +135,9 @@ fn gradient(c: &mut Criterion) {
                 .expect("the chain solves")
                 .params
         })
+    });
+    group.bench_function("asa_checkpointed_w16", |b| {
+        b.iter(|| checkpointed(&mut window, &mut checkpoints).p)
     });
     group.finish();
 }

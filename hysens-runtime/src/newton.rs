@@ -257,7 +257,7 @@ impl<M, const NP: usize, const N: usize> StageNewton<'_, M, NP, N> {
 /// result is accepted if the last correction was below 1e-3.
 ///
 /// `jac` receives the Jacobian at the last iterate before the final update (the integrator
-/// keeps it for its first step); `stats` counts the evaluations.
+/// keeps it for its first step) and `jac_z` that iterate; `stats` counts the evaluations.
 ///
 /// Errors: [`SolveError::NonFiniteValue`] for a non-finite `g` or Jacobian,
 /// [`SolveError::SingularMatrix`] if `g_z` is singular,
@@ -267,6 +267,7 @@ pub(crate) fn consistent_z<M, const NY: usize, const NZ: usize, const NP: usize>
     problem: &ConsistencyProblem<'_, NY, NZ, NP>,
     z: &mut [f64; NZ],
     jac: &mut ModeJacobian<NY, NZ>,
+    jac_z: &mut [f64; NZ],
     stats: &mut Stats,
 ) -> Result<(), SolveError>
 where
@@ -293,6 +294,7 @@ where
             return Err(nonfinite("g at a restart"));
         }
         *jac = ModeJacobian::ZERO;
+        *jac_z = *z;
         model.jacobian(t, y, z, p, jac);
         stats.jacobian_evals += 1;
         if !jac.is_finite() {

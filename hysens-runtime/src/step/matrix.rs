@@ -28,12 +28,23 @@ pub(crate) enum JacState {
     Stale,
 }
 
+/// The point `(t, y, z)` a Jacobian was evaluated at.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct JacobianPoint<const NY: usize, const NZ: usize> {
+    pub t: f64,
+    pub y: [f64; NY],
+    pub z: [f64; NZ],
+}
+
 /// The Jacobian, the LU factors of the iteration matrix and the Newton contraction rates that
 /// decide on reusing them (module docs).
 #[derive(Clone, Debug)]
 pub(crate) struct IterationMatrix<const NY: usize, const NZ: usize, const N: usize> {
     /// `f_y, f_z, g_y, g_z` at the point of [`IterationMatrix::state`].
     pub jac: ModeJacobian<NY, NZ>,
+    /// Where `jac` was evaluated (a checkpoint keeps the point, not the matrix:
+    /// `snapshot.rs`).
+    pub at: JacobianPoint<NY, NZ>,
     /// Whether `jac` belongs to the current point.
     pub state: JacState,
     /// The model's Jacobian is constant ([`SmoothMode::jacobian_is_constant`]).
@@ -53,6 +64,11 @@ impl<const NY: usize, const NZ: usize, const N: usize> IterationMatrix<NY, NZ, N
     pub(crate) fn new(linear: bool) -> Self {
         IterationMatrix {
             jac: ModeJacobian::ZERO,
+            at: JacobianPoint {
+                t: f64::NAN,
+                y: [0.0; NY],
+                z: [0.0; NZ],
+            },
             state: JacState::Invalid,
             linear,
             lu: Lu::factor_identity(),
@@ -109,6 +125,11 @@ where
     }
 
     pub(super) fn eval_jacobian(&mut self) -> Result<(), SolveError> {
+        self.matrix.at = JacobianPoint {
+            t: self.t,
+            y: self.y,
+            z: self.z,
+        };
         self.matrix.jac = ModeJacobian::ZERO;
         self.model
             .jacobian(self.t, &self.y, &self.z, &self.p, &mut self.matrix.jac);

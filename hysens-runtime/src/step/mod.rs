@@ -63,7 +63,7 @@ use crate::options::Options;
 use crate::stats::Stats;
 use crate::tableau::Tableau;
 use controller::StepControl;
-pub(crate) use matrix::{IterationMatrix, JacState};
+pub(crate) use matrix::{IterationMatrix, JacState, JacobianPoint};
 pub(crate) use snapshot::IntegratorSnapshot;
 
 /// Data of one accepted step, passed to the observer.
@@ -290,6 +290,8 @@ where
         if NZ == 0 {
             return Ok(());
         }
+        self.matrix.at.t = self.t;
+        self.matrix.at.y = self.y;
         let problem = ConsistencyProblem {
             t: self.t,
             y: &self.y,
@@ -303,6 +305,7 @@ where
             &problem,
             &mut self.z,
             &mut self.matrix.jac,
+            &mut self.matrix.at.z,
             &mut self.stats,
         );
         // A Jacobian was evaluated (and is finite) unless the first evaluation failed.

@@ -3,14 +3,16 @@
 //! (`adjoint/checkpoint.rs`).
 //!
 //! Everything that decides the next steps is kept: the accepted point, the controller history,
-//! the Jacobian with its reuse state and the contraction rates, the last stages and the
-//! counters. The LU factors of the iteration matrix are not kept: they are a deterministic
-//! function of the Jacobian and the step size they were built for (`matrix.rs`), so
-//! [`Esdirk::restore`] rebuilds the very same factors. The forward sensitivities are not kept
-//! (the adjoint's forward pass runs without them).
+//! the Jacobian's reuse state and the contraction rates, the last stages and the counters.
+//! Neither the Jacobian nor the LU factors of the iteration matrix are kept, only the point
+//! the Jacobian was evaluated at and the step size the LU was built for: both are deterministic
+//! functions of these (the model's Jacobian of the same point; `matrix.rs`), so
+//! [`Esdirk::restore`] rebuilds the very same matrices, bit for bit, and a checkpoint costs
+//! `O(N)` storage instead of `O(N²)`. The forward sensitivities are not kept (the adjoint's
+//! forward pass runs without them).
 
 use super::controller::StepControl;
-use super::{Esdirk, IterationMatrix, JacState, Stages};
+use super::{Esdirk, IterationMatrix, JacState, JacobianPoint, Stages};
 use crate::error::SolveError;
 use crate::fsa::Fsa;
 use crate::model::{ModeJacobian, SmoothMode};
@@ -27,7 +29,7 @@ pub(crate) struct IntegratorSnapshot<const S: usize, const NY: usize, const NZ: 
     z: [f64; NZ],
     stats: Stats,
     control: StepControl,
-    jac: ModeJacobian<NY, NZ>,
+    jac_at: JacobianPoint<NY, NZ>,
     jac_state: JacState,
     lu_h: f64,
     theta_last: f64,
@@ -43,7 +45,11 @@ impl<const S: usize, const NY: usize, const NZ: usize> IntegratorSnapshot<S, NY,
         z: [0.0; NZ],
         stats: Stats::ZERO,
         control: StepControl::new(0.0),
-        jac: ModeJacobian::ZERO,
+        jac_at: JacobianPoint {
+            t: f64::NAN,
+            y: [0.0; NY],
+            z: [0.0; NZ],
+        },
         jac_state: JacState::Invalid,
         lu_h: f64::NAN,
         theta_last: 0.0,
@@ -65,7 +71,7 @@ where
             z: self.z,
             stats: self.stats,
             control: self.control,
-            jac: self.matrix.jac,
+            jac_at: self.matrix.at,
             jac_state: self.matrix.state,
             lu_h: self.matrix.lu_h,
             theta_last: self.matrix.theta_last,
@@ -76,7 +82,8 @@ where
 
     /// The integrator of `snapshot`, for the same model, tableau, mode, parameters and options
     /// as the one it was taken from: its next steps are those the original took. Rebuilds the
-    /// LU factors the original held (not counted in the statistics, which are the snapshot's).
+    /// Jacobian and the LU factors the original held (not counted in the statistics, which are
+    /// the snapshot's); a Jacobian to be re-evaluated anyway (`JacState::Invalid`) is not.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn restore(
         model: &'m M,
@@ -87,7 +94,12 @@ where
         snapshot: &IntegratorSnapshot<S, NY, NZ>,
     ) -> Result<Self, SolveError> {
         let mut matrix = IterationMatrix::new(model.jacobian_is_constant());
-        matrix.jac = snapshot.jac;
+        let at = snapshot.jac_at;
+        if snapshot.jac_state != JacState::Invalid {
+            matrix.jac = ModeJacobian::ZERO;
+            model.jacobian(at.t, &at.y, &at.z, &p, &mut matrix.jac);
+        }
+        matrix.at = at;
         matrix.state = snapshot.jac_state;
         matrix.theta_last = snapshot.theta_last;
         matrix.theta_step = snapshot.theta_step;
@@ -106,7 +118,7 @@ where
             stages: snapshot.stages,
             fsa: Fsa::new(),
         };
-        if snapshot.lu_h.is_finite() {
+        if snapshot.lu_h.is_finite() && snapshot.jac_state != JacState::Invalid {
             it.factor(snapshot.lu_h).map_err(|e| it.lu_error(e))?;
         }
         it.stats = snapshot.stats;
