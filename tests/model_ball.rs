@@ -393,3 +393,57 @@ fn adjoint_gradient_equals_the_forward_one() {
     }
     assert_eq!(adjoint.wrt("gravity"), None);
 }
+
+/// The builder's adjoint trajectory `λ(t) = dφ/d(h, v)(t)` against the closed form started at
+/// each of its points: after the bounce (and at its right limit), free flight over `τ = T − t`,
+/// `∂φ/∂h = 1 + g` and `∂φ/∂v = (1 + g) τ + v(T)`; before it, num-dual on `closed_form` from
+/// `(h(t), v(t))` over `T − t`. Exact to round-off, as the discrete solution is (see above).
+#[test]
+fn adjoint_trajectory_against_the_closed_form() {
+    let gradient = ball::Model
+        .solver()
+        .tolerances(1e-10, 1e-12)
+        .gradient(0.0, T, &ball::X { h: H0, v: V0 }, &ball::P { g: G, e: E })
+        .expect("the ball solves");
+    let w = (V0 * V0 + 2.0 * G * H0).sqrt();
+    let t1 = (V0 + w) / G;
+    let points = &gradient.adjoint;
+    assert!(points.len() > 4, "{} points", points.len());
+    assert_eq!((points[0].t, points[0].segment), (0.0, 0));
+    assert_eq!(points[0].y, gradient.initial_states, "λ(t0) = dφ/dy0");
+    let last = points.last().expect("points");
+    assert_eq!((last.t, last.segment), (T, 1));
+    assert!(points.windows(2).all(|p| p[0].t <= p[1].t), "in time order");
+    let mut worst = 0.0f64;
+    for point in points {
+        let t = point.t;
+        let exact = if point.segment == 1 {
+            assert!(t >= t1 - 1e-12, "t = {t} after the bounce at {t1}");
+            let tau = T - t;
+            let v_t = E * w - G * (t - t1);
+            [1.0 + G, (1.0 + G) * tau + (v_t - G * tau)]
+        } else {
+            assert!(t < t1, "t = {t} before the bounce at {t1}");
+            let (h, v) = (H0 + V0 * t - G * t * t / 2.0, V0 - G * t);
+            let phi = |k: usize| {
+                let seed = |i: usize, x: f64| Dual64::new(x, if i == k { 1.0 } else { 0.0 });
+                let [h, v] = closed_form(seed(0, h), seed(1, v), G.into(), E.into(), T - t);
+                (h + v * v * 0.5 + h * G).eps
+            };
+            [phi(0), phi(1)]
+        };
+        for i in 0..2 {
+            let error = (point.y[i] - exact[i]).abs();
+            assert!(
+                error < 1e-11 * exact[i].abs().max(1.0),
+                "λ at t = {t}: {:?} vs {exact:?}",
+                point.y
+            );
+            worst = worst.max(error);
+        }
+    }
+    println!(
+        "adjoint trajectory: {} points, largest error {worst:.1e}",
+        points.len()
+    );
+}

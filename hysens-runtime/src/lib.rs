@@ -89,8 +89,8 @@ pub mod prelude {
 }
 
 pub use adjoint::{
-    adjoint_tape_length, solve_adjoint, AdjointGradient, AdjointStats, AdjointTape, Checkpoint,
-    TapeEvent, TapeStep,
+    adjoint_tape_length, solve_adjoint, AdjointGradient, AdjointPoint, AdjointStats, AdjointTape,
+    Checkpoint, TapeEvent, TapeStep,
 };
 pub use error::SolveError;
 pub use hybrid::{

@@ -50,7 +50,8 @@ pub(crate) struct Forward<'a, M, const S: usize, const NY: usize, const NZ: usiz
 
 /// The backward pass of the solve `forward` that filled `tape`, `outputs` and `sol` (module
 /// docs): the windows of a checkpointed tape last to first, each but the last recomputed from
-/// its checkpoint (`checkpoint.rs`); writes the gradients and statistics into `gradient`.
+/// its checkpoint (`checkpoint.rs`); writes the gradients and statistics into `gradient`, and
+/// reports the adjoint of the state as it goes to `observe` ([`AdjointPoint`]).
 pub(crate) fn backward<
     M,
     const S: usize,
@@ -64,6 +65,7 @@ pub(crate) fn backward<
     outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
     sol: &HybridSolution<NY, NZ, NP>,
     gradient: &mut AdjointGradient<NY, NP>,
+    observe: &mut impl FnMut(AdjointPoint<NY>),
 ) -> Result<(), SolveError>
 where
     M: AdjointProducts<NY, NZ, NP>,
@@ -76,6 +78,11 @@ where
     };
     let mut costate = Costate::ZERO;
     terminal_seed(model, problem, sol, &mut costate, &mut gradient.stats);
+    let mut trajectory = Trajectory {
+        observe,
+        segment: sol.n_events,
+    };
+    trajectory.point(sol.t, &costate);
     let (n, w) = (tape.next, tape.window());
     let windows = match tape.checkpointed() {
         true => AdjointTape::<S, NY, NZ>::checkpoints_needed(n, w),
@@ -108,22 +115,70 @@ where
             &mut costate,
             &mut cache,
             &mut gradient.stats,
+            &mut trajectory,
         )?;
     }
     let first = tape.steps.first().filter(|_| n > 0);
     let memory = first.map_or(sol.memory, |s| s.memory);
     let range = 0..end.min(tape.initial_samples);
     let samples = &*outputs.samples;
-    sampled_seeds(
-        model,
-        problem,
-        samples,
-        range,
-        &memory,
-        &mut costate,
-        &mut gradient.stats,
-    );
-    initial_point(model, problem, first, sol, &mut costate, gradient)
+    if !range.is_empty() {
+        sampled_seeds(
+            model,
+            problem,
+            samples,
+            range,
+            &memory,
+            &mut costate,
+            &mut gradient.stats,
+        );
+        trajectory.point(problem.t0, &costate);
+    }
+    initial_point(model, problem, first, sol, &mut costate, gradient)?;
+    if gradient.y0 != costate.y {
+        trajectory.point(problem.t0, &costate);
+    }
+    Ok(())
+}
+
+/// The adjoint of the differential state at a time of the backward pass: `λ(t) = dG/dy(t)`,
+/// the derivative of the objective with respect to a perturbation of the state at `t` (the
+/// discrete adjoint of the state at a step boundary).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AdjointPoint<const NY: usize> {
+    /// The time: a step boundary, a sample time or an event time.
+    pub t: f64,
+    /// The mode segment: 0 before the first event, `k` between the `k`-th and the next. At an
+    /// event time, the point of the new segment is the right limit; the adjoint jumps there
+    /// (its left limit is not a point of the discrete chain: the last point of the previous
+    /// segment is the start of the step to the event).
+    pub segment: usize,
+    /// `λ(t)`. Two points at one time in one segment: the jump of a sampled cost (the later
+    /// point, in backward order, is the left limit).
+    pub y: [f64; NY],
+}
+
+/// Reports the adjoint as the backward pass goes.
+struct Trajectory<'o, O> {
+    observe: &'o mut O,
+    /// The segment of the current point.
+    segment: usize,
+}
+
+impl<O> Trajectory<'_, O> {
+    fn point<const NY: usize, const NZ: usize, const NP: usize>(
+        &mut self,
+        t: f64,
+        costate: &Costate<NY, NZ, NP>,
+    ) where
+        O: FnMut(AdjointPoint<NY>),
+    {
+        (self.observe)(AdjointPoint {
+            t,
+            segment: self.segment,
+            y: costate.y,
+        });
+    }
 }
 
 /// Records window `j` of a checkpointed tape again, by resuming the solve from its
@@ -217,6 +272,7 @@ fn steps_back<
     costate: &mut Costate<NY, NZ, NP>,
     cache: &mut StageLu<NY, NZ, N>,
     stats: &mut AdjointStats,
+    trajectory: &mut Trajectory<'_, impl FnMut(AdjointPoint<NY>)>,
 ) -> Result<usize, SolveError>
 where
     M: AdjointProducts<NY, NZ, NP>,
@@ -230,14 +286,20 @@ where
             Some(event) => (event.samples, &event.memory),
         };
         let range = start..end.min(last);
-        sampled_seeds(sweep.model, problem, samples, range, memory, costate, stats);
+        if !range.is_empty() {
+            let t = samples.get(range.start).map_or(step.t + step.h, |s| s.t);
+            sampled_seeds(sweep.model, problem, samples, range, memory, costate, stats);
+            trajectory.point(t, costate);
+        }
         match &step.event {
             None => sweep.step(step, step.shifted, costate, cache, stats)?,
             Some(event) => {
                 event_step(sweep, step, event, costate, cache, stats)?;
                 stats.events += 1;
+                trajectory.segment = trajectory.segment.saturating_sub(1);
             }
         }
+        trajectory.point(step.t, costate);
         end = start;
         stats.steps += 1;
     }

@@ -50,7 +50,8 @@ use crate::hybrid::{
 };
 use crate::model::{AdjointProducts, HybridModel, ModelSizes};
 use crate::tableau::Tableau;
-use backward::Forward;
+pub use backward::AdjointPoint;
+pub(crate) use backward::Forward;
 use tape::Recording;
 
 /// Counters of a backward pass.
@@ -242,6 +243,43 @@ where
     M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
 {
     const { assert!(N == NY + NZ, "ModelSizes<N, _> must have N = NY + NZ") };
+    let forward = Forward {
+        model,
+        tableau,
+        problem,
+        options,
+        plan,
+    };
+    adjoint::<M, S, NY, NZ, NP, N>(&forward, tape, outputs, solution, gradient, &mut |_| {})
+}
+
+/// [`solve_adjoint`] of the solve `forward`, reporting the adjoint of the state to `observe`
+/// as the backward pass goes (`backward.rs`).
+pub(crate) fn adjoint<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+>(
+    forward: &Forward<'_, M, S, NY, NZ, NP>,
+    tape: AdjointTape<'_, S, NY, NZ>,
+    outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+    solution: &mut HybridSolution<NY, NZ, NP>,
+    gradient: &mut AdjointGradient<NY, NP>,
+    observe: &mut impl FnMut(AdjointPoint<NY>),
+) -> Result<(), SolveError>
+where
+    M: AdjointProducts<NY, NZ, NP>,
+{
+    let Forward {
+        model,
+        tableau,
+        problem,
+        options,
+        plan,
+    } = *forward;
     *gradient = AdjointGradient::ZERO;
     if !tape.checkpoints.is_empty() && tape.steps.is_empty() {
         return Err(SolveError::InvalidArgument {
@@ -251,7 +289,7 @@ where
         });
     }
     let mut recording = Recording::new(tape);
-    let forward = run::<M, S, NY, NZ, NP, N, _>(
+    let solved = run::<M, S, NY, NZ, NP, N, _>(
         model,
         tableau,
         problem,
@@ -264,7 +302,7 @@ where
         None,
     );
     gradient.tape_len = recording.next;
-    forward?;
+    solved?;
     if let Some(overflow) = recording.overflow {
         let (storage, capacity, needed) = match recording.checkpointed() {
             false => ("steps", recording.window(), recording.next),
@@ -282,14 +320,14 @@ where
             needed,
         });
     }
-    let forward = Forward {
-        model,
-        tableau,
-        problem,
-        options,
-        plan,
-    };
-    backward::backward::<M, S, NY, NZ, NP, N>(&forward, &mut recording, outputs, solution, gradient)
+    backward::backward::<M, S, NY, NZ, NP, N>(
+        forward,
+        &mut recording,
+        outputs,
+        solution,
+        gradient,
+        observe,
+    )
 }
 
 /// The accepted steps of the solve [`solve_adjoint`] would record: entries of a full

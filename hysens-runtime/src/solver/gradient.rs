@@ -5,7 +5,11 @@ use std::vec;
 
 use super::selection::{index_of, Wrt};
 use super::{Fields, Solver};
-use crate::adjoint::{solve_adjoint, AdjointGradient, AdjointStats, AdjointTape, TapeStep};
+use std::vec::Vec;
+
+use crate::adjoint::{
+    adjoint, AdjointGradient, AdjointPoint, AdjointStats, AdjointTape, Forward, TapeStep,
+};
 use crate::error::SolveError;
 use crate::model::{AdjointProducts, ModelSizes};
 use crate::stats::Stats;
@@ -28,6 +32,10 @@ pub struct Gradient<const NY: usize, const NP: usize> {
     pub stats: Stats,
     /// Statistics of the backward pass.
     pub adjoint_stats: AdjointStats,
+    /// The adjoint of the state `λ(t) = dG/dy(t)` along the solve, in time order: at every step
+    /// boundary, with both sides of the jumps at sample times and the right limit at events
+    /// ([`AdjointPoint`]; Serban & Recuero 2019, Figs. 3 and 8, show it for their examples).
+    pub adjoint: Vec<AdjointPoint<NY>>,
     state_names: [&'static str; NY],
     parameter_names: [&'static str; NP],
 }
@@ -81,12 +89,16 @@ where
             let mut samples = vec![Sample::ZERO; self.sample_times.len()];
             let mut solution = HybridSolution::ZERO;
             let mut gradient = AdjointGradient::ZERO;
-            let result = solve_adjoint(
-                self.model,
-                self.tableau,
-                &problem,
-                &self.options,
-                StepPlan::Adaptive,
+            let mut adjoint_points = Vec::new();
+            let forward = Forward {
+                model: self.model,
+                tableau: self.tableau,
+                problem: &problem,
+                options: &self.options,
+                plan: StepPlan::Adaptive,
+            };
+            let result = adjoint::<M, S, NY, NZ, NP, N>(
+                &forward,
                 AdjointTape::full(&mut tape),
                 &mut HybridOutputs {
                     samples: &mut samples,
@@ -95,6 +107,7 @@ where
                 },
                 &mut solution,
                 &mut gradient,
+                &mut |point| adjoint_points.push(point),
             );
             match result {
                 Err(SolveError::TapeFull { needed, .. }) if needed > capacity => {
@@ -102,7 +115,9 @@ where
                 }
                 Err(error) => return Err(error),
                 Ok(()) => {
+                    adjoint_points.reverse();
                     return Ok(Gradient {
+                        adjoint: adjoint_points,
                         cost: solution.cost,
                         params: gradient.p,
                         initial_states: gradient.y0,
@@ -110,7 +125,7 @@ where
                         adjoint_stats: gradient.stats,
                         state_names: M::STATE_NAMES,
                         parameter_names: M::PARAMETER_NAMES,
-                    })
+                    });
                 }
             }
         }
