@@ -13,10 +13,10 @@
 mod support;
 
 use hysens_runtime::{
-    solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, GuardInfo, HybridModel,
-    HybridOptions, HybridOutputs, HybridProblem, HybridSolution, InitialMode, InitialStates,
-    ModeInfo, ModeJacobian, ModelSizes, Params, Point, ResetJacobian, Sample, ScalarPartials,
-    Solver, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
+    solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, GuardInfo,
+    HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, InitialMode,
+    InitialStates, ModeInfo, ModeJacobian, ModelSizes, Params, Point, ResetJacobian, Sample,
+    ScalarPartials, Solver, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
 };
 use support::fixtures::{em_parameters, em_problem, mem_toy_problem, EmOscillator, MemToy};
 
@@ -277,6 +277,36 @@ where
         grad.stats.events, asa.n_events,
         "{name}: every event transposed"
     );
+    // From checkpoints (a window of 1 and of 3 steps): the full tape's gradient, bit for bit.
+    for window in [1, 3] {
+        let mut steps = vec![TapeStep::ZERO; window];
+        let mut checkpoints = vec![Checkpoint::ZERO; grad.tape_len.div_ceil(window)];
+        let mut samples = vec![Sample::ZERO; n];
+        let (mut sol, mut again) = (HybridSolution::ZERO, AdjointGradient::ZERO);
+        let mut out = HybridOutputs {
+            samples: &mut samples,
+            events: None,
+            steps: None,
+        };
+        let tape = AdjointTape::checkpointed(&mut steps, &mut checkpoints);
+        solve_adjoint(
+            model,
+            tableau,
+            problem,
+            options,
+            StepPlan::Adaptive,
+            tape,
+            &mut out,
+            &mut sol,
+            &mut again,
+        )
+        .unwrap();
+        assert_eq!(
+            (again.p, again.y0),
+            (grad.p, grad.y0),
+            "{name}, window {window}"
+        );
+    }
     let mut samples = vec![Sample::ZERO; n];
     let mut fsa = HybridSolution::ZERO;
     let mut out = HybridOutputs {
