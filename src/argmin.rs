@@ -19,12 +19,13 @@
 //!
 //! The two views are one least-squares problem when the model's only cost is the sampled
 //! `#[cost(sampled)] fn misfit(x: &X, d: f64) -> f64 { 0.5 * (x.h - d).powi(2) }`: then
-//! `G = ½‖r‖²` and `dG/dθ = Jᵀr` (the normal equations of Gauss–Newton, Nocedal & Wright 2006,
-//! Eq. 10.3). Both derivatives are exact derivatives of the discrete solution, across every
-//! event (Serban & Recuero 2019, Eq. 6 for the jumps), so a fit converges to the minimum of
-//! the discrete problem without the noise of finite differences. At the minimum, with data of
-//! independent noise of standard deviation `σ`, the linearized covariance of the estimate is
-//! `σ²(JᵀJ)⁻¹` ([`Fit::covariance`]; Nocedal & Wright 2006, §10.3, or Bard 1974, §7-5).
+//! `G = ½‖r‖²` and `dG/dθ = Jᵀr` (Nocedal & Wright 2006, Eq. 10.3), whose Gauss–Newton step
+//! solves `JᵀJ δ = −Jᵀr` (ibid., §10.3). Both derivatives are exact derivatives of the
+//! discrete solution, across every event (Serban & Recuero 2019, Eq. 6 for the jumps), so a
+//! fit converges to the minimum of the discrete problem without the noise of finite
+//! differences. At the minimum, with data of independent noise of standard deviation `σ`, the
+//! linearized covariance of the estimate is `σ²(JᵀJ)⁻¹` ([`Fit::covariance`]; Seber & Wild
+//! 1989, *Nonlinear Regression*, §2.1).
 //!
 //! A value and its derivative at the same `θ` come from one solve: argmin's line searches for
 //! gradient methods (More–Thuente, Hager–Zhang) ask for the cost and then the gradient at each
@@ -35,8 +36,8 @@
 //! were made.
 //!
 //! A solve that fails — a bad setting, a non-finite parameter, a step-size underflow, Zeno
-//! behaviour — comes back as an argmin [`Error`] wrapping a
-//! [`FitError`] (recover it with `error.downcast_ref::<FitError>()`), never as a panic.
+//! behaviour — comes back as an argmin [`Error`] wrapping a [`FitError`] (recover it with
+//! `error.downcast_ref::<FitError>()`), never as a panic.
 //!
 //! # Example
 //!

@@ -9,9 +9,10 @@
 //! - [`runtime`]: the `no_std`, no-heap ESDIRK runtime (`hysens-runtime`).
 //! - [`hybrid_model`]: the attribute macro that turns an annotated module into a model with
 //!   compile-time kernels (`hysens-macros`).
-//! - [`argmin`] (feature `argmin`): parameter estimation with the argmin optimizers — a model
-//!   and its data as an argmin problem, with gradients by the adjoint and residual Jacobians
-//!   by forward sensitivities.
+//!
+//! With the cargo feature `argmin`, the module `argmin` adds parameter estimation with the
+//! argmin optimizers: a model and its data as an argmin problem, with gradients by the adjoint
+//! and residual Jacobians by forward sensitivities.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -9,15 +9,19 @@
 //! parabolas), independent of the solver. From the poor guess `g = 8`, `e = 0.6` (three
 //! impacts in the window):
 //!
-//! 1. noise-free data, L-BFGS with hysens gradients (the discrete adjoint): the truth is
-//!    recovered to 1e-6 relative (asserted);
-//! 2. the same L-BFGS with central finite differences of the same solver, for the solves and
-//!    the time the exact gradient saves;
-//! 3. the same data with Gauss–Newton on the residuals and their Jacobian from the forward
-//!    sensitivities;
-//! 4. noisy data (σ = 1 cm, a fixed seed): Gauss–Newton, then the linearized covariance
-//!    `σ²(JᵀJ)⁻¹` at the estimate; the estimate lies within 3 standard deviations of the
-//!    truth (asserted).
+//! (a) noise-free data, L-BFGS with hysens gradients (the discrete adjoint): the truth is
+//!     recovered to 1e-6 relative (asserted);
+//! (b) the same L-BFGS with central finite differences of the same solver, for the solves and
+//!     the time the exact gradient saves;
+//! (c) the same data with Gauss–Newton on the residuals and their Jacobian from the forward
+//!     sensitivities;
+//! (d) noisy data (σ = 1 cm, a fixed seed): Gauss–Newton, then the linearized covariance
+//!     `σ²(JᵀJ)⁻¹` at the estimate; the estimate lies within 3 standard deviations of the
+//!     truth (asserted).
+//!
+//! The samples are 0.04 s apart, not 0.05 s: from the guess the first impact is at exactly
+//! `√(2/8) = 0.5 s`, and a sample time exactly at an event time can make the solve fail with a
+//! step-size underflow (a runtime limitation found while writing this example).
 //!
 //! Run with `cargo run --release --features argmin --example parameter_estimation`.
 
@@ -97,7 +101,7 @@ impl Normal {
 
 /// A cost with its gradient by central differences (for comparison with the exact one):
 /// `∂G/∂θ_j ≈ (G(θ + δ_j e_j) − G(θ − δ_j e_j)) / 2δ_j`, `δ_j = ε^{1/3} max(|θ_j|, 1)`, the
-/// step that balances truncation and round-off (Nocedal & Wright 2006, Eq. 8.9).
+/// step that balances truncation and round-off (Nocedal & Wright 2006, §8.1).
 #[derive(Clone, Copy)]
 struct CentralDifferences<O>(O);
 
