@@ -9,12 +9,19 @@
 //! - [`runtime`]: the `no_std`, no-heap ESDIRK runtime (`hysens-runtime`).
 //! - [`hybrid_model`]: the attribute macro that turns an annotated module into a model with
 //!   compile-time kernels (`hysens-macros`).
+//!
+//! With the cargo feature `argmin`, the module `argmin` adds parameter estimation with the
+//! argmin optimizers: a model and its data as an argmin problem, with gradients by the adjoint
+//! and residual Jacobians by forward sensitivities.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub use hysens_macros::hybrid_model;
 pub use hysens_runtime as runtime;
 pub use hysens_symbolic as symbolic;
+
+#[cfg(feature = "argmin")]
+pub mod argmin;
 
 /// What a user needs, in one import: `use hysens::prelude::*;` brings the `#[hybrid_model]`
 /// attribute, the solving API ([`runtime::Solver`], [`runtime::Params`],
