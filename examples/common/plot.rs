@@ -1,0 +1,430 @@
+//! Plots for the examples: a figure of panels stacked over one shared time axis, written as SVG
+//! to `target/hysens-plots/<name>.svg`.
+//!
+//! Included by each example that draws, with `#[path = "../common/plot.rs"] mod plot;` (it is
+//! not an example itself: Cargo only builds `examples/*.rs` and `examples/*/main.rs`).
+//!
+//! Why this shape:
+//!
+//! - **Jumps stay jumps.** The trajectories of a hybrid system and, even more, their
+//!   sensitivities jump at events. A [`Line`] is a list of segments, one per interval between
+//!   events ([`split_at`] cuts sampled points at the event times), and each segment is drawn
+//!   on its own: a jump shows as a gap from one level to the other, never as a sloped
+//!   connector. The event times are marked by thin dashed verticals across every panel.
+//! - **One unit per axis.** Each [`Panel`] has its own y axis and label, so quantities with
+//!   different units (a height in m, its sensitivity to gravity in s²) never share an axis.
+//! - **Nothing but the Rust toolchain.** Only plotters' SVG backend with its built-in text
+//!   layout is used (no `ttf` feature, hence no font-kit, fontconfig or freetype): the plots
+//!   build and run on a fresh machine, and the viewer renders the SVG's text.
+
+// Each example uses the part of this module it needs.
+#![allow(dead_code)]
+
+use std::error::Error;
+use std::path::{Path, PathBuf};
+
+use plotters::coord::ranged1d::ValueFormatter;
+use plotters::coord::types::RangedCoordf64;
+use plotters::element::DashedPathElement;
+use plotters::prelude::*;
+
+/// Width of a figure, in pixels.
+const WIDTH: u32 = 960;
+/// Height of one panel, in pixels.
+const PANEL_HEIGHT: u32 = 250;
+/// Height of the figure's title band, in pixels.
+const TITLE_HEIGHT: u32 = 40;
+/// Height of the x-axis label area under the last panel (ticks and axis name), in pixels.
+const X_AXIS_HEIGHT: u32 = 55;
+/// Line colours, in order of the lines of a panel: the Okabe–Ito palette, distinguishable
+/// with the common colour-vision deficiencies.
+const PALETTE: [RGBColor; 6] = [
+    RGBColor(0, 114, 178),   // blue
+    RGBColor(213, 94, 0),    // vermillion
+    RGBColor(0, 158, 115),   // bluish green
+    RGBColor(204, 121, 167), // reddish purple
+    RGBColor(230, 159, 0),   // orange
+    RGBColor(86, 180, 233),  // sky blue
+];
+/// Tick labels wanted on the y axis of each panel (at most).
+const Y_LABELS: usize = 6;
+/// Tick labels wanted on the time axis (at most).
+const X_LABELS: usize = 12;
+/// Colour of the event markers.
+const EVENT_GREY: RGBColor = RGBColor(150, 150, 150);
+
+/// The time axis: linear, or logarithmic (for stiff problems spanning many decades).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scale {
+    /// Evenly spaced.
+    Linear,
+    /// Base 10; the range must be positive.
+    Log,
+}
+
+/// Where a panel's legend goes (inside the plotting area).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LegendAt {
+    /// Top right.
+    UpperRight,
+    /// Top left.
+    UpperLeft,
+    /// Bottom right.
+    LowerRight,
+    /// Bottom left.
+    LowerLeft,
+    /// Halfway up the left side.
+    MiddleLeft,
+    /// Halfway up the right side.
+    MiddleRight,
+}
+
+/// One curve: a label for the legend, and its segments (each a polyline drawn on its own).
+#[derive(Clone, Debug)]
+pub struct Line {
+    /// The legend's text.
+    pub label: String,
+    /// The pieces between events.
+    pub segments: Vec<Vec<(f64, f64)>>,
+}
+
+/// One panel: a y axis with its label (and unit) and the lines drawn on it.
+#[derive(Clone, Debug)]
+pub struct Panel {
+    y_label: String,
+    lines: Vec<Line>,
+    legend: LegendAt,
+}
+
+impl Panel {
+    /// An empty panel whose y axis is labelled `y_label` (say which unit).
+    pub fn new(y_label: impl Into<String>) -> Self {
+        Panel {
+            y_label: y_label.into(),
+            lines: Vec::new(),
+            legend: LegendAt::UpperRight,
+        }
+    }
+
+    /// Adds a line, drawn in the next colour of the palette.
+    pub fn line(mut self, label: impl Into<String>, segments: Vec<Vec<(f64, f64)>>) -> Self {
+        self.lines.push(Line {
+            label: label.into(),
+            segments,
+        });
+        self
+    }
+
+    /// Puts the legend elsewhere (the default is the top right).
+    pub fn legend(mut self, at: LegendAt) -> Self {
+        self.legend = at;
+        self
+    }
+}
+
+/// A figure: panels stacked over one time axis, with the event times marked.
+#[derive(Clone, Debug)]
+pub struct Figure {
+    name: String,
+    title: String,
+    x_label: String,
+    scale: Scale,
+    events: Option<(String, Vec<f64>)>,
+    panels: Vec<Panel>,
+}
+
+impl Figure {
+    /// An empty figure, saved as `<name>.svg`, titled `title`, whose time axis is labelled
+    /// `x_label` (say which unit).
+    pub fn new(name: &str, title: impl Into<String>, x_label: impl Into<String>) -> Self {
+        Figure {
+            name: name.into(),
+            title: title.into(),
+            x_label: x_label.into(),
+            scale: Scale::Linear,
+            events: None,
+            panels: Vec::new(),
+        }
+    }
+
+    /// Another scale for the time axis.
+    pub fn scale(mut self, scale: Scale) -> Self {
+        self.scale = scale;
+        self
+    }
+
+    /// Marks these event times by dashed verticals; `label` names them in the first panel's
+    /// legend.
+    pub fn events(mut self, label: impl Into<String>, times: Vec<f64>) -> Self {
+        self.events = Some((label.into(), times));
+        self
+    }
+
+    /// Adds a panel under the others.
+    pub fn panel(mut self, panel: Panel) -> Self {
+        self.panels.push(panel);
+        self
+    }
+
+    /// Writes the figure to `target/hysens-plots/<name>.svg` (creating the directory) and
+    /// returns the path.
+    pub fn save(&self) -> Result<PathBuf, Box<dyn Error>> {
+        let directory = output_directory();
+        std::fs::create_dir_all(&directory)?;
+        let path = directory.join(format!("{}.svg", self.name));
+        let (t_min, t_max) = self.time_range()?;
+        match self.scale {
+            Scale::Linear => {
+                self.draw(&path, || RangedCoordf64::from(t_min..t_max))?;
+            }
+            Scale::Log => {
+                if t_min <= 0.0 {
+                    return Err(format!("a log time axis needs t > 0, got {t_min}").into());
+                }
+                self.draw(&path, || LogCoord::from((t_min..t_max).log_scale()))?;
+            }
+        }
+        Ok(path)
+    }
+
+    /// The smallest and largest time of every point.
+    fn time_range(&self) -> Result<(f64, f64), Box<dyn Error>> {
+        let times = self
+            .panels
+            .iter()
+            .flat_map(|p| &p.lines)
+            .flat_map(|l| &l.segments)
+            .flatten()
+            .map(|&(t, _)| t);
+        let (lo, hi) = finite_range(times).ok_or("nothing to plot")?;
+        Ok(if lo < hi { (lo, hi) } else { (lo, lo + 1.0) })
+    }
+
+    /// Draws every panel, each with the time axis `x()`.
+    fn draw<X>(&self, path: &Path, x: impl Fn() -> X) -> Result<(), Box<dyn Error>>
+    where
+        X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        let n = self.panels.len() as u32;
+        let height = TITLE_HEIGHT + n * PANEL_HEIGHT + X_AXIS_HEIGHT;
+        let root = SVGBackend::new(path, (WIDTH, height)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let root = root.titled(&self.title, ("sans-serif", 22))?;
+        // Every panel gets the same height; the last one also holds the time axis's label area.
+        let mut rest = root;
+        for (k, panel) in self.panels.iter().enumerate() {
+            let last = k + 1 == self.panels.len();
+            let (area, below) = if last {
+                (rest.clone(), rest.clone())
+            } else {
+                rest.split_vertically(PANEL_HEIGHT)
+            };
+            let first = k == 0;
+            self.draw_panel(&area, panel, x(), first, last)?;
+            rest = below;
+        }
+        rest.present()?;
+        Ok(())
+    }
+
+    /// Draws one panel: its mesh, the event markers, the lines segment by segment, the legend.
+    fn draw_panel<X>(
+        &self,
+        area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+        panel: &Panel,
+        x: X,
+        first: bool,
+        last: bool,
+    ) -> Result<(), Box<dyn Error>>
+    where
+        X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        let values = panel.lines.iter().flat_map(|l| &l.segments).flatten();
+        let (lo, hi) = finite_range(values.map(|&(_, y)| y)).unwrap_or((0.0, 1.0));
+        let pad = if hi > lo {
+            0.06 * (hi - lo)
+        } else {
+            0.5 * lo.abs().max(1.0)
+        };
+        let (y_lo, y_hi) = (lo - pad, hi + pad);
+        let y: RangedCoordf64 = (y_lo..y_hi).into();
+        let y_step = tick_step(y_lo, y_hi, Y_LABELS);
+        let y_format = |v: &f64| linear_tick_label(*v, y_step);
+        let (x_lo, x_hi) = (x.range().start, x.range().end);
+        let x_step = tick_step(x_lo, x_hi, X_LABELS);
+        let x_format = |v: &f64| match self.scale {
+            Scale::Linear => linear_tick_label(*v, x_step),
+            Scale::Log => log_tick_label(*v),
+        };
+        let no_label = |_: &f64| String::new();
+        let mut chart = ChartBuilder::on(area)
+            .margin_top(8)
+            .margin_right(24)
+            .x_label_area_size(if last { X_AXIS_HEIGHT } else { 0 })
+            .y_label_area_size(95)
+            .build_cartesian_2d(x, y)?;
+        let mut mesh = chart.configure_mesh();
+        mesh.y_desc(panel.y_label.as_str())
+            .label_style(("sans-serif", 15))
+            .axis_desc_style(("sans-serif", 17))
+            .light_line_style(RGBColor(238, 238, 238))
+            .bold_line_style(RGBColor(215, 215, 215))
+            .y_labels(Y_LABELS)
+            .x_labels(X_LABELS)
+            .y_label_formatter(&y_format);
+        if last {
+            mesh.x_desc(self.x_label.as_str())
+                .x_label_formatter(&x_format);
+        } else {
+            mesh.x_label_formatter(&no_label);
+        }
+        mesh.draw()?;
+
+        if let Some((label, times)) = &self.events {
+            let style = ShapeStyle::from(EVENT_GREY).stroke_width(1);
+            for (i, &t) in times.iter().enumerate() {
+                let marker = chart.draw_series(DashedLineSeries::new(
+                    [(t, y_lo), (t, y_hi)],
+                    6,
+                    4,
+                    style,
+                ))?;
+                if first && i == 0 {
+                    marker.label(label.as_str()).legend(move |(x, y)| {
+                        DashedPathElement::new([(x, y), (x + 20, y)], 4, 3, style)
+                    });
+                }
+            }
+        }
+
+        for (line, &colour) in panel.lines.iter().zip(PALETTE.iter().cycle()) {
+            let style = ShapeStyle::from(colour).stroke_width(2);
+            for (i, segment) in line.segments.iter().enumerate() {
+                let drawn = chart.draw_series(LineSeries::new(segment.iter().copied(), style))?;
+                if i == 0 {
+                    drawn
+                        .label(line.label.as_str())
+                        .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], style));
+                }
+            }
+        }
+
+        chart
+            .configure_series_labels()
+            .position(match panel.legend {
+                LegendAt::UpperRight => SeriesLabelPosition::UpperRight,
+                LegendAt::UpperLeft => SeriesLabelPosition::UpperLeft,
+                LegendAt::LowerRight => SeriesLabelPosition::LowerRight,
+                LegendAt::LowerLeft => SeriesLabelPosition::LowerLeft,
+                LegendAt::MiddleLeft => SeriesLabelPosition::MiddleLeft,
+                LegendAt::MiddleRight => SeriesLabelPosition::MiddleRight,
+            })
+            .label_font(("sans-serif", 15))
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(160, 160, 160))
+            .draw()?;
+        Ok(())
+    }
+}
+
+/// Cuts sampled points `(t, value)` (in time order) at the event times: a new segment starts
+/// at the first point at or after each event. A point exactly at an event belongs to the
+/// segment after it, as the solver reports the state right after the event there.
+pub fn split_at(
+    points: impl IntoIterator<Item = (f64, f64)>,
+    events: &[f64],
+) -> Vec<Vec<(f64, f64)>> {
+    let mut segments: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+    let mut next_event = events.iter().peekable();
+    for (t, v) in points {
+        let mut crossed = false;
+        while next_event.next_if(|&&e| e <= t).is_some() {
+            crossed = true;
+        }
+        if crossed && segments.last().is_some_and(|s| !s.is_empty()) {
+            segments.push(Vec::new());
+        }
+        if let Some(segment) = segments.last_mut() {
+            segment.push((t, v));
+        }
+    }
+    segments.retain(|s| !s.is_empty());
+    segments
+}
+
+/// `target/hysens-plots`: under `CARGO_TARGET_DIR` if it is set, else under this package's
+/// `target`.
+pub fn output_directory() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
+    target.join("hysens-plots")
+}
+
+/// The spacing of plotters' tick marks on a linear axis over `[lo, hi]` with at most `n`
+/// ticks: the finest of `{1, 2, 5} × 10^k` that gives at most `n` multiples in the range.
+fn tick_step(lo: f64, hi: f64, n: usize) -> f64 {
+    let span = (hi - lo).abs();
+    if !(span > 0.0 && span.is_finite()) {
+        return 1.0;
+    }
+    let count = |step: f64| (hi / step).floor() - (lo / step).ceil() + 1.0;
+    let mut decade = 10f64.powf(span.log10().floor() + 1.0);
+    loop {
+        let finer = [decade / 2.0, decade / 5.0, decade / 10.0];
+        match finer.iter().position(|&s| count(s) > n as f64) {
+            Some(0) => return decade,
+            Some(i) => return finer[i - 1],
+            None => decade /= 10.0,
+        }
+    }
+}
+
+/// A tick label on a linear axis whose ticks are `step` apart: as many decimals as the step
+/// needs (so all labels of an axis agree), scientific notation for magnitudes beyond
+/// `[1e-3, 1e5)`, and no `-0`.
+fn linear_tick_label(value: f64, step: f64) -> String {
+    // Ticks are multiples of the step; snapping removes the round-off of their computation.
+    let value = (value / step).round() * step + 0.0;
+    let exponent = |v: f64| v.abs().log10().floor();
+    let magnitude = value.abs().max(step);
+    if !(1e-3..1e5).contains(&magnitude) {
+        if value == 0.0 {
+            return "0".into();
+        }
+        let digits = (exponent(value) - exponent(step)).max(0.0) as usize;
+        format!("{value:.digits$e}")
+    } else {
+        let decimals = (-exponent(step)).max(0.0) as usize;
+        format!("{value:.decimals$}")
+    }
+}
+
+/// A tick label on a log axis: `10ⁿ` for powers of ten, scientific notation otherwise.
+fn log_tick_label(value: f64) -> String {
+    let exponent = value.log10().round();
+    if (value / 10f64.powf(exponent) - 1.0).abs() < 1e-9 {
+        let superscript: String = format!("{}", exponent as i64)
+            .chars()
+            .map(|c| match c {
+                '-' => '⁻',
+                d => ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹']
+                    [d.to_digit(10).unwrap_or(0) as usize],
+            })
+            .collect();
+        format!("10{superscript}")
+    } else {
+        format!("{value:e}")
+    }
+}
+
+/// The smallest and largest finite value, if any.
+fn finite_range(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
+    values
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .fold(None, |range, v| match range {
+            None => Some((v, v)),
+            Some((lo, hi)) => Some((f64::min(lo, v), f64::max(hi, v))),
+        })
+}

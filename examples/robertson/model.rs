@@ -1,0 +1,43 @@
+//! The model of the `robertson` example: Robertson's chemical kinetics (Robertson 1966; Hairer
+//! & Wanner, *Solving ODEs II*, §IV.1), the classic stiff test problem.
+
+use hysens::hybrid_model;
+
+/// Three species, three reactions: `A → B` (rate constant `k1`), `2B → B + C` (`k2`) and
+/// `B + C → A + C` (`k3`); `y1, y2, y3` are the concentrations of `A, B, C`. The rates span
+/// nine orders of magnitude, which makes the system stiff. Every reaction conserves the
+/// total, so `y1 + y2 + y3` stays at its initial value.
+#[hybrid_model]
+pub mod robertson {
+    /// The concentrations (dimensionless: fractions of the initial amount of `A`).
+    #[states]
+    pub struct X {
+        /// Species `A`.
+        pub y1: f64,
+        /// Species `B`, the fast intermediate (at most about 3.7e-5).
+        pub y2: f64,
+        /// Species `C`.
+        pub y3: f64,
+    }
+
+    /// The rate constants.
+    #[params]
+    pub struct P {
+        /// `A → B` (1/s).
+        pub k1: f64,
+        /// `2B → B + C` (1/s).
+        pub k2: f64,
+        /// `B + C → A + C` (1/s).
+        pub k3: f64,
+    }
+
+    /// The kinetics: the only mode.
+    #[mode(initial)]
+    fn kinetics(x: &X, p: &P) -> X {
+        X {
+            y1: -p.k1 * x.y1 + p.k3 * x.y2 * x.y3,
+            y2: p.k1 * x.y1 - p.k3 * x.y2 * x.y3 - p.k2 * x.y2.powi(2),
+            y3: p.k2 * x.y2.powi(2),
+        }
+    }
+}
