@@ -447,3 +447,72 @@ fn adjoint_trajectory_against_the_closed_form() {
         points.len()
     );
 }
+
+/// A sample time at the impact: dropped from 1 m with g = 8, the ball lands at exactly
+/// `√(2/8) = 0.5`, and the discrete event falls a few ulps before the sample at 0.5 (at rtol
+/// 1e-6 and 1e-8; after it at 1e-4). The step
+/// that lands on the sample is then a few ulps long; it used to be taken as an adaptive step,
+/// whose tiny size the controller carried on (`StepSizeTooSmall` at t = 0.5 for rtol 1e-6).
+/// Now it is a fixed landing step: every tolerance solves, and the sample right after the
+/// impact matches the closed form with its sensitivities, as does the adjoint gradient.
+#[test]
+fn an_event_within_round_off_of_a_sample_time() {
+    let (x0, p) = (ball::X { h: 1.0, v: 0.0 }, ball::P { g: 8.0, e: 0.6 });
+    let times = [0.45, 0.5];
+    for rtol in [1e-4, 1e-6, 1e-8, 1e-10] {
+        let solver = ball::Model
+            .solver()
+            .tolerances(rtol, rtol * 1e-2)
+            .samples(&times);
+        let solution = solver
+            .sensitivities_to(Params::All, InitialStates::All)
+            .solve(0.0, 0.7, &x0, &p)
+            .unwrap_or_else(|f| panic!("rtol {rtol}: {}", f.error));
+        assert_eq!(solution.events.len(), 1, "rtol {rtol}");
+        let sample = &solution.samples[1];
+        assert_eq!(sample.t, 0.5);
+        let directions = [
+            Wrt::InitialState("h"),
+            Wrt::InitialState("v"),
+            Wrt::Param("g"),
+            Wrt::Param("e"),
+        ];
+        for (k, wrt) in directions.into_iter().enumerate() {
+            let seed = |i: usize, x: f64| Dual64::new(x, if i == k { 1.0 } else { 0.0 });
+            let (h0, v0, g) = (seed(0, 1.0), seed(1, 0.0), seed(2, 8.0));
+            // The discrete impact falls within round-off of 0.5, on either side: the sample is
+            // on the branch of the closed form that the discrete solution is on.
+            let exact = if solution.events[0].t <= 0.5 {
+                closed_form(h0, v0, g, seed(3, 0.6), 0.5)
+            } else {
+                [h0 + v0 * 0.5 - g * 0.125, v0 - g * 0.5]
+            };
+            let value = [sample.x.h, sample.x.v];
+            for (i, of) in ["h", "v"].into_iter().enumerate() {
+                let computed = solution
+                    .sample_sensitivity(1, of, wrt)
+                    .expect("a direction");
+                assert!(
+                    (value[i] - exact[i].re).abs() < 1e-12,
+                    "rtol {rtol}: {of}(0.5)"
+                );
+                assert!(
+                    (computed - exact[i].eps).abs() < 1e-11,
+                    "rtol {rtol}: ∂{of}(0.5)/∂{wrt:?} = {computed} vs {}",
+                    exact[i].eps
+                );
+            }
+        }
+        let adjoint = solver.gradient(0.0, 0.7, &x0, &p).expect("the same solve");
+        for wrt in directions {
+            let (a, f) = (
+                adjoint.wrt(wrt).unwrap(),
+                solution.cost_gradient(wrt).unwrap(),
+            );
+            assert!(
+                (a - f).abs() <= 1e-10 * f.abs().max(1.0),
+                "rtol {rtol}: dφ/d{wrt:?}: adjoint {a} vs forward {f}"
+            );
+        }
+    }
+}

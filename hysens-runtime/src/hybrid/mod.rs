@@ -62,7 +62,7 @@ use crate::events::{
 };
 use crate::fsa::jump::{event_step_length_derivative, EventStep, PreEventSensitivities};
 use crate::model::{HybridModel, Memory, ModeAdapter, ModelSizes};
-use crate::step::{Esdirk, StepLength, Trial};
+use crate::step::{h_roundoff, Esdirk, StepLength, Trial};
 use crate::tableau::Tableau;
 
 /// Solves the hybrid model `model` on `[problem.t0, problem.tf]` with `tableau`, optionally
@@ -379,7 +379,8 @@ where
     }
 
     /// Computes (does not accept) the next step towards `stop`: adaptive, or the next entry of
-    /// the replayed step plan. Returns the step and whether it was adaptive.
+    /// the replayed step plan, or a landing within round-off of `stop` (`evaluate_roundoff`).
+    /// Returns the step and whether it was adaptive.
     #[inline]
     fn next_trial<const N: usize>(
         &mut self,
@@ -387,21 +388,32 @@ where
         mode: usize,
         stop: f64,
     ) -> Result<(Trial, bool), SolveError> {
-        let StepPlan::Replay(steps) = self.plan else {
-            return Ok((it.try_step(stop)?, true));
-        };
         let t = it.t();
-        let Some(entry) = steps.get(self.plan_index) else {
-            return Err(self.invalid(t, mode, "step plan exhausted"));
-        };
-        self.plan_index += 1;
         let remaining = stop - t;
-        let h = match entry.kind {
-            StepKind::Landing => remaining,
-            StepKind::Free | StepKind::EventTrial => entry.h.min(remaining),
+        let h = match self.plan {
+            StepPlan::Adaptive if remaining > h_roundoff(stop) => {
+                return Ok((it.try_step(stop)?, true));
+            }
+            // A stop within round-off ahead (an event a few ulps before a sample time or
+            // t_f): an adaptive step of this size would shrink the next steps to round-off.
+            StepPlan::Adaptive => remaining,
+            StepPlan::Replay(steps) => {
+                let Some(entry) = steps.get(self.plan_index) else {
+                    return Err(self.invalid(t, mode, "step plan exhausted"));
+                };
+                self.plan_index += 1;
+                match entry.kind {
+                    StepKind::Landing => remaining,
+                    StepKind::Free | StepKind::EventTrial => entry.h.min(remaining),
+                }
+            }
         };
         let landing = h >= remaining;
-        let error = it.evaluate_fixed(h)?;
+        let error = if landing && h <= h_roundoff(stop) {
+            it.evaluate_roundoff(h)?
+        } else {
+            it.evaluate_fixed(h)?
+        };
         let trial = Trial {
             h,
             error,

@@ -60,6 +60,37 @@ where
         })
     }
 
+    /// Computes (does not accept) a step of a size `h` within round-off of zero (at most
+    /// `16 ε |t|`: the landing on a stop time a few ulps ahead, after an event), whose stages
+    /// Newton's method cannot resolve: `Y_i − ψ_i` is round-off, so the recovery
+    /// `F_i = (Y_i − ψ_i)/(hγ)` would be noise of the size of `f`. The stages are taken as
+    /// the explicit Euler stages `Y_i = y_n + c_i h F_1`, `Z_i = z_n`, `F_i = F_1 = f(t_n, y_n,
+    /// z_n)`, which satisfy every stage equation to `O(h²)`, far below round-off; the step's
+    /// forward sensitivities (the exact stage equations differentiated at these stages, with
+    /// the H-direction `Σ b_i F_i = F_1`) and its error estimate (zero) follow as for any step.
+    pub(crate) fn evaluate_roundoff(&mut self, h: f64) -> Result<f64, SolveError> {
+        // No Newton here, but the sensitivities of a mode with a constant Jacobian use the
+        // stored one (`fsa/step.rs`).
+        self.prepare_jacobian()?;
+        let mut f1 = [0.0; NY];
+        self.model.f(self.t, &self.y, &self.z, &self.p, &mut f1);
+        self.stats.f_evals += 1;
+        if !crate::error::all_finite(&f1) {
+            return Err(self.err_nonfinite("f"));
+        }
+        for i in 0..S {
+            let ch = self.tableau.c[i] * h;
+            for (y, (yn, f)) in self.stages.ys[i].iter_mut().zip(self.y.iter().zip(&f1)) {
+                *y = yn + ch * f;
+            }
+            self.stages.zs[i] = self.z;
+            self.stages.fs[i] = f1;
+            self.stages.iters[i] = 0;
+        }
+        self.stages.computed = Some((h, 0.0));
+        Ok(0.0)
+    }
+
     /// Takes one step of exactly size `h > 0` without error control (fixed-step mode, as in Christensen, Cantisani & Jørgensen;
     /// also used to replay a frozen step sequence). The Jacobian policy is the same as in
     /// [`Esdirk::integrate_to`]; set `jacobian_reuse_rate = 0` to evaluate it every step.

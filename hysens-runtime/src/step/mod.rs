@@ -114,7 +114,7 @@ impl<const S: usize, const NY: usize, const NZ: usize> Stages<S, NY, NZ> {
 }
 
 /// Round-off limit of the step size at time `t`: `16 ε max(|t|, tiny)`.
-fn h_roundoff(t: f64) -> f64 {
+pub(crate) fn h_roundoff(t: f64) -> f64 {
     16.0 * f64::EPSILON * t.abs().max(f64::MIN_POSITIVE)
 }
 
