@@ -6,7 +6,6 @@
 //! memory; the columns cross the switch `q = 1/2` with its reset `v⁺ = v⁻/2`.
 
 // The shared test models; this test uses one of them.
-#[allow(unused_imports)]
 #[path = "support/models.rs"]
 mod models;
 

@@ -4,7 +4,8 @@
 //! B → A when it falls; `x` is continuous; the cost is `G = ∫ x dt`.
 //!
 //! The macro-written Example 5.1 exists only here: the facade's tests and benchmarks (and
-//! `bench/peers`) include this file by `#[path]` through `tests/support/models.rs`.
+//! `bench/peers`) include this file by `#[path]` through `tests/support/models.rs`, and
+//! `examples/reproduce` directly.
 
 use hysens::hybrid_model;
 

@@ -1,8 +1,10 @@
 //! The benchmark problems P1–P4 (and a DAE with memory) as `#[hybrid_model]`s, shared by the
 //! facade's tests, the criterion benchmarks and `bench/peers`. P1, Serban & Recuero's
-//! Example 5.1, is the quickstart's model (`examples/quickstart/model.rs`), included here.
+//! Example 5.1, is the quickstart's model (`examples/quickstart/model.rs`), and P3, Robertson's
+//! kinetics, the reproduction table's (`examples/reproduce/models/robertson.rs`), both included
+//! here.
 // Each test or bench binary that includes this file uses a subset of its models.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)] // the re-exports of included model files too
 
 use hysens::hybrid_model;
 
@@ -51,38 +53,10 @@ pub mod ball {
     }
 }
 
-/// P3: Robertson's kinetics.
-#[hybrid_model]
-pub mod robertson {
-    /// Concentrations.
-    #[states]
-    pub struct X {
-        /// Species 1.
-        pub y1: f64,
-        /// Species 2.
-        pub y2: f64,
-        /// Species 3.
-        pub y3: f64,
-    }
-    /// Rate constants.
-    #[params]
-    pub struct P {
-        /// k1.
-        pub k1: f64,
-        /// k2.
-        pub k2: f64,
-        /// k3.
-        pub k3: f64,
-    }
-    #[mode(initial)]
-    fn kinetics(x: &X, p: &P) -> X {
-        X {
-            y1: -p.k1 * x.y1 + p.k3 * x.y2 * x.y3,
-            y2: p.k1 * x.y1 - p.k3 * x.y2 * x.y3 - p.k2 * x.y2.powi(2),
-            y3: p.k2 * x.y2.powi(2),
-        }
-    }
-}
+/// P3: Robertson's kinetics (`examples/reproduce/models/robertson.rs`, included here).
+#[path = "../../examples/reproduce/models/robertson.rs"]
+mod robertson_model;
+pub use robertson_model::robertson;
 
 /// P4: the Van der Pol oscillator.
 #[hybrid_model]

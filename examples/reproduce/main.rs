@@ -1,0 +1,113 @@
+//! Every published number hysens reproduces, in one table: Serban & Recuero's Examples 5.1
+//! and 5.2, the memory toy of the notes, Robertson's kinetics and the bouncing ball against
+//! its closed form.
+//!
+//! Each row gives the case, the quantity, the paper's value as printed ("—" where the paper
+//! prints none), the high-precision reference (a closed form or the notes' checked value, never
+//! a value the notes list as an erratum), the value hysens computes now, its relative error
+//! against the reference, the tolerance and pass/fail. The tolerance of a row is the one the
+//! test suite asserts for the same quantity at the same settings (each case's module names
+//! the test), so this table and `cargo test` agree; the references are constants with their
+//! source in each case's module.
+//!
+//! ```sh
+//! cargo run --release --example reproduce              # aligned text
+//! cargo run --release --example reproduce -- --markdown  # the README's table
+//! cargo run --release --example reproduce -- --json      # JSON lines, for CI
+//! ```
+//!
+//! The exit status is nonzero if any row fails (or a solve fails).
+
+use std::process::ExitCode;
+
+mod table;
+
+mod ball;
+mod ex51;
+mod ex52;
+mod memory_toy;
+mod robertson;
+
+// The models, one file each; the tests include the same files by `#[path]`.
+#[path = "models/ball.rs"]
+mod ball_model;
+#[path = "../quickstart/model.rs"]
+mod ex51_model;
+#[path = "models/memory_toy.rs"]
+mod memory_toy_model;
+#[path = "models/robertson.rs"]
+mod robertson_model;
+#[path = "models/steel.rs"]
+mod steel_model;
+
+/// How to print the table.
+enum Format {
+    Text,
+    Markdown,
+    Json,
+}
+
+/// The format chosen on the command line.
+fn format_from_args() -> Result<Format, String> {
+    let mut format = Format::Text;
+    for arg in std::env::args().skip(1) {
+        format = match arg.as_str() {
+            "--markdown" => Format::Markdown,
+            "--json" => Format::Json,
+            other => {
+                return Err(format!(
+                    "unknown argument {other:?} (use --markdown or --json)"
+                ))
+            }
+        };
+    }
+    Ok(format)
+}
+
+/// Every row, case by case.
+fn all_rows() -> Result<Vec<table::Row>, Box<dyn std::error::Error>> {
+    let cases = [
+        ex51::rows,
+        ex52::rows,
+        memory_toy::rows,
+        robertson::rows,
+        ball::rows,
+    ];
+    let mut rows = Vec::new();
+    for case in cases {
+        rows.extend(case()?);
+    }
+    Ok(rows)
+}
+
+fn main() -> ExitCode {
+    let format = match format_from_args() {
+        Ok(format) => format,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let rows = match all_rows() {
+        Ok(rows) => rows,
+        Err(error) => {
+            eprintln!("a solve failed: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    print!(
+        "{}",
+        match format {
+            Format::Text => table::text(&rows),
+            Format::Markdown => table::markdown(&rows),
+            Format::Json => table::json_lines(&rows),
+        }
+    );
+    let failed = rows.iter().filter(|row| !row.passes()).count();
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("{failed} of {} rows outside their tolerance", rows.len());
+        ExitCode::FAILURE
+    }
+}

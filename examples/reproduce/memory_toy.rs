@@ -1,0 +1,78 @@
+//! The memory toy of the note `000_serban_hybrid_asa.md`, §2.4 (not in the paper), at
+//! p = (1, 1) on [0, 3], rtol 1e-10, atol 1e-12 with ESDIRK4(3)6L[2]SA: G, its gradient by the
+//! forward sensitivities and by the discrete adjoint, y2(3) and dy2(3)/dp. Its point: the
+//! memory's sensitivity must be the total derivative at the moving switch (the paper's Eq. 25
+//! read literally gives dG/dp2 = −1.26424, wrong).
+//!
+//! References: the note, §4.3 (exact values of the closed form).
+//!
+//! Tolerances: `hysens-runtime/tests/hybrid_memory.rs`, `memory_toy_total_derivative`
+//! (forward), and `hysens-runtime/tests/adjoint_events.rs`,
+//! `adjoint_gradient_meets_the_reference_values` (adjoint): 1e-7 relative to max(|ref|, 1),
+//! global errors at rtol 1e-10 being ≲ 2e-8 (dG/dp2 is a small difference of O(1) terms).
+#![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
+
+use hysens::prelude::*;
+
+use crate::memory_toy_model::memory_toy;
+use crate::table::{Bound, Row};
+
+const CASE: &str = "Memory toy (note §2.4)";
+
+/// G = ∫₀³ y2 dt (note §4.3).
+const G: f64 = 2.76745584206517;
+/// dG/dp (note §4.3).
+const DG_DP: [f64; 2] = [-1.17346169177501, -0.128905834420503];
+/// y2(3) (note §4.3).
+const Y2_3: f64 = 1.496785275591945;
+/// dy2(3)/dp (note §4.3).
+const DY2_3_DP: [f64; 2] = [-0.8582352679472773, 0.2325441579348296];
+/// The parameter names, in the model's order.
+const PARAMS: [&str; 2] = ["p1", "p2"];
+
+/// The bound of both tests.
+const BOUND: Bound = Bound::RelativeToMax1(1e-7);
+
+/// The rows of the memory toy.
+pub fn rows() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let (x0, p) = (
+        memory_toy::X { y1: 0.0, y2: 0.0 },
+        memory_toy::P { p1: 1.0, p2: 1.0 },
+    );
+    let solver = memory_toy::Model.solver().tolerances(1e-10, 1e-12);
+    let forward = solver
+        .sensitivities_to(Params::All, InitialStates::None)
+        .solve(0.0, 3.0, &x0, &p)?;
+    let adjoint = solver.gradient(0.0, 3.0, &x0, &p)?;
+
+    let mut rows = vec![
+        Row::new(CASE, "G", G, forward.cost, BOUND),
+        Row::new(CASE, "y2(3)", Y2_3, forward.x.y2, BOUND),
+    ];
+    for (j, name) in PARAMS.into_iter().enumerate() {
+        let value = forward.sensitivity("y2", name).unwrap_or(f64::NAN);
+        rows.push(Row::new(
+            CASE,
+            format!("dy2(3)/d{name}"),
+            DY2_3_DP[j],
+            value,
+            BOUND,
+        ));
+    }
+    for (j, name) in PARAMS.into_iter().enumerate() {
+        let value = forward.cost_gradient(name).unwrap_or(f64::NAN);
+        rows.push(Row::new(
+            CASE,
+            format!("dG/d{name} (FSA)"),
+            DG_DP[j],
+            value,
+            BOUND,
+        ));
+    }
+    for (j, name) in PARAMS.into_iter().enumerate() {
+        let value = adjoint.wrt(name).unwrap_or(f64::NAN);
+        let quantity = format!("dG/d{name} (adjoint)");
+        rows.push(Row::new(CASE, quantity, DG_DP[j], value, BOUND));
+    }
+    Ok(rows)
+}

@@ -1,0 +1,125 @@
+//! Robertson's stiff kinetics, k = (0.04, 3e7, 1e4) from y(0) = (1, 0, 0), with
+//! ESDIRK4(3)6L[2]SA: the concentrations at t = 40, and the concentrations with their
+//! sensitivities to the three rate constants at t = 1e5.
+//!
+//! Neither Kristensen et al. (2005) nor the note `003_004_esdirk.md` print Robertson values
+//! (the note, §0 item 4 and §6, proposes the problem without reference data), so the
+//! references are those the test suite checks against:
+//!
+//! - t = 40: Hairer & Wanner II, §IV.10 (the standard literature values), at rtol 1e-8 and
+//!   atol (1e-10, 1e-14, 1e-10) scaled to each concentration; 1e-6 relative, from
+//!   `hysens-runtime/tests/esdirk_accuracy.rs`, `robertson_ode_and_dae`.
+//! - t = 1e5: `bench/reference/robertson_fsa.py` (scipy LSODA at rtol 1e-12 on the state and
+//!   sensitivity system, cross-checked by LSODA at other tolerances, Radau and central
+//!   differences to ≲ 1e-9 relative), at rtol 1e-6, atol 1e-10; 1e-4 relative for every state
+//!   and sensitivity, from `hysens-runtime/tests/robertson_fsa.rs`, `check_1e5`.
+#![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
+
+use hysens::prelude::*;
+
+use crate::robertson_model::robertson;
+use crate::table::{Bound, Row};
+
+const CASE: &str = "Robertson";
+
+/// The classic rate constants.
+const K: robertson::P = robertson::P {
+    k1: 0.04,
+    k2: 3e7,
+    k3: 1e4,
+};
+/// The initial concentrations.
+const Y0: robertson::X = robertson::X {
+    y1: 1.0,
+    y2: 0.0,
+    y3: 0.0,
+};
+/// The state names, in the model's order.
+const STATES: [&str; 3] = ["y1", "y2", "y3"];
+/// The parameter names, in the model's order.
+const PARAMS: [&str; 3] = ["k1", "k2", "k3"];
+
+/// y(40), Hairer & Wanner II §IV.10 (as quoted by `esdirk_accuracy.rs`).
+const Y_40: [f64; 3] = [0.7158270687193, 9.185534764557e-6, 0.2841637457452];
+/// y(1e5), `bench/reference/robertson_fsa.py` (as quoted by `robertson_fsa.rs`).
+const Y_1E5: [f64; 3] = [
+    0.017865921142539102,
+    7.274751468618553e-08,
+    0.9821340061099454,
+];
+/// ∂y_i(1e5)/∂k_q, same source.
+const S_1E5: [[f64; 3]; 3] = [
+    [
+        -0.7930471281281706,
+        -5.28180336223513e-10,
+        3.16907583415021e-06,
+    ],
+    [
+        -1.4688907582349946e-06,
+        -2.189842410462488e-15,
+        5.864276819568108e-12,
+    ],
+    [
+        0.7930485970188127,
+        5.28182526065909e-10,
+        -3.1690816984271767e-06,
+    ],
+];
+
+/// The rows of Robertson's problem.
+pub fn rows() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let mut rows = at_40()?;
+    rows.extend(at_1e5()?);
+    Ok(rows)
+}
+
+/// The concentrations at t = 40.
+fn at_40() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let mut options = HybridOptions::new(1e-8, 1e-10);
+    options.integrator.atol_y = [1e-10, 1e-14, 1e-10];
+    let solution = robertson::Model
+        .solver()
+        .options(options)
+        .solve(0.0, 40.0, &Y0, &K)?;
+    let rows = STATES.iter().enumerate().map(|(i, name)| {
+        // esdirk_accuracy.rs: 1e-6 relative in every component.
+        let quantity = format!("{name}(40)");
+        Row::new(
+            CASE,
+            quantity,
+            Y_40[i],
+            solution.y[i],
+            Bound::Relative(1e-6),
+        )
+    });
+    Ok(rows.collect())
+}
+
+/// The concentrations and their sensitivities at t = 1e5.
+fn at_1e5() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let solution = robertson::Model
+        .solver()
+        .tolerances(1e-6, 1e-10)
+        .sensitivities_to(Params::All, InitialStates::None)
+        .solve(0.0, 1e5, &Y0, &K)?;
+    // robertson_fsa.rs: 1e-4 relative for every state and sensitivity.
+    let bound = Bound::Relative(1e-4);
+    let mut rows = Vec::new();
+    for (i, name) in STATES.into_iter().enumerate() {
+        rows.push(Row::new(
+            CASE,
+            format!("{name}(1e5)"),
+            Y_1E5[i],
+            solution.y[i],
+            bound,
+        ));
+    }
+    for (i, name) in STATES.into_iter().enumerate() {
+        for (q, k) in PARAMS.into_iter().enumerate() {
+            let value = solution.sensitivity(name, k).unwrap_or(f64::NAN);
+            let quantity = format!("d{name}(1e5)/d{k}");
+            rows.push(Row::new(CASE, quantity, S_1E5[i][q], value, bound));
+        }
+    }
+    Ok(rows)
+}
