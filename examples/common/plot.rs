@@ -1,5 +1,6 @@
-//! Plots for the examples: a figure of panels stacked over one shared time axis, written as SVG
-//! to `target/hysens-plots/<name>.svg`.
+//! Plots for the examples: a figure of panels stacked over one shared time axis, or one x–y
+//! plot (a phase portrait, a hysteresis loop), written as SVG to
+//! `target/hysens-plots/<name>.svg`.
 //!
 //! Included by each example that draws, with `#[path = "../common/plot.rs"] mod plot;` (it is
 //! not an example itself: Cargo only builds `examples/*.rs` and `examples/*/main.rs`).
@@ -11,6 +12,9 @@
 //!   events ([`split_at`] cuts sampled points at the event times), and each segment is drawn
 //!   on its own: a jump shows as a gap from one level to the other, never as a sloped
 //!   connector. The event times are marked by thin dashed verticals across every panel.
+//! - **Curves in the plane too.** An [`XyFigure`] draws one quantity against another (time
+//!   runs along the curves), with the same segments, palette and legends, and marks chosen
+//!   points (the states at the events) by dots.
 //! - **One unit per axis.** Each [`Panel`] has its own y axis and label, so quantities with
 //!   different units (a height in m, its sensitivity to gravity in s²) never share an axis.
 //! - **Nothing but the Rust toolchain.** Only plotters' SVG backend with its built-in text
@@ -86,6 +90,10 @@ pub struct Line {
     pub label: String,
     /// The pieces between events.
     pub segments: Vec<Vec<(f64, f64)>>,
+    /// Whether each point is marked by a dot too: for data that exist only at their points
+    /// (a discrete adjoint at the step boundaries), so the straight pieces between them read
+    /// as interpolation.
+    pub dots: bool,
 }
 
 /// One panel: a y axis with its label (and unit) and the lines drawn on it.
@@ -111,6 +119,21 @@ impl Panel {
         self.lines.push(Line {
             label: label.into(),
             segments,
+            dots: false,
+        });
+        self
+    }
+
+    /// Adds a line with a dot at each of its points ([`Line::dots`]).
+    pub fn line_with_dots(
+        mut self,
+        label: impl Into<String>,
+        segments: Vec<Vec<(f64, f64)>>,
+    ) -> Self {
+        self.lines.push(Line {
+            label: label.into(),
+            segments,
+            dots: true,
         });
         self
     }
@@ -306,24 +329,185 @@ impl Figure {
                         .label(line.label.as_str())
                         .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], style));
                 }
+                if line.dots {
+                    let dot = ShapeStyle::from(colour).filled();
+                    chart.draw_series(segment.iter().map(|&p| Circle::new(p, DOT_RADIUS, dot)))?;
+                }
             }
         }
 
         chart
             .configure_series_labels()
-            .position(match panel.legend {
-                LegendAt::UpperRight => SeriesLabelPosition::UpperRight,
-                LegendAt::UpperLeft => SeriesLabelPosition::UpperLeft,
-                LegendAt::LowerRight => SeriesLabelPosition::LowerRight,
-                LegendAt::LowerLeft => SeriesLabelPosition::LowerLeft,
-                LegendAt::MiddleLeft => SeriesLabelPosition::MiddleLeft,
-                LegendAt::MiddleRight => SeriesLabelPosition::MiddleRight,
-            })
+            .position(panel.legend.position())
             .label_font(("sans-serif", 15))
             .background_style(WHITE.mix(0.85))
             .border_style(RGBColor(160, 160, 160))
             .draw()?;
         Ok(())
+    }
+}
+
+/// Width and height of an x–y figure, in pixels.
+const XY_SIZE: (u32, u32) = (960, 720);
+/// Radius of the dots of marked points, in pixels.
+const DOT_RADIUS: u32 = 3;
+
+/// A figure of curves in the plane: `y` against `x`, neither of them time (a hysteresis loop, a
+/// phase portrait). Lines are drawn segment by segment as in [`Figure`]; marked points (say,
+/// the states at the events) are dots.
+#[derive(Clone, Debug)]
+pub struct XyFigure {
+    name: String,
+    title: String,
+    x_label: String,
+    y_label: String,
+    lines: Vec<Line>,
+    dots: Option<(String, Vec<(f64, f64)>)>,
+    legend: LegendAt,
+}
+
+impl XyFigure {
+    /// An empty figure, saved as `<name>.svg`, titled `title`, with axes labelled `x_label` and
+    /// `y_label` (say which unit).
+    pub fn new(
+        name: &str,
+        title: impl Into<String>,
+        x_label: impl Into<String>,
+        y_label: impl Into<String>,
+    ) -> Self {
+        XyFigure {
+            name: name.into(),
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            lines: Vec::new(),
+            dots: None,
+            legend: LegendAt::UpperLeft,
+        }
+    }
+
+    /// Adds a line of points `(x, y)`, drawn in the next colour of the palette.
+    pub fn line(mut self, label: impl Into<String>, segments: Vec<Vec<(f64, f64)>>) -> Self {
+        self.lines.push(Line {
+            label: label.into(),
+            segments,
+            dots: false,
+        });
+        self
+    }
+
+    /// Marks these points by black dots, named `label` in the legend.
+    pub fn dots(mut self, label: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
+        self.dots = Some((label.into(), points));
+        self
+    }
+
+    /// Puts the legend elsewhere (the default is the top left).
+    pub fn legend(mut self, at: LegendAt) -> Self {
+        self.legend = at;
+        self
+    }
+
+    /// Writes the figure to `target/hysens-plots/<name>.svg` (creating the directory) and
+    /// returns the path.
+    pub fn save(&self) -> Result<PathBuf, Box<dyn Error>> {
+        let directory = output_directory();
+        std::fs::create_dir_all(&directory)?;
+        let path = directory.join(format!("{}.svg", self.name));
+        self.draw(&path)?;
+        Ok(path)
+    }
+
+    /// Draws the figure into `path`: the mesh fitted to every point, the lines, the dots, the
+    /// legend.
+    fn draw(&self, path: &Path) -> Result<(), Box<dyn Error>> {
+        let points = || {
+            let on_lines = self.lines.iter().flat_map(|l| &l.segments).flatten();
+            on_lines.chain(self.dots.iter().flat_map(|(_, d)| d))
+        };
+        let padded = |values: &mut dyn Iterator<Item = f64>| {
+            let (lo, hi) = finite_range(values).ok_or("nothing to plot")?;
+            let pad = if hi > lo {
+                0.04 * (hi - lo)
+            } else {
+                0.5 * lo.abs().max(1.0)
+            };
+            Ok::<_, Box<dyn Error>>((lo - pad, hi + pad))
+        };
+        let (x_lo, x_hi) = padded(&mut points().map(|p| p.0))?;
+        let (y_lo, y_hi) = padded(&mut points().map(|p| p.1))?;
+        let (x_step, y_step) = (
+            tick_step(x_lo, x_hi, X_LABELS),
+            tick_step(y_lo, y_hi, Y_LABELS + 4),
+        );
+        let x_format = |v: &f64| linear_tick_label(*v, x_step);
+        let y_format = |v: &f64| linear_tick_label(*v, y_step);
+
+        let root = SVGBackend::new(path, XY_SIZE).into_drawing_area();
+        root.fill(&WHITE)?;
+        let root = root.titled(&self.title, ("sans-serif", 22))?;
+        let mut chart = ChartBuilder::on(&root)
+            .margin_top(8)
+            .margin_right(24)
+            .x_label_area_size(X_AXIS_HEIGHT)
+            .y_label_area_size(95)
+            .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
+        chart
+            .configure_mesh()
+            .x_desc(self.x_label.as_str())
+            .y_desc(self.y_label.as_str())
+            .label_style(("sans-serif", 15))
+            .axis_desc_style(("sans-serif", 17))
+            .light_line_style(RGBColor(238, 238, 238))
+            .bold_line_style(RGBColor(215, 215, 215))
+            .x_labels(X_LABELS)
+            .y_labels(Y_LABELS + 4)
+            .x_label_formatter(&x_format)
+            .y_label_formatter(&y_format)
+            .draw()?;
+
+        for (line, &colour) in self.lines.iter().zip(PALETTE.iter().cycle()) {
+            let style = ShapeStyle::from(colour).stroke_width(2);
+            for (i, segment) in line.segments.iter().enumerate() {
+                let drawn = chart.draw_series(LineSeries::new(segment.iter().copied(), style))?;
+                if i == 0 {
+                    drawn
+                        .label(line.label.as_str())
+                        .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], style));
+                }
+            }
+        }
+        if let Some((label, dots)) = &self.dots {
+            let style = ShapeStyle::from(BLACK).filled();
+            chart
+                .draw_series(dots.iter().map(|&p| Circle::new(p, DOT_RADIUS, style)))?
+                .label(label.as_str())
+                .legend(move |(x, y)| Circle::new((x + 10, y), DOT_RADIUS, style));
+        }
+
+        chart
+            .configure_series_labels()
+            .position(self.legend.position())
+            .label_font(("sans-serif", 15))
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(160, 160, 160))
+            .draw()?;
+        root.present()?;
+        Ok(())
+    }
+}
+
+impl LegendAt {
+    /// Plotters' name of the position.
+    fn position(self) -> SeriesLabelPosition {
+        match self {
+            LegendAt::UpperRight => SeriesLabelPosition::UpperRight,
+            LegendAt::UpperLeft => SeriesLabelPosition::UpperLeft,
+            LegendAt::LowerRight => SeriesLabelPosition::LowerRight,
+            LegendAt::LowerLeft => SeriesLabelPosition::LowerLeft,
+            LegendAt::MiddleLeft => SeriesLabelPosition::MiddleLeft,
+            LegendAt::MiddleRight => SeriesLabelPosition::MiddleRight,
+        }
     }
 }
 

@@ -3,7 +3,15 @@
 //! respect to `p` — exact across its three switches — together with the sensitivity of the
 //! final state to the initial one; then the same gradient by the discrete adjoint. Last, it
 //! draws the paper's Fig. 2 — the state `x(t)` and its sensitivity `dx/dp`, which jumps at
-//! each switch although `x` does not (Eq. 40–41) — into `ex51_state.svg` and prints its path.
+//! each switch although `x` does not (Eq. 40–41) — into `ex51_state.svg`, and its Fig. 3 —
+//! the adjoint of the gradient just computed, which jumps at each switch too (Eq. 43–44) —
+//! into `ex51_adjoint.svg`, checks that adjoint at `t = 0` and right after each switch against
+//! the closed form, and prints both paths.
+//!
+//! The adjoint is the library's `λ(t) = dG/dx(t)`; the paper's multiplier (its §3.2,
+//! "convention A" in `/work/shared/notes/000_serban_hybrid_asa.md`) is its negative,
+//! `dG/dx0 = −λ_paper(0)`, so the picture is Fig. 3 mirrored in the time axis, as its title
+//! says.
 //!
 //! Run with `cargo run --release --example quickstart`.
 
@@ -17,6 +25,12 @@ use plot::{split_at, Figure, LegendAt, Panel};
 
 /// Sample times of the plot, evenly spaced on `[0, 5]` (the solver lands on each).
 const PLOT_SAMPLES: usize = 1001;
+/// The paper's adjoint (its convention A) at `t = 0`, by the closed form of
+/// `/work/shared/notes/000_serban_hybrid_asa.md`, §4.1 (mpmath, 40 digits; central
+/// differences give `dG/dx0 = −λ(0)`).
+const FIGURE_3_LAMBDA_0: f64 = -1.24971060155432;
+/// The paper's adjoint right after the switches `t1, t2, t3` (`λ_i⁺`), same source.
+const FIGURE_3_LAMBDA_PLUS: [f64; 3] = [-0.499862603181965, -1.36166971366913, -0.499714266642075];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let solution = ex51::Model
@@ -65,7 +79,82 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "plot of x and dx/dp (the paper's Fig. 2): {}",
         path.display()
     );
+    // The adjoint of the same gradient against the closed form: at t0, and right after each
+    // switch (the first point of each mode segment).
+    let mut compared = vec![("lambda(0)", gradient.adjoint.first(), -FIGURE_3_LAMBDA_0)];
+    for (k, &lambda_plus) in FIGURE_3_LAMBDA_PLUS.iter().enumerate() {
+        let first = gradient.adjoint.iter().find(|a| a.segment == k + 1);
+        compared.push(("lambda(t+)", first, -lambda_plus));
+    }
+    let mut worst: f64 = 0.0;
+    let mut values = Vec::new();
+    for (what, point, reference) in compared {
+        let value = point.map_or(f64::NAN, |a| a.y[0]);
+        let error = (value - reference).abs() / reference.abs();
+        worst = worst.max(if error.is_nan() { f64::INFINITY } else { error });
+        values.push(format!(
+            "{what} at {:.6} = {value:.9}",
+            point.map_or(f64::NAN, |a| a.t)
+        ));
+    }
+    println!(
+        "adjoint lambda = dG/dx (= -lambda of the paper's Fig. 3, its convention A): {}; \
+         largest relative error against the closed form {worst:.1e}",
+        values.join(", ")
+    );
+    let path = draw_figure_3(&gradient.adjoint, &solution.events)?;
+    println!(
+        "plot of the adjoint lambda = dG/dx (the paper's Fig. 3): {}",
+        path.display()
+    );
     Ok(())
+}
+
+/// Serban & Recuero's Fig. 3: the adjoint on `[0, 5]`, from the gradient's discrete adjoint
+/// (one point per step boundary; [`hysens::runtime::AdjointPoint`]), each mode segment a curve
+/// of its own, so its jumps at the switches (Eq. 44) show as gaps. The library's `λ = dG/dx`
+/// is the negative of the paper's multiplier (its §3.2 convention A, `dG/dx0 = −λ(0)`), whose
+/// graph is Fig. 3 mirrored in the time axis.
+fn draw_figure_3(
+    adjoint: &[hysens::runtime::AdjointPoint<1>],
+    switches: &[Event],
+) -> Result<std::path::PathBuf, Box<dyn std::error::Error>> {
+    // The mode of segment k: the one left at the first switch (k = 0), else the one entered at
+    // switch k.
+    let mode_of = |k: usize| match k.checked_sub(1) {
+        None => switches.first().map_or("", |e| e.from),
+        Some(i) => switches.get(i).map_or("", |e| e.to),
+    };
+    let mut in_a: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut in_b: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut current = None;
+    for point in adjoint {
+        let pieces = if mode_of(point.segment) == "a" {
+            &mut in_a
+        } else {
+            &mut in_b
+        };
+        if current != Some(point.segment) {
+            pieces.push(Vec::new());
+            current = Some(point.segment);
+        }
+        if let Some(piece) = pieces.last_mut() {
+            piece.push((point.t, point.y[0]));
+        }
+    }
+    Figure::new(
+        "ex51_adjoint",
+        "Serban & Recuero 2019, Example 5.1 (Fig. 3): the adjoint λ = dG/dx = −λ of the paper",
+        "time t (dimensionless)",
+    )
+    .events("switch", switches.iter().map(|e| e.t).collect())
+    .panel(
+        Panel::new("λ = dG/dx (dimensionless)")
+            .line_with_dots("λ in mode A: λ' = λ − 1 (dots: step boundaries)", in_a)
+            .line_with_dots("λ in mode B: λ' = 2λ − 1, λ(5) = 0", in_b)
+            .legend(LegendAt::UpperRight),
+    )
+    .save()
 }
 
 /// Serban & Recuero's Fig. 2: `x(t)` and `s(t) = dx/dp` on `[0, 5]`, from a solve with dense

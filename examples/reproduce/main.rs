@@ -37,7 +37,7 @@ mod ex51_model;
 mod memory_toy_model;
 #[path = "models/robertson.rs"]
 mod robertson_model;
-#[path = "models/steel.rs"]
+#[path = "../steel_hysteresis/model.rs"]
 mod steel_model;
 
 /// How to print the table.

@@ -1,7 +1,7 @@
 //! Hybrid models with events shared by the facade's tests: each `tests/model_*.rs` checks one
 //! against its plain-Rust twin, and `tests/adjoint_events.rs` compares their adjoint with their
-//! forward sensitivities. The ball and the EM oscillator are the reproduction table's models
-//! (`examples/reproduce/models/`), included here.
+//! forward sensitivities. The ball is the reproduction table's (`examples/reproduce/models/`),
+//! the EM oscillator (`steel`) the `steel_hysteresis` example's model, both included here.
 // Each test binary that includes this file uses a subset of its models.
 #![allow(dead_code, unused_imports)] // the re-exports of included model files too
 
@@ -129,8 +129,8 @@ pub mod two_mode {
     }
 }
 
-/// The exponential-model hysteretic oscillator (Serban & Recuero 2019, Example 5.2;
-/// `examples/reproduce/models/steel.rs`, included here).
-#[path = "../../examples/reproduce/models/steel.rs"]
+/// The exponential-model hysteretic oscillator (Serban & Recuero 2019, Example 5.2): the
+/// `steel_hysteresis` example's model, included.
+#[path = "../../examples/steel_hysteresis/model.rs"]
 mod steel_model;
 pub use steel_model::steel;

@@ -1,18 +1,29 @@
-//! Serban & Recuero 2019, Example 5.2: the exponential-model (EM) hysteretic oscillator, an
-//! index-1 DAE whose modes read the memory (the state at the last velocity reversal).
+//! The model of the `steel_hysteresis` example: Serban & Recuero 2019, Example 5.2, a mass on a
+//! bar whose internal force follows the exponential model (EM) of hysteresis — an index-1 DAE
+//! whose modes read the state at the last velocity reversal (a system with memory, §4).
 //!
-//! `u' = v`, `m v' = −A z + f(t)` with `f(t) = t sin(2πt)/2`, and the stress `z` given by
-//! `0 = z − σ(u, u*, z*, p)` in the closed form of the EM law between reversals (the note
-//! `000_serban_hybrid_asa.md`, §4.2, which also lists the paper's errata in this law). `u₀` and
-//! `f̄` depend on `p` and are differentiated through the helpers.
+//! `u' = v`, `m v' = −A z + f(t)` with the load `f(t) = t sin(2πt)/2` (Eq. 45), and the stress
+//! `z` given by the algebraic equation `0 = z − σ(u, u*, z*, p)`, where `(u*, z*)` is the state
+//! at the last reversal (the memory; at the start, the initial state) and, in the closed form
+//! of the EM law (Eq. 46 rewritten; `/work/shared/notes/000_serban_hybrid_asa.md`, §4.2):
 //!
-//! Shared by `cargo run --example reproduce` (against the note's reference values) and the
-//! facade's tests, which include this file by `#[path]` through
+//! `σ = g_β(u) + ξ c − E (g_β(u*) + ξ c − z*)`, `g_β(u) = −2βu + 2 sinh(βu) + k_b u`,
+//! `E = exp(−α ξ (u − u*))`, `c = f̄ + δ/α`,
+//! `u₀ = −ln(δ/(k_a − k_b))/(2α)`, `f̄ = (k_a − k_b)/(2α) (1 − exp(−2α u₀))`, `δ = 1e-20`.
+//!
+//! The branch `ξ = sign(v)` is the mode: `loading` (`ξ = +1`) and `unloading` (`ξ = −1`); the
+//! reversals are the zero crossings of `v`, with `u`, `v` (and so `z`) continuous. Between
+//! reversals `σ` runs from `z*` at `u = u*` with the tangent stiffness `k_a` towards the
+//! bounding branch `g_β(u) + ξ c` of slope `k_b`: the hysteresis loop. `u₀` and `f̄` depend
+//! on `p`; as helpers of `P` they are differentiated with it (holding them fixed would give
+//! `dG/dk_a = 0`, against the paper). The cost is the total deformation `G = ∫ u² dt`.
+//!
+//! The model exists only here: the facade's tests include this file by `#[path]` through
 //! `tests/support/event_models.rs`.
 
 use hysens::hybrid_model;
 
-/// The exponential-model hysteretic oscillator (Serban & Recuero 2019, Example 5.2).
+/// The exponential-model hysteretic oscillator (Serban & Recuero 2019, Example 5.2, Eq. 45–46).
 #[hybrid_model]
 pub mod steel {
     /// Displacement and velocity.
@@ -27,20 +38,20 @@ pub mod steel {
     /// The internal stress.
     #[algebraic]
     pub struct Z {
-        /// Stress `z`.
+        /// Stress `z` (the restoring force is `A z`).
         pub z: f64,
     }
 
     /// The parameters of the exponential model.
     #[params]
     pub struct P {
-        /// Stiffness `k_a`.
+        /// Stiffness `k_a`: the tangent right after a reversal.
         pub k_a: f64,
-        /// Stiffness `k_b`.
+        /// Stiffness `k_b`: the slope of the bounding branches.
         pub k_b: f64,
-        /// Rate `alpha`.
+        /// Rate `alpha` at which the tangent goes from `k_a` to `k_b`.
         pub alpha: f64,
-        /// Rate `beta`.
+        /// Rate `beta` of the nonlinear (sinh) hardening of the bounding branches.
         pub beta: f64,
     }
 
@@ -78,6 +89,7 @@ pub mod steel {
         0.5 * t * (2.0 * core::f64::consts::PI * t).sin()
     }
 
+    /// Moving forward (`v > 0`, `ξ = +1`); the first mode.
     #[mode(initial)]
     fn loading(x: &X, z: &Z, p: &P, m: &Memory, t: f64) -> (X, [f64; 1]) {
         (
@@ -89,6 +101,7 @@ pub mod steel {
         )
     }
 
+    /// Moving back (`v < 0`, `ξ = −1`).
     #[mode]
     fn unloading(x: &X, z: &Z, p: &P, m: &Memory, t: f64) -> (X, [f64; 1]) {
         (
@@ -100,16 +113,19 @@ pub mod steel {
         )
     }
 
+    /// The velocity falls through zero: loading → unloading.
     #[guard(loading -> unloading, falling)]
     fn reversal_down(x: &X) -> f64 {
         x.v
     }
 
+    /// The velocity rises through zero: unloading → loading.
     #[guard(unloading -> loading, rising)]
     fn reversal_up(x: &X) -> f64 {
         x.v
     }
 
+    /// The total deformation `G = ∫ u² dt`.
     #[cost(integral)]
     fn deformation(x: &X) -> f64 {
         x.u.powi(2)
