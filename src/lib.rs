@@ -9,6 +9,9 @@
 //! - [`runtime`]: the `no_std`, no-heap ESDIRK runtime (`hysens-runtime`).
 //! - [`hybrid_model`]: the attribute macro that turns an annotated module into a model with
 //!   compile-time kernels (`hysens-macros`).
+//!
+//! With the feature `rayon`, `hysens::batch` solves one model for many parameter sets and initial
+//! states in parallel (multistart, sweeps, Monte Carlo).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -16,11 +19,16 @@ pub use hysens_macros::hybrid_model;
 pub use hysens_runtime as runtime;
 pub use hysens_symbolic as symbolic;
 
+#[cfg(feature = "rayon")]
+pub mod batch;
+
 /// What a user needs, in one import: `use hysens::prelude::*;` brings the `#[hybrid_model]`
 /// attribute, the solving API ([`runtime::Solver`], [`runtime::Params`],
 /// [`runtime::InitialStates`], [`runtime::Wrt`], the owned [`runtime::Solution`]) and the model
-/// traits.
+/// traits; with the feature `rayon`, also the batch methods (`hysens::batch::Batch`).
 pub mod prelude {
+    #[cfg(feature = "rayon")]
+    pub use crate::batch::Batch;
     pub use hysens_macros::hybrid_model;
     pub use hysens_runtime::prelude::*;
 }
