@@ -24,8 +24,10 @@
 //!   nothing panics.
 //! - **No heap per solve** in [`Batch::solve_batch_into`]: each item writes into the storage
 //!   of its slot, made by the caller before the batch. The only allocations during such a
-//!   batch are rayon's own scheduling, a handful per batch at most and none per item or per
-//!   step (`tests/batch_alloc.rs` counts them on every thread).
+//!   batch are rayon's own scheduling: once per thread at its first batches (thread locals),
+//!   then none in most batches and one in 63 (a new block of the pool's queue of injected
+//!   jobs) — never per item or per step (`tests/batch_alloc.rs` counts them on every
+//!   thread).
 //!
 //! The batch runs on rayon's global pool (one thread per core by default). For another
 //! number of threads, run it inside a pool of your own:
