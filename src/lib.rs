@@ -13,6 +13,8 @@
 //! With the cargo feature `argmin`, the module `argmin` adds parameter estimation with the
 //! argmin optimizers: a model and its data as an argmin problem, with gradients by the adjoint
 //! and residual Jacobians by forward sensitivities.
+//! With the feature `rayon`, `hysens::batch` solves one model for many parameter sets and initial
+//! states in parallel (multistart, sweeps, Monte Carlo).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -22,12 +24,16 @@ pub use hysens_symbolic as symbolic;
 
 #[cfg(feature = "argmin")]
 pub mod argmin;
+#[cfg(feature = "rayon")]
+pub mod batch;
 
 /// What a user needs, in one import: `use hysens::prelude::*;` brings the `#[hybrid_model]`
 /// attribute, the solving API ([`runtime::Solver`], [`runtime::Params`],
 /// [`runtime::InitialStates`], [`runtime::Wrt`], the owned [`runtime::Solution`]) and the model
-/// traits.
+/// traits; with the feature `rayon`, also the batch methods (`hysens::batch::Batch`).
 pub mod prelude {
+    #[cfg(feature = "rayon")]
+    pub use crate::batch::Batch;
     pub use hysens_macros::hybrid_model;
     pub use hysens_runtime::prelude::*;
 }

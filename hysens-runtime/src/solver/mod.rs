@@ -63,7 +63,11 @@ use selection::Selection;
 ///
 /// The const parameters are the tableau's stages `S` and the model's sizes (`N = NY + NZ`,
 /// `NS = NP + NY`, from [`ModelSizes`]); they are inferred, never written.
-#[derive(Clone, Copy, Debug)]
+///
+/// A solver only borrows its model, so it is `Copy` for any model and `Send + Sync` whenever
+/// the model is `Sync` (every `#[hybrid_model]` is): one solver can be shared by many threads,
+/// each solving its own problem (the facade's `hysens::batch` does that).
+#[derive(Debug)]
 pub struct Solver<
     'a,
     M,
@@ -82,6 +86,34 @@ pub struct Solver<
     sample_times: &'a [f64],
     sample_data: &'a [f64],
     z0: [f64; NZ],
+}
+
+// By hand: `derive` would require `M: Clone` (`M: Copy`), but only `&M` is copied.
+impl<
+        M,
+        const S: usize,
+        const NY: usize,
+        const NZ: usize,
+        const NP: usize,
+        const N: usize,
+        const NS: usize,
+    > Clone for Solver<'_, M, S, NY, NZ, NP, N, NS>
+{
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<
+        M,
+        const S: usize,
+        const NY: usize,
+        const NZ: usize,
+        const NP: usize,
+        const N: usize,
+        const NS: usize,
+    > Copy for Solver<'_, M, S, NY, NZ, NP, N, NS>
+{
 }
 
 impl<'a, M, const NY: usize, const NZ: usize, const NP: usize, const N: usize, const NS: usize>
@@ -329,5 +361,32 @@ where
             outputs,
             solution,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A solver is `Copy`, `Send` and `Sync` for a model that is `Sync` but not `Clone` (here
+    /// one holding a `Vec`, as a model with a data table might).
+    #[test]
+    fn solver_is_copy_and_sync_for_a_model_that_is_not_clone() {
+        fn shareable<T: Copy + Send + Sync>(_: &T) {}
+        struct Table(std::vec::Vec<f64>);
+        let table = Table(std::vec![1.0, 2.0]);
+        let solver: Solver<'_, Table, 6, 1, 0, 1, 1, 2> = Solver {
+            model: &table,
+            tableau: &ESDIRK436L2SA,
+            options: HybridOptions::new(1e-6, 1e-8),
+            params: Params::All,
+            initial_states: InitialStates::None,
+            sample_times: &[],
+            sample_data: &[],
+            z0: [],
+        };
+        shareable(&solver);
+        let copy = solver;
+        assert_eq!(copy.model.0.len() + solver.model.0.len(), 4);
     }
 }

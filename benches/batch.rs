@@ -1,0 +1,111 @@
+//! Parallel batches (feature `rayon`) against the same solves one after the other: N = 64
+//! solves of Serban & Recuero's Ex. 5.1 (P1) with forward sensitivities to `p` and `x0`,
+//! `p` swept over [2.6, 3.2), `[0, 5]`, rtol 1e-8, atol 1e-10, on rayon's global pool (one
+//! thread per core).
+//!
+//! - `sequential_into` / `parallel_into`: caller storage (`Solver::solve_into` in a loop /
+//!   `Batch::solve_batch_into`), no heap per solve;
+//! - `sequential_owned` / `parallel_owned`: owned solutions (`Solver::solve` in a loop /
+//!   `Batch::solve_batch`);
+//! - `sequential_gradient` / `parallel_gradient`: the adjoint gradient (`Solver::gradient` /
+//!   `Batch::gradient_batch`).
+//!
+//! Run with `cargo bench --bench batch`; `RAYON_NUM_THREADS` sets the pool's
+//! size.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use hysens::batch::Slot;
+use hysens::prelude::*;
+use hysens::runtime::HybridOutputs;
+
+#[path = "../tests/support/models.rs"]
+mod models;
+use models::ex51;
+
+/// Solves per batch.
+const N: usize = 64;
+
+fn batches(c: &mut Criterion) {
+    let solver = ex51::Model
+        .solver()
+        .tolerances(1e-8, 1e-10)
+        .sensitivities_to(Params::All, InitialStates::All);
+    let items: Vec<_> = (0..N)
+        .map(|k| {
+            let p = 2.6 + 0.6 * k as f64 / N as f64;
+            (ex51::X { x: 0.0 }, ex51::P { p })
+        })
+        .collect();
+    let mut slots: Vec<_> = items.iter().map(|_| Slot::summary()).collect();
+
+    // The batch is the sequential solves, before anything is timed.
+    solver
+        .solve_batch_into(0.0, 5.0, &items, &mut slots)
+        .expect("a slot per item");
+    for (slot, (x0, p)) in slots.iter().zip(&items) {
+        let solution = solver.solve(0.0, 5.0, x0, p).expect("P1 solves");
+        assert_eq!(slot.result, Ok(()));
+        assert_eq!(slot.solution.y, solution.y);
+    }
+    let steps: usize = slots.iter().map(|s| s.solution.stats.steps).sum();
+    println!(
+        "{N} solves of P1 with FSA, {steps} steps in all, on {} threads",
+        rayon::current_num_threads()
+    );
+
+    let mut group = c.benchmark_group(format!("batch{N}_P1_fsa"));
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(3));
+    group.bench_function("sequential_into", |b| {
+        b.iter(|| {
+            for (slot, (x0, p)) in slots.iter_mut().zip(&items) {
+                let mut outputs = HybridOutputs {
+                    samples: &mut [],
+                    events: None,
+                    steps: None,
+                };
+                slot.result =
+                    solver.solve_into(0.0, 5.0, black_box(x0), p, &mut outputs, &mut slot.solution);
+            }
+            black_box(&slots);
+        })
+    });
+    group.bench_function("parallel_into", |b| {
+        b.iter(|| {
+            solver
+                .solve_batch_into(0.0, 5.0, black_box(&items), &mut slots)
+                .expect("a slot per item");
+            black_box(&slots);
+        })
+    });
+    group.bench_function("sequential_owned", |b| {
+        b.iter(|| {
+            black_box(&items)
+                .iter()
+                .map(|(x0, p)| solver.solve(0.0, 5.0, x0, p))
+                .collect::<Vec<_>>()
+        })
+    });
+    group.bench_function("parallel_owned", |b| {
+        b.iter(|| solver.solve_batch(0.0, 5.0, black_box(&items)))
+    });
+    group.bench_function("sequential_gradient", |b| {
+        b.iter(|| {
+            black_box(&items)
+                .iter()
+                .map(|(x0, p)| solver.gradient(0.0, 5.0, x0, p))
+                .collect::<Vec<_>>()
+        })
+    });
+    group.bench_function("parallel_gradient", |b| {
+        b.iter(|| solver.gradient_batch(0.0, 5.0, black_box(&items)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, batches);
+criterion_main!(benches);
