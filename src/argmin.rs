@@ -116,8 +116,7 @@ pub use nalgebra::{DMatrix, DVector};
 /// read [`Fit::counts`] afterwards.
 ///
 /// The const parameters are those of the [`Solver`] (tableau stages and model sizes); they
-/// are inferred, never written. The model must be `Clone` (each solve configures its own
-/// copy of the solver); generated models are `Copy`.
+/// are inferred, never written.
 pub struct Fit<
     'a,
     M,
@@ -324,7 +323,7 @@ impl<
         const NS: usize,
     > Fit<'a, M, S, NY, NZ, NP, N, NS>
 where
-    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + Clone,
+    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
 {
     /// A fit of the model of `solver` (with its tolerances, options and tableau) on
     /// `[t0, tf]` from the states `x0` with the parameters `p`.
@@ -596,12 +595,12 @@ where
         }
         let (x0, p) = self.values(theta)?;
         let solver = if sensitivities {
-            self.solver.clone().sensitivities_to(
+            self.solver.sensitivities_to(
                 Params::Only(&self.free_params),
                 InitialStates::Only(&self.free_states),
             )
         } else {
-            self.solver.clone()
+            self.solver
         };
         let result = solver.solve(self.t0, self.tf, &x0, &p);
         {
@@ -698,7 +697,7 @@ macro_rules! argmin_traits {
                 const NS: usize,
             > CostFunction for $fit
         where
-            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + Clone,
+            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
         {
             type Param = DVector<f64>;
             type Output = f64;
@@ -721,7 +720,7 @@ macro_rules! argmin_traits {
                 const NS: usize,
             > Gradient for $fit
         where
-            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + Clone,
+            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
         {
             type Param = DVector<f64>;
             type Gradient = DVector<f64>;
@@ -745,7 +744,7 @@ macro_rules! argmin_traits {
                 const NS: usize,
             > Operator for $fit
         where
-            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + Clone,
+            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
         {
             type Param = DVector<f64>;
             type Output = DVector<f64>;
@@ -769,7 +768,7 @@ macro_rules! argmin_traits {
                 const NS: usize,
             > Jacobian for $fit
         where
-            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + Clone,
+            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
         {
             type Param = DVector<f64>;
             type Jacobian = DMatrix<f64>;
