@@ -109,6 +109,16 @@ pub enum SolveError {
         /// Guard index.
         guard: usize,
     },
+    /// A switching surface reached where both neighbouring fields point away from it
+    /// ([`crate::HybridModel::event_target`]): no Filippov solution continues uniquely.
+    RepulsiveSurface {
+        /// Event time.
+        t: f64,
+        /// Mode index.
+        mode: usize,
+        /// Guard index of the surface.
+        guard: usize,
+    },
     /// An argument is invalid (e.g. a final time before the current time, a non-positive
     /// absolute tolerance).
     InvalidArgument {
@@ -153,6 +163,7 @@ impl SolveError {
             | SolveError::TapeFull { t, .. }
             | SolveError::TooManyEvents { t, .. }
             | SolveError::GrazingEvent { t, .. }
+            | SolveError::RepulsiveSurface { t, .. }
             | SolveError::InvalidArgument { t, .. }
             | SolveError::SingularMatrix { t, .. } => t,
         }
@@ -170,6 +181,7 @@ impl SolveError {
             | SolveError::TapeFull { mode, .. }
             | SolveError::TooManyEvents { mode, .. }
             | SolveError::GrazingEvent { mode, .. }
+            | SolveError::RepulsiveSurface { mode, .. }
             | SolveError::InvalidArgument { mode, .. }
             | SolveError::SingularMatrix { mode, .. } => mode,
         }
@@ -216,6 +228,10 @@ impl fmt::Display for SolveError {
             SolveError::GrazingEvent { t, mode, guard } => {
                 write!(f, "grazing event of guard {guard} at t = {t:?} in mode {mode}")
             }
+            SolveError::RepulsiveSurface { t, mode, guard } => write!(
+                f,
+                "repulsive switching surface (guard {guard}): both fields point away from it at t = {t:?} in mode {mode}"
+            ),
             SolveError::InvalidArgument { t, mode, what } => {
                 write!(f, "invalid argument: {what} (t = {t:?}, mode {mode})")
             }

@@ -501,8 +501,8 @@ where
         self.log_step(entry, t_ev, adapter.mode(), outputs, sol)?;
         // 5. Apply the event.
         let end = self.event(it, adapter, cr, &tau, outputs, sol)?;
-        if R::RECORDS {
-            self.record_event_step(it, adapter, cr.guard, tn, h_ev, sol.n_samples)?;
+        if let (true, SegmentEnd::Event { to, .. }) = (R::RECORDS, &end) {
+            self.record_event_step(it, adapter, cr.guard, *to, tn, h_ev, sol.n_samples)?;
         }
         Ok(end)
     }
@@ -576,16 +576,29 @@ where
                 guard: cr.guard,
             });
         }
+        // The mode entered: the guard's target, or the one a switching surface chooses.
+        let at = adapter.point(t, it.y(), it.z(), &self.problem.p);
+        let to = match self.model.event_target(cr.guard, &at) {
+            Some(to) if to < M::MODES.len() => to,
+            Some(_) => return Err(self.invalid(t, mode, "event target mode")),
+            None => {
+                return Err(SolveError::RepulsiveSurface {
+                    t,
+                    mode,
+                    guard: cr.guard,
+                })
+            }
+        };
         sol.stats.events += 1;
         self.zeno.record(t);
         let record = EventRecord {
             t,
             guard: cr.guard,
             from: mode,
-            to: info.to,
+            to,
             tau: post.tau,
         };
         self.log_event(record, outputs, sol)?;
-        Ok(SegmentEnd::Event { to: info.to, post })
+        Ok(SegmentEnd::Event { to, post })
     }
 }

@@ -98,21 +98,21 @@ where
         });
     }
 
-    /// Records the event step just accepted (from `tn`, of size `h`) with its event on the
-    /// tape; the post-event fields are completed when the next segment starts.
+    /// Records the event step just accepted (from `tn`, of size `h`) with its event of `guard`
+    /// into mode `to` on the tape; the post-event fields are completed when the next segment
+    /// starts.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn record_event_step<const N: usize>(
         &mut self,
         it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
         adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
         guard: usize,
+        to: usize,
         tn: f64,
         h: f64,
         samples: usize,
     ) -> Result<(), SolveError> {
         let mode = adapter.mode();
-        let Some(info) = M::GUARDS.get(guard) else {
-            return Err(self.invalid(it.t(), mode, "guard index"));
-        };
         if !self.fsa {
             // The forward sensitivities compute it at every event step; without them, here.
             it.compute_step_length_direction(tn, h)?;
@@ -132,7 +132,7 @@ where
             shifted: false,
             event: Some(TapeEvent {
                 guard,
-                to: info.to,
+                to,
                 t: it.t(),
                 yh: *yh,
                 zh: *zh,

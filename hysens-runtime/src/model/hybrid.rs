@@ -246,6 +246,20 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
         let _ = (mode, at, jac);
     }
 
+    /// The mode entered when guard `guard` fires at `at` (the point of the event, in the mode
+    /// being left, before any reset). Default: the guard's fixed target `GUARDS[guard].to`.
+    ///
+    /// A switching surface between two modes (Filippov) chooses at the event: the mode across
+    /// the surface when its field points away from the surface (a transversal crossing), a
+    /// sliding mode when both fields point at it; `None` when both point away from it (a
+    /// repulsive surface: the solve ends with [`crate::SolveError::RepulsiveSurface`]). The
+    /// sensitivities need nothing more: the event's jump and its time derivative are those of
+    /// any event, and the new mode's field enters through the steps that follow it.
+    fn event_target(&self, guard: usize, at: &Point<'_, NY, NZ, NP>) -> Option<usize> {
+        let _ = at;
+        Self::GUARDS.get(guard).map(|g| g.to)
+    }
+
     /// The value of guard `guard`. Default: 0 (a model without guards is never asked).
     fn guard(&self, guard: usize, at: &Point<'_, NY, NZ, NP>) -> f64 {
         let _ = (guard, at);
