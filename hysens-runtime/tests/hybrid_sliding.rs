@@ -1,0 +1,559 @@
+//! Filippov sliding on a switching surface, written by hand on the runtime's hooks
+//! (`HybridModel::event_target`): the semantics the `#[switching_surface]` attribute builds on,
+//! checked against closed forms with forward sensitivities to parameters and initial states,
+//! and with the adjoint.
+//!
+//! The model: states `(x, y)`, parameters `p = (c, a, b)`, the wall `g = x − c` between
+//! `below` (`g < 0`, `f¹ = (1, 1)`) and `above` (`g > 0`, a field `f²` per case). With
+//! `σᵢ = g_x fⁱ` (Pytlak & Suski, Part I, Eqs. 6–8 and 13–18):
+//!
+//! - reaching the wall from below: across it if `σ₂ > 0`, into sliding if `σ₂ < 0`;
+//! - in sliding, `x' = f_F = (1 − α) f¹ + α f²` with `α = σ₁/(σ₁ − σ₂)` (Eqs. 10–12); here
+//!   `f¹_y = f²_y = 1` and `g_x = (1, 0)`, so `f_F = (0, 1)` for every `f²`;
+//! - leaving sliding when `σ₂` rises through 0 (`α = 1`), into `above` if `σ₁ > 0`.
+//!
+//! Cases (`x0, y0 = 0`, `c = 0.5`, `a = 2`, `b = 1.5`, `T = 3`), the wall reached at
+//! `t* = c − x0`:
+//!
+//! - **transversal**, `f² = (a, 1)`: `x(T) = c + a (T − t*)`, so `∂x/∂x0 = a`,
+//!   `∂x/∂c = 1 − a`, `∂x/∂a = T − t*`;
+//! - **sliding to `t_f`**, `f² = (−a, 1)`: `x(T) = c`, so `∂x/∂c = 1` and nothing else — the
+//!   component of the sensitivity normal to the wall is removed at the entry;
+//! - **entry and exit**, `f² = (y − b, 1)`: sliding while `y < b`, exit at `t_e = b − y0`, then
+//!   `x(T) = c + (T − t_e)²/2`: `∂x/∂c = 1`, `∂x/∂b = −(T − t_e)`, `∂x/∂y0 = T − t_e`,
+//!   `∂x/∂x0 = 0`; `dt*/d(c, x0) = (1, −1)`, `dt_e/d(b, y0) = (1, −1)`.
+//!
+//! `y = y0 + t` throughout. The integrator is exact on these polynomial arcs and the event
+//! roots are linear, so the discrete solution and its exact derivatives equal the closed form
+//! to round-off (1e-12).
+#![allow(clippy::needless_range_loop)]
+
+use hysens_runtime::{
+    AdjointProducts, Direction, GuardInfo, HybridModel, HybridOptions, InitialStates, ModeInfo,
+    ModeJacobian, ModelSizes, Params, Point, ScalarPartials, SolveError, Solver, Wrt,
+};
+
+/// Which field `f²` the model has above the wall (module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Case {
+    Transversal,
+    SlidingToEnd,
+    EntryAndExit,
+}
+
+/// The wall model of the module docs; `repel` makes every surface event repulsive (to test
+/// the error path).
+struct Wall {
+    case: Case,
+    repel: bool,
+}
+
+type P<'a> = Point<'a, 2, 0, 3>;
+const BELOW: usize = 0;
+const ABOVE: usize = 1;
+const SLIDING: usize = 2;
+const C: usize = 0;
+const A: usize = 1;
+const B: usize = 2;
+
+impl Wall {
+    /// `f²` and its derivatives: `(f², ∂f²/∂y, ∂f²/∂p)`.
+    fn above(&self, at: &P) -> ([f64; 2], [[f64; 2]; 2], [[f64; 3]; 2]) {
+        let mut fy = [[0.0; 2]; 2];
+        let mut fp = [[0.0; 3]; 2];
+        let fx = match self.case {
+            Case::Transversal => {
+                fp[0][A] = 1.0;
+                at.p[A]
+            }
+            Case::SlidingToEnd => {
+                fp[0][A] = -1.0;
+                -at.p[A]
+            }
+            Case::EntryAndExit => {
+                fy[0][1] = 1.0;
+                fp[0][B] = -1.0;
+                at.y[1] - at.p[B]
+            }
+        };
+        ([fx, 1.0], fy, fp)
+    }
+
+    /// `σ₁ = g_x f¹` and `σ₂ = g_x f²` (`g_x = (1, 0)`).
+    fn sigmas(&self, at: &P) -> (f64, f64) {
+        (1.0, self.above(at).0[0])
+    }
+}
+
+impl HybridModel<2, 0, 3> for Wall {
+    const MODES: &'static [ModeInfo] = &[
+        ModeInfo {
+            name: "below",
+            uses_memory: false,
+            constant_jacobian: true,
+        },
+        ModeInfo {
+            name: "above",
+            uses_memory: false,
+            constant_jacobian: true,
+        },
+        ModeInfo {
+            name: "sliding",
+            uses_memory: false,
+            constant_jacobian: true,
+        },
+    ];
+    const GUARDS: &'static [GuardInfo] = &[
+        GuardInfo {
+            name: "wall from below",
+            from: BELOW,
+            to: ABOVE,
+            direction: Direction::Rising,
+            has_reset: false,
+        },
+        GuardInfo {
+            name: "wall from above",
+            from: ABOVE,
+            to: BELOW,
+            direction: Direction::Falling,
+            has_reset: false,
+        },
+        GuardInfo {
+            name: "alpha = 0",
+            from: SLIDING,
+            to: BELOW,
+            direction: Direction::Falling,
+            has_reset: false,
+        },
+        GuardInfo {
+            name: "alpha = 1",
+            from: SLIDING,
+            to: ABOVE,
+            direction: Direction::Rising,
+            has_reset: false,
+        },
+    ];
+    const STATE_NAMES: [&'static str; 2] = ["x", "y"];
+    const PARAMETER_NAMES: [&'static str; 3] = ["c", "a", "b"];
+    const HAS_INTEGRAL_COST: bool = false;
+
+    fn residual(&self, mode: usize, at: &P, f: &mut [f64; 2], _: &mut [f64; 0]) {
+        *f = match mode {
+            BELOW => [1.0, 1.0],
+            ABOVE => self.above(at).0,
+            _ => [0.0, 1.0],
+        };
+    }
+
+    fn jacobian(&self, mode: usize, at: &P, j: &mut ModeJacobian<2, 0>) {
+        if mode == ABOVE {
+            j.fy = self.above(at).1;
+        }
+    }
+
+    fn parameter_jacobian(
+        &self,
+        mode: usize,
+        at: &P,
+        fp: &mut [[f64; 3]; 2],
+        _: &mut [[f64; 3]; 0],
+    ) {
+        if mode == ABOVE {
+            *fp = self.above(at).2;
+        }
+    }
+
+    fn guard(&self, guard: usize, at: &P) -> f64 {
+        let (s1, s2) = self.sigmas(at);
+        match guard {
+            0 | 1 => at.y[0] - at.p[C],
+            2 => s1,
+            _ => s2,
+        }
+    }
+
+    fn guard_partials(&self, guard: usize, at: &P, d: &mut ScalarPartials<2, 0, 3>) {
+        match guard {
+            0 | 1 => {
+                d.y[0] = 1.0;
+                d.p[C] = -1.0;
+            }
+            2 => {}
+            _ => {
+                let (_, fy, fp) = self.above(at);
+                d.y = fy[0];
+                d.p = fp[0];
+            }
+        }
+    }
+
+    fn event_target(&self, guard: usize, at: &P) -> Option<usize> {
+        let (s1, s2) = self.sigmas(at);
+        if self.repel {
+            return None;
+        }
+        match guard {
+            0 => Some(if s2 > 0.0 { ABOVE } else { SLIDING }),
+            1 => Some(if s1 < 0.0 { BELOW } else { SLIDING }),
+            2 => (s2 < 0.0).then_some(BELOW),
+            _ => (s1 > 0.0).then_some(ABOVE),
+        }
+    }
+
+    /// `φ = x(T)² + y(T)`.
+    fn terminal_cost(&self, at: &P) -> f64 {
+        at.y[0] * at.y[0] + at.y[1]
+    }
+
+    fn terminal_cost_partials(&self, at: &P, d: &mut ScalarPartials<2, 0, 3>) {
+        d.y = [2.0 * at.y[0], 1.0];
+    }
+}
+
+impl AdjointProducts<2, 0, 3> for Wall {
+    fn adjoint_products(
+        &self,
+        mode: usize,
+        at: &P,
+        l: &[f64; 2],
+        _: &[f64; 0],
+        oy: &mut [f64; 2],
+        _: &mut [f64; 0],
+        op: &mut [f64; 3],
+    ) {
+        let (mut fy, mut fp) = ([[0.0; 2]; 2], [[0.0; 3]; 2]);
+        if mode == ABOVE {
+            (_, fy, fp) = self.above(at);
+        }
+        for c in 0..2 {
+            oy[c] = (0..2).map(|r| fy[r][c] * l[r]).sum();
+        }
+        for q in 0..3 {
+            op[q] = (0..2).map(|r| fp[r][q] * l[r]).sum();
+        }
+    }
+}
+
+impl ModelSizes<2, 5> for Wall {}
+
+const P0: [f64; 3] = [0.5, 2.0, 1.5];
+const T: f64 = 3.0;
+
+/// `(x(T), ∂x(T)/∂(x0, y0, c, a, b))` of the closed form (module docs).
+fn closed_form(case: Case) -> (f64, [f64; 5]) {
+    let [c, a, b] = P0;
+    let entry = c;
+    match case {
+        Case::Transversal => (c + a * (T - entry), [a, 0.0, 1.0 - a, T - entry, 0.0]),
+        Case::SlidingToEnd => (c, [0.0, 0.0, 1.0, 0.0, 0.0]),
+        Case::EntryAndExit => {
+            let exit = b;
+            let d = T - exit;
+            (c + d * d / 2.0, [0.0, d, 1.0, 0.0, -d])
+        }
+    }
+}
+
+#[test]
+fn crossing_sliding_and_exit_against_the_closed_form() {
+    let directions = [
+        Wrt::InitialState("x"),
+        Wrt::InitialState("y"),
+        Wrt::Param("c"),
+        Wrt::Param("a"),
+        Wrt::Param("b"),
+    ];
+    for (case, modes) in [
+        (Case::Transversal, vec![(BELOW, ABOVE)]),
+        (Case::SlidingToEnd, vec![(BELOW, SLIDING)]),
+        (Case::EntryAndExit, vec![(BELOW, SLIDING), (SLIDING, ABOVE)]),
+    ] {
+        let model = Wall { case, repel: false };
+        let solver = Solver::new(&model).tolerances(1e-10, 1e-12);
+        let solution = solver
+            .sensitivities_to(Params::All, InitialStates::All)
+            .solve(0.0, T, &[0.0, 0.0], &P0)
+            .unwrap_or_else(|f| panic!("{case:?}: {}", f.error));
+        let got: Vec<_> = solution.events.iter().map(|e| (e.from, e.to)).collect();
+        let names = |(f, t): (usize, usize)| (Wall::MODES[f].name, Wall::MODES[t].name);
+        let want: Vec<_> = modes.into_iter().map(names).collect();
+        assert_eq!(got, want, "{case:?}: the modes entered");
+        let (x, dx) = closed_form(case);
+        assert!(
+            (solution.x[0] - x).abs() < 1e-12,
+            "{case:?}: x(T) = {}",
+            solution.x[0]
+        );
+        assert!((solution.x[1] - T).abs() < 1e-12, "{case:?}: y(T)");
+        for (k, wrt) in directions.into_iter().enumerate() {
+            let s = solution.sensitivity("x", wrt).expect("a direction");
+            assert!(
+                (s - dx[k]).abs() < 1e-12,
+                "{case:?}: ∂x/∂{wrt:?} = {s} vs {}",
+                dx[k]
+            );
+            let sy = solution.sensitivity("y", wrt).expect("a direction");
+            let dy = if k == 1 { 1.0 } else { 0.0 };
+            assert!((sy - dy).abs() < 1e-12, "{case:?}: ∂y/∂{wrt:?} = {sy}");
+        }
+        // The entry time t* = c − x0 and, for the exit, t_e = b − y0.
+        let entry = &solution.events[0];
+        assert!((entry.t - P0[0]).abs() < 1e-12);
+        let tau = |k: usize, wrt| solution.event_time_sensitivity(k, wrt).unwrap();
+        assert!((tau(0, Wrt::Param("c")) - 1.0).abs() < 1e-12);
+        assert!((tau(0, Wrt::InitialState("x")) + 1.0).abs() < 1e-12);
+        if case == Case::EntryAndExit {
+            assert!((solution.events[1].t - P0[2]).abs() < 1e-12);
+            assert!((tau(1, Wrt::Param("b")) - 1.0).abs() < 1e-12);
+            assert!((tau(1, Wrt::InitialState("y")) + 1.0).abs() < 1e-12);
+        }
+        // The adjoint transposes the same chain: dφ/dθ of φ = x(T)² + y(T).
+        let gradient = solver
+            .gradient(0.0, T, &[0.0, 0.0], &P0)
+            .expect("the same solve");
+        for wrt in directions {
+            let (a, f) = (
+                gradient.wrt(wrt).unwrap(),
+                solution.cost_gradient(wrt).unwrap(),
+            );
+            assert!(
+                (a - f).abs() <= 1e-12 * f.abs().max(1.0),
+                "{case:?}: dφ/d{wrt:?}: {a} vs {f}"
+            );
+        }
+    }
+}
+
+/// A surface both of whose fields point away at the event ends the solve with
+/// `RepulsiveSurface`, naming the time and the guard, and keeps the solution up to it.
+#[test]
+fn a_repulsive_surface_is_an_error() {
+    let model = Wall {
+        case: Case::SlidingToEnd,
+        repel: true,
+    };
+    let failure = Solver::new(&model)
+        .tolerances(1e-10, 1e-12)
+        .solve(0.0, T, &[0.0, 0.0], &P0)
+        .err()
+        .expect("a repulsive surface");
+    assert!(
+        matches!(failure.error, SolveError::RepulsiveSurface { guard: 0, mode: BELOW, t } if (t - P0[0]).abs() < 1e-12),
+        "{:?}",
+        failure.error
+    );
+    assert!(failure
+        .error
+        .to_string()
+        .contains("repulsive switching surface"));
+    assert!(
+        (failure.partial.t - P0[0]).abs() < 1e-12,
+        "kept up to the event"
+    );
+}
+
+/// A curved surface: the circle `g = x² + y² − R²` between `inside` (`f¹ = ω(−y, x) + μ(x, y)`,
+/// spiralling out) and `outside` (`f² = ω(−y, x) − ν(x, y)`, spiralling in). On the circle
+/// `σ₁ = 2μ r² > 0 > σ₂ = −2ν r²`: the trajectory reaches it and slides with
+/// `f_F = ω(−y, x)` (`α = μ/(μ + ν)`; the radial parts cancel). Parameters `(R, ω, μ, ν)`.
+struct Circle;
+
+type Q<'a> = Point<'a, 2, 0, 4>;
+const INSIDE: usize = 0;
+const ON: usize = 2;
+
+impl Circle {
+    /// `(f, ∂f/∂y, ∂f/∂p)` of `mode`.
+    fn field(mode: usize, at: &Q) -> ([f64; 2], [[f64; 2]; 2], [[f64; 4]; 2]) {
+        let ([x, y], [_, w, mu, nu]) = (*at.y, *at.p);
+        let radial = match mode {
+            INSIDE => mu,
+            ON => 0.0,
+            _ => -nu,
+        };
+        let f = [-w * y + radial * x, w * x + radial * y];
+        let fy = [[radial, -w], [w, radial]];
+        let mut fp = [[0.0, -y, 0.0, 0.0], [0.0, x, 0.0, 0.0]];
+        match mode {
+            INSIDE => (fp[0][2], fp[1][2]) = (x, y),
+            ON => {}
+            _ => (fp[0][3], fp[1][3]) = (-x, -y),
+        }
+        (f, fy, fp)
+    }
+}
+
+impl HybridModel<2, 0, 4> for Circle {
+    const MODES: &'static [ModeInfo] = &[
+        ModeInfo {
+            name: "inside",
+            uses_memory: false,
+            constant_jacobian: false,
+        },
+        ModeInfo {
+            name: "outside",
+            uses_memory: false,
+            constant_jacobian: false,
+        },
+        ModeInfo {
+            name: "on the circle",
+            uses_memory: false,
+            constant_jacobian: false,
+        },
+    ];
+    const GUARDS: &'static [GuardInfo] = &[
+        GuardInfo {
+            name: "circle from inside",
+            from: INSIDE,
+            to: 1,
+            direction: Direction::Rising,
+            has_reset: false,
+        },
+        GuardInfo {
+            name: "circle from outside",
+            from: 1,
+            to: INSIDE,
+            direction: Direction::Falling,
+            has_reset: false,
+        },
+    ];
+    const STATE_NAMES: [&'static str; 2] = ["x", "y"];
+    const PARAMETER_NAMES: [&'static str; 4] = ["R", "omega", "mu", "nu"];
+    const HAS_INTEGRAL_COST: bool = false;
+
+    fn residual(&self, mode: usize, at: &Q, f: &mut [f64; 2], _: &mut [f64; 0]) {
+        *f = Self::field(mode, at).0;
+    }
+    fn jacobian(&self, mode: usize, at: &Q, j: &mut ModeJacobian<2, 0>) {
+        j.fy = Self::field(mode, at).1;
+    }
+    fn parameter_jacobian(
+        &self,
+        mode: usize,
+        at: &Q,
+        fp: &mut [[f64; 4]; 2],
+        _: &mut [[f64; 4]; 0],
+    ) {
+        *fp = Self::field(mode, at).2;
+    }
+    fn guard(&self, _: usize, at: &Q) -> f64 {
+        at.y[0] * at.y[0] + at.y[1] * at.y[1] - at.p[0] * at.p[0]
+    }
+    fn guard_partials(&self, _: usize, at: &Q, d: &mut ScalarPartials<2, 0, 4>) {
+        d.y = [2.0 * at.y[0], 2.0 * at.y[1]];
+        d.p[0] = -2.0 * at.p[0];
+    }
+    fn event_target(&self, guard: usize, at: &Q) -> Option<usize> {
+        let sigma = |mode| {
+            let f = Self::field(mode, at).0;
+            2.0 * at.y[0] * f[0] + 2.0 * at.y[1] * f[1]
+        };
+        match guard {
+            0 => Some(if sigma(1) > 0.0 { 1 } else { ON }),
+            _ => Some(if sigma(INSIDE) < 0.0 { INSIDE } else { ON }),
+        }
+    }
+    /// `φ = x(T)`.
+    fn terminal_cost(&self, at: &Q) -> f64 {
+        at.y[0]
+    }
+    fn terminal_cost_partials(&self, _: &Q, d: &mut ScalarPartials<2, 0, 4>) {
+        d.y[0] = 1.0;
+    }
+}
+
+impl AdjointProducts<2, 0, 4> for Circle {
+    fn adjoint_products(
+        &self,
+        mode: usize,
+        at: &Q,
+        l: &[f64; 2],
+        _: &[f64; 0],
+        oy: &mut [f64; 2],
+        _: &mut [f64; 0],
+        op: &mut [f64; 4],
+    ) {
+        let (_, fy, fp) = Self::field(mode, at);
+        for c in 0..2 {
+            oy[c] = (0..2).map(|r| fy[r][c] * l[r]).sum();
+        }
+        for q in 0..4 {
+            op[q] = (0..2).map(|r| fp[r][q] * l[r]).sum();
+        }
+    }
+}
+
+impl ModelSizes<2, 6> for Circle {}
+
+/// From `(r0, 0)` inside, the radius grows as `r0 e^{μt}` and the angle as `ωt` until the
+/// circle, then the trajectory turns on it: `x(T) = R cos(θ0 + ωT)`, `y(T) = R sin(θ0 + ωT)`
+/// whatever the entry time. Its sensitivities: `∂x/∂R = cos θ`, `∂x/∂ω = −R T sin θ`,
+/// `∂x/∂(μ, ν) = 0` and, through `θ0 = atan2(y0, x0)`, `∂x/∂y0 = −R sin θ · x0/r0²`,
+/// `∂x/∂x0 = R sin θ · y0/r0² = 0` (a radial change of the start is forgotten at the entry).
+/// The global error of the integration at rtol 1e-10 bounds the agreement (about 1.3 turns
+/// at `ω = 2π`): 1e-8 relative to the scale 1 of the states and `R T` of `∂x/∂ω`.
+#[test]
+fn sliding_on_a_circle_against_the_closed_form() {
+    use core::f64::consts::PI;
+    let (r0, radius, omega, mu, nu, t_end) = (0.5, 1.0, 2.0 * PI, 1.0, 1.0, 2.0);
+    let p = [radius, omega, mu, nu];
+    let solver = Solver::new(&Circle).tolerances(1e-10, 1e-12);
+    let solution = solver
+        .sensitivities_to(Params::All, InitialStates::All)
+        .solve(0.0, t_end, &[r0, 0.0], &p)
+        .unwrap_or_else(|f| panic!("{}", f.error));
+    assert_eq!(solution.events.len(), 1);
+    assert_eq!(
+        (solution.events[0].from, solution.events[0].to),
+        ("inside", "on the circle")
+    );
+    let entry = (radius / r0).ln() / mu;
+    assert!(
+        (solution.events[0].t - entry).abs() < 1e-9,
+        "entry at {}",
+        solution.events[0].t
+    );
+    let theta = omega * t_end;
+    let (x, y) = (radius * theta.cos(), radius * theta.sin());
+    let [xt, yt] = solution.x;
+    assert!(
+        (xt - x).abs() < 1e-8 && (yt - y).abs() < 1e-8,
+        "({xt}, {yt}) vs ({x}, {y})"
+    );
+    let expected = [
+        (Wrt::Param("R"), theta.cos(), 1.0),
+        (
+            Wrt::Param("omega"),
+            -radius * t_end * theta.sin(),
+            radius * t_end,
+        ),
+        (Wrt::Param("mu"), 0.0, 1.0),
+        (Wrt::Param("nu"), 0.0, 1.0),
+        (Wrt::InitialState("x"), 0.0, 1.0),
+        (Wrt::InitialState("y"), -radius * theta.sin() / r0, 1.0 / r0),
+    ];
+    let mut worst = (xt - x).abs().max((yt - y).abs());
+    for (wrt, exact, scale) in expected {
+        let s = solution.sensitivity("x", wrt).expect("a direction");
+        assert!(
+            (s - exact).abs() < 1e-8 * scale,
+            "∂x/∂{wrt:?} = {s} vs {exact}"
+        );
+        worst = worst.max((s - exact).abs() / scale);
+    }
+    let drift = (xt.hypot(yt) - radius).abs();
+    println!("circle: largest scaled error {worst:.1e}, drift of the radius {drift:.1e}");
+    let gradient = solver
+        .gradient(0.0, t_end, &[r0, 0.0], &p)
+        .expect("the same solve");
+    for (wrt, _, _) in expected {
+        let (a, f) = (
+            gradient.wrt(wrt).unwrap(),
+            solution.cost_gradient(wrt).unwrap(),
+        );
+        assert!(
+            (a - f).abs() <= 1e-10 * f.abs().max(1.0),
+            "dφ/d{wrt:?}: {a} vs {f}"
+        );
+    }
+}
