@@ -29,8 +29,8 @@
 #![allow(clippy::needless_range_loop)]
 
 use hysens_runtime::{
-    AdjointProducts, Direction, GuardInfo, HybridModel, HybridOptions, InitialStates, ModeInfo,
-    ModeJacobian, ModelSizes, Params, Point, ScalarPartials, SolveError, Solver, Wrt,
+    AdjointProducts, Direction, GuardInfo, HybridModel, InitialStates, ModeInfo, ModeJacobian,
+    ModelSizes, Params, Point, ScalarPartials, SolveError, Solver, Wrt,
 };
 
 /// Which field `f²` the model has above the wall (module docs).
@@ -332,11 +332,12 @@ fn a_repulsive_surface_is_an_error() {
         case: Case::SlidingToEnd,
         repel: true,
     };
-    let failure = Solver::new(&model)
+    let Err(failure) = Solver::new(&model)
         .tolerances(1e-10, 1e-12)
         .solve(0.0, T, &[0.0, 0.0], &P0)
-        .err()
-        .expect("a repulsive surface");
+    else {
+        panic!("a repulsive surface must end the solve");
+    };
     assert!(
         matches!(failure.error, SolveError::RepulsiveSurface { guard: 0, mode: BELOW, t } if (t - P0[0]).abs() < 1e-12),
         "{:?}",
