@@ -574,7 +574,6 @@ fn sliding_on_a_circle_against_the_closed_form() {
 struct Bend;
 
 type R<'a> = Point<'a, 2, 0, 3>;
-const K: usize = 2;
 
 impl Bend {
     /// `(f, ∂f/∂y, ∂f/∂p)` of `mode`.
