@@ -824,3 +824,66 @@ fn nonlinear_entry_and_exit_equal_frozen_step_differences() {
         );
     }
 }
+
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+
+/// A sliding solve allocates nothing: the nonlinear wall with entry and exit, with forward
+/// sensitivities and by the adjoint, into caller storage.
+#[test]
+fn a_sliding_solve_does_not_allocate() {
+    use hysens_runtime::{
+        solve, solve_adjoint, AdjointGradient, AdjointTape, EventRecord, HybridOptions,
+        HybridOutputs, HybridProblem, HybridSolution, StepPlan, TapeStep, ESDIRK436L2SA,
+    };
+    let problem = HybridProblem {
+        t0: 0.0,
+        tf: 4.0,
+        y0: [0.0, 0.2],
+        z0: [],
+        p: [0.5, 1.5, 0.5],
+        sensitivities: Some([[0.0; 3]; 2]),
+        sample_times: &[],
+        sample_data: &[],
+    };
+    let options = HybridOptions::new(1e-8, 1e-10);
+    let mut events = [EventRecord::ZERO; 8];
+    let mut tape = [TapeStep::ZERO; 512];
+    let (mut forward, mut plain) = (HybridSolution::ZERO, HybridSolution::ZERO);
+    let mut gradient = AdjointGradient::ZERO;
+    let (result, allocations) = counting_alloc::count(|| {
+        let mut outputs = HybridOutputs {
+            samples: &mut [],
+            events: Some(&mut events),
+            steps: None,
+        };
+        solve(
+            &Bend,
+            &ESDIRK436L2SA,
+            &problem,
+            &options,
+            StepPlan::Adaptive,
+            &mut outputs,
+            &mut forward,
+        )?;
+        let tape = AdjointTape::full(&mut tape);
+        solve_adjoint(
+            &Bend,
+            &ESDIRK436L2SA,
+            &problem,
+            &options,
+            StepPlan::Adaptive,
+            tape,
+            &mut outputs,
+            &mut plain,
+            &mut gradient,
+        )
+    });
+    assert_eq!(result, Ok(()));
+    assert_eq!(
+        (forward.n_events, gradient.stats.events),
+        (2, 2),
+        "entry and exit"
+    );
+    assert_eq!(allocations, 0);
+}
