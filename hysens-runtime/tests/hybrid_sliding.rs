@@ -887,3 +887,46 @@ fn a_sliding_solve_does_not_allocate() {
     );
     assert_eq!(allocations, 0);
 }
+
+/// A number from the given range, or one of the values that break naive code.
+fn wild(range: core::ops::Range<f64>) -> impl proptest::strategy::Strategy<Value = f64> {
+    use proptest::prelude::*;
+    prop_oneof![
+        6 => range,
+        1 => prop::sample::select(vec![0.0, -0.0, 1e-300, -1e300, 1e300, f64::NAN, f64::INFINITY, f64::NEG_INFINITY]),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+    /// Sliding models never panic on user input: any start (below, above or on the wall),
+    /// parameters (attractive, repulsive, degenerate `D = 0`) and tolerance give a solution or
+    /// an error with a message, keeping what was computed within the span.
+    #[test]
+    fn sliding_solves_never_panic(
+        x0 in wild(-2.0..2.0),
+        y0 in wild(-3.0..3.0),
+        c in wild(-1.0..1.0),
+        b in wild(-2.0..3.0),
+        k in wild(-2.0..2.0),
+        rtol in proptest::sample::select(vec![1e-6, 1e-10, -1.0, f64::NAN]),
+    ) {
+        use proptest::prelude::*;
+        let solver = Solver::new(&Bend).tolerances(rtol, 1e-10);
+        let all = solver.sensitivities_to(Params::All, InitialStates::All);
+        if let Err(failure) = all.solve(0.0, 4.0, &[x0, y0], &[c, b, k]) {
+            prop_assert!(!failure.error.to_string().is_empty());
+            let t = failure.partial.t;
+            prop_assert!(t.is_nan() || (0.0..=4.0).contains(&t), "{t}");
+        }
+        if let Err(error) = solver.gradient(0.0, 4.0, &[x0, y0], &[c, b, k]) {
+            prop_assert!(!error.to_string().is_empty());
+        }
+        let wall = Wall { case: Case::EntryAndExit, repel: false };
+        let result = Solver::new(&wall).tolerances(rtol, 1e-10).solve(0.0, 3.0, &[x0, y0], &[c, k, b]);
+        if let Err(failure) = result {
+            prop_assert!(!failure.error.to_string().is_empty());
+        }
+    }
+}
