@@ -131,3 +131,16 @@ pub mod steel {
         x.u.powi(2)
     }
 }
+
+/// The continuous adjoint of this model at the paper's parameters, from the project's note on
+/// Serban & Recuero (convention B, the sign of ours) right after the reversals in the
+/// paper's Fig. 8 window, `(t_k, λ₁(t_k⁺), λ₁(t_k⁻), λ₂(t_k))`, and `λ(0⁺)` (its table and the
+/// line after the reference gradient; 7 digits given).
+pub const REFERENCE_ADJOINT_JUMPS: [(f64, f64, f64, f64); 4] = [
+    (6.19324271, 7.442231e-04, 1.895932e-02, 1.835433e-03),
+    (6.69612846, 1.680377e-01, -1.875232e-02, -1.321459e-02),
+    (7.19960693, -2.283082e-01, -2.878139e-02, 1.351316e-02),
+    (7.70358866, 2.706821e-02, 2.973664e-02, 8.177830e-04),
+];
+/// `λ(0⁺)` of the note.
+pub const REFERENCE_ADJOINT_START: [f64; 2] = [-4.682615e-04, 9.062163e-05];

@@ -133,4 +133,4 @@ pub mod two_mode {
 /// `steel_hysteresis` example's model, included.
 #[path = "../../examples/steel_hysteresis/model.rs"]
 mod steel_model;
-pub use steel_model::steel;
+pub use steel_model::{steel, REFERENCE_ADJOINT_JUMPS, REFERENCE_ADJOINT_START};

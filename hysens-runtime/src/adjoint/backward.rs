@@ -35,7 +35,8 @@ use crate::error::{all_finite, SolveError};
 use crate::hybrid::{
     run, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, Sample, StepPlan,
 };
-use crate::model::{AdjointProducts, Memory, Point, ScalarPartials};
+use crate::linalg::Lu;
+use crate::model::{AdjointProducts, Memory, ModeJacobian, Point, ScalarPartials};
 use crate::tableau::Tableau;
 
 /// The solve whose gradient is computed: what a recomputation from a checkpoint runs again.
@@ -65,7 +66,7 @@ pub(crate) fn backward<
     outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
     sol: &HybridSolution<NY, NZ, NP>,
     gradient: &mut AdjointGradient<NY, NP>,
-    observe: &mut impl FnMut(AdjointPoint<NY>),
+    observe: Option<&mut impl FnMut(AdjointPoint<NY>)>,
 ) -> Result<(), SolveError>
 where
     M: AdjointProducts<NY, NZ, NP>,
@@ -82,7 +83,13 @@ where
         observe,
         segment: sol.n_events,
     };
-    trajectory.point(sol.t, &costate);
+    let end_state = State {
+        mode: sol.mode,
+        y: &sol.y,
+        z: &sol.z,
+        memory: &sol.memory,
+    };
+    trajectory.point(model, &problem.p, sol.t, &end_state, &costate);
     let (n, w) = (tape.next, tape.window());
     let windows = match tape.checkpointed() {
         true => AdjointTape::<S, NY, NZ>::checkpoints_needed(n, w),
@@ -132,12 +139,15 @@ where
             &mut costate,
             &mut gradient.stats,
         );
-        trajectory.point(problem.t0, &costate);
+        let start = match first {
+            Some(s) => State::start_of(s),
+            None => end_state,
+        };
+        trajectory.point(model, &problem.p, problem.t0, &start, &costate);
     }
     initial_point(model, problem, first, sol, &mut costate, gradient)?;
-    if gradient.y0 != costate.y {
-        trajectory.point(problem.t0, &costate);
-    }
+    // dG/dy0, through the consistent z0 and the first memory as well.
+    trajectory.emit(problem.t0, gradient.y0);
     Ok(())
 }
 
@@ -154,35 +164,111 @@ pub struct AdjointPoint<const NY: usize> {
     /// segment is the start of the step to the event).
     pub segment: usize,
     /// `λ(t)`. Two points at one time in one segment: the jump of a sampled cost (the later
-    /// point, in backward order, is the left limit). For an index-1 DAE this is the adjoint
-    /// of `y` with the step's algebraic start value `z_n` held as a separate input (the
-    /// discrete chain carries `z_n` from step to step); the continuous adjoint, in which `z`
-    /// follows `y` through `g = 0`, differs from it by `g_yᵀ g_z⁻ᵀ z̄`, a first-order term
-    /// largest right after a switch (measured on the EM oscillator at rtol 1e-8: 8e-3 relative
-    /// in `λ₁` just after a reversal, 1e-7 elsewhere). The gradients are not affected.
+    /// point, in backward order, is the left limit). For an index-1 DAE, `z` follows `y`
+    /// through `g = 0` (`δz = −g_z⁻¹ g_y δy`), so `λ = ȳ − g_yᵀ g_z⁻ᵀ z̄` from the adjoints
+    /// `ȳ, z̄` of the discrete chain, which carries `z_n` from step to step as an input of its
+    /// own (Serban & Recuero 2019, the algebraic part of their Eq. 12 eliminated).
     pub y: [f64; NY],
 }
 
-/// Reports the adjoint as the backward pass goes.
+/// The state a point of the trajectory belongs to.
+#[derive(Clone, Copy)]
+struct State<'s, const NY: usize, const NZ: usize> {
+    mode: usize,
+    y: &'s [f64; NY],
+    z: &'s [f64; NZ],
+    memory: &'s Memory<NY, NZ>,
+}
+
+impl<'s, const NY: usize, const NZ: usize> State<'s, NY, NZ> {
+    /// The start of a recorded step.
+    fn start_of<const S: usize>(step: &'s TapeStep<S, NY, NZ>) -> Self {
+        State {
+            mode: step.mode,
+            y: &step.ys[0],
+            z: &step.zs[0],
+            memory: &step.memory,
+        }
+    }
+
+    /// The end of a recorded step, or the restart after its event.
+    fn end_of<const S: usize>(step: &'s TapeStep<S, NY, NZ>) -> Self {
+        match &step.event {
+            Some(e) => State {
+                mode: e.to,
+                y: &e.y,
+                z: &e.z,
+                memory: &e.memory,
+            },
+            None => State {
+                mode: step.mode,
+                y: &step.ys[S - 1],
+                z: &step.zs[S - 1],
+                memory: &step.memory,
+            },
+        }
+    }
+}
+
+/// Reports the adjoint as the backward pass goes (nothing is computed without an observer).
 struct Trajectory<'o, O> {
-    observe: &'o mut O,
+    observe: Option<&'o mut O>,
     /// The segment of the current point.
     segment: usize,
 }
 
 impl<O> Trajectory<'_, O> {
-    fn point<const NY: usize, const NZ: usize, const NP: usize>(
+    /// Reports `λ` at `t` from `costate`, the adjoint of `at` ([`AdjointPoint::y`]).
+    fn point<M, const NY: usize, const NZ: usize, const NP: usize>(
         &mut self,
+        model: &M,
+        p: &[f64; NP],
         t: f64,
+        at: &State<'_, NY, NZ>,
         costate: &Costate<NY, NZ, NP>,
     ) where
+        M: AdjointProducts<NY, NZ, NP>,
         O: FnMut(AdjointPoint<NY>),
     {
-        (self.observe)(AdjointPoint {
-            t,
-            segment: self.segment,
-            y: costate.y,
-        });
+        if self.observe.is_none() {
+            return;
+        }
+        let mut lambda = costate.y;
+        if NZ > 0 {
+            let point = Point {
+                t,
+                y: at.y,
+                z: at.z,
+                p,
+                memory: at.memory,
+            };
+            let mut jac = ModeJacobian::ZERO;
+            model.jacobian(at.mode, &point, &mut jac);
+            // A singular g_z cannot occur on a consistent state of an index-1 mode; should it,
+            // the point keeps ȳ.
+            if let Ok(lu) = Lu::factor(jac.gz) {
+                let mut mu = costate.z;
+                lu.solve_transposed(&mut mu);
+                for (c, l) in lambda.iter_mut().enumerate() {
+                    *l -= (0..NZ).map(|r| jac.gy[r][c] * mu[r]).sum::<f64>();
+                }
+            }
+        }
+        self.emit(t, lambda);
+    }
+
+    /// Reports `λ` at `t`.
+    fn emit<const NY: usize>(&mut self, t: f64, y: [f64; NY])
+    where
+        O: FnMut(AdjointPoint<NY>),
+    {
+        if let Some(observe) = self.observe.as_mut() {
+            observe(AdjointPoint {
+                t,
+                segment: self.segment,
+                y,
+            });
+        }
     }
 }
 
@@ -294,7 +380,8 @@ where
         if !range.is_empty() {
             let t = samples.get(range.start).map_or(step.t + step.h, |s| s.t);
             sampled_seeds(sweep.model, problem, samples, range, memory, costate, stats);
-            trajectory.point(t, costate);
+            let at = State::end_of(step);
+            trajectory.point(sweep.model, sweep.p, t, &at, costate);
         }
         match &step.event {
             None => sweep.step(step, step.shifted, costate, cache, stats)?,
@@ -304,7 +391,8 @@ where
                 trajectory.segment = trajectory.segment.saturating_sub(1);
             }
         }
-        trajectory.point(step.t, costate);
+        let at = State::start_of(step);
+        trajectory.point(sweep.model, sweep.p, step.t, &at, costate);
         end = start;
         stats.steps += 1;
     }

@@ -250,7 +250,8 @@ where
         options,
         plan,
     };
-    adjoint::<M, S, NY, NZ, NP, N>(&forward, tape, outputs, solution, gradient, &mut |_| {})
+    let none = None::<&mut fn(AdjointPoint<NY>)>;
+    adjoint::<M, S, NY, NZ, NP, N>(&forward, tape, outputs, solution, gradient, none)
 }
 
 /// [`solve_adjoint`] of the solve `forward`, reporting the adjoint of the state to `observe`
@@ -268,7 +269,7 @@ pub(crate) fn adjoint<
     outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
     solution: &mut HybridSolution<NY, NZ, NP>,
     gradient: &mut AdjointGradient<NY, NP>,
-    observe: &mut impl FnMut(AdjointPoint<NY>),
+    observe: Option<&mut impl FnMut(AdjointPoint<NY>)>,
 ) -> Result<(), SolveError>
 where
     M: AdjointProducts<NY, NZ, NP>,

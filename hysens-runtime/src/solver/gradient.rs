@@ -107,7 +107,7 @@ where
                 },
                 &mut solution,
                 &mut gradient,
-                &mut |point| adjoint_points.push(point),
+                Some(&mut |point| adjoint_points.push(point)),
             );
             match result {
                 Err(SolveError::TapeFull { needed, .. }) if needed > capacity => {
@@ -116,6 +116,7 @@ where
                 Err(error) => return Err(error),
                 Ok(()) => {
                     adjoint_points.reverse();
+                    adjoint_points.dedup();
                     return Ok(Gradient {
                         adjoint: adjoint_points,
                         cost: solution.cost,
