@@ -198,12 +198,8 @@ fn steel_adjoint_trajectory_meets_the_reference() {
         .take_while(|a| a.t == 0.0)
         .last()
         .expect("points");
-    for i in 0..2 {
-        assert!(
-            close(start.y[i], REFERENCE_ADJOINT_START[i]),
-            "λ(0⁺): {:?}",
-            start.y
-        );
+    for (got, want) in start.y.iter().zip(REFERENCE_ADJOINT_START) {
+        assert!(close(*got, want), "λ(0⁺): {:?}", start.y);
     }
     assert_eq!(
         gradient.adjoint[0].y, gradient.initial_states,

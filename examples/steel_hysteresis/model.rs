@@ -136,6 +136,7 @@ pub mod steel {
 /// Serban & Recuero (convention B, the sign of ours) right after the reversals in the
 /// paper's Fig. 8 window, `(t_k, λ₁(t_k⁺), λ₁(t_k⁻), λ₂(t_k))`, and `λ(0⁺)` (its table and the
 /// line after the reference gradient; 7 digits given).
+#[allow(dead_code)] // the example and the tests use it; `reproduce` includes this file too
 pub const REFERENCE_ADJOINT_JUMPS: [(f64, f64, f64, f64); 4] = [
     (6.19324271, 7.442231e-04, 1.895932e-02, 1.835433e-03),
     (6.69612846, 1.680377e-01, -1.875232e-02, -1.321459e-02),
@@ -143,4 +144,5 @@ pub const REFERENCE_ADJOINT_JUMPS: [(f64, f64, f64, f64); 4] = [
     (7.70358866, 2.706821e-02, 2.973664e-02, 8.177830e-04),
 ];
 /// `λ(0⁺)` of the note.
+#[allow(dead_code)] // as above
 pub const REFERENCE_ADJOINT_START: [f64; 2] = [-4.682615e-04, 9.062163e-05];
