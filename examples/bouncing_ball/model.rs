@@ -1,5 +1,9 @@
 //! The model of the `bouncing_ball` example: a ball in free flight under gravity that bounces
-//! on the floor, losing a fraction of its speed at each impact (Newton's restitution law).
+//! on the floor, losing a fraction of its speed at each impact (Newton's restitution law), with
+//! two terminal costs (the final height and the final mechanical energy per unit mass).
+//!
+//! Shared by `cargo run --example reproduce` (against the closed form of the flight arcs) and
+//! the facade's tests, which include this file by `#[path]` (`tests/support/event_models.rs`).
 
 use hysens::hybrid_model;
 
@@ -44,5 +48,17 @@ pub mod ball {
             h: x.h,
             v: -p.e * x.v,
         }
+    }
+
+    /// The final height.
+    #[cost(terminal)]
+    fn height(x: &X) -> f64 {
+        x.h
+    }
+
+    /// The final mechanical energy per unit mass.
+    #[cost(terminal)]
+    fn energy(x: &X, p: &P) -> f64 {
+        0.5 * x.v.powi(2) + p.g * x.h
     }
 }

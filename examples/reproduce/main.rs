@@ -29,13 +29,13 @@ mod memory_toy;
 mod robertson;
 
 // The models, one file each; the tests include the same files by `#[path]`.
-#[path = "models/ball.rs"]
+#[path = "../bouncing_ball/model.rs"]
 mod ball_model;
 #[path = "../quickstart/model.rs"]
 mod ex51_model;
 #[path = "models/memory_toy.rs"]
 mod memory_toy_model;
-#[path = "models/robertson.rs"]
+#[path = "../robertson/model.rs"]
 mod robertson_model;
 #[path = "../steel_hysteresis/model.rs"]
 mod steel_model;

@@ -1,14 +1,14 @@
 //! Hybrid models with events shared by the facade's tests: each `tests/model_*.rs` checks one
 //! against its plain-Rust twin, and `tests/adjoint_events.rs` compares their adjoint with their
-//! forward sensitivities. The ball is the reproduction table's (`examples/reproduce/models/`),
-//! the EM oscillator (`steel`) the `steel_hysteresis` example's model, both included here.
+//! forward sensitivities. The ball is the `bouncing_ball` example's model, the EM oscillator
+//! (`steel`) the `steel_hysteresis` example's, both included here.
 // Each test binary that includes this file uses a subset of its models.
 #![allow(dead_code, unused_imports)] // the re-exports of included model files too
 
 use hysens::hybrid_model;
 
-/// A ball bouncing on the ground (`examples/reproduce/models/ball.rs`, included here).
-#[path = "../../examples/reproduce/models/ball.rs"]
+/// A ball bouncing on the ground (`examples/bouncing_ball/model.rs`, included here).
+#[path = "../../examples/bouncing_ball/model.rs"]
 mod ball_model;
 pub use ball_model::ball;
 

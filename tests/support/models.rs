@@ -1,8 +1,7 @@
 //! The benchmark problems P1–P4 (and a DAE with memory) as `#[hybrid_model]`s, shared by the
 //! facade's tests, the criterion benchmarks and `bench/peers`. P1, Serban & Recuero's
 //! Example 5.1, is the quickstart's model (`examples/quickstart/model.rs`), and P3, Robertson's
-//! kinetics, the reproduction table's (`examples/reproduce/models/robertson.rs`), both included
-//! here.
+//! kinetics, the `robertson` example's (`examples/robertson/model.rs`), both included here.
 // Each test or bench binary that includes this file uses a subset of its models.
 #![allow(dead_code, unused_imports)] // the re-exports of included model files too
 
@@ -53,8 +52,8 @@ pub mod ball {
     }
 }
 
-/// P3: Robertson's kinetics (`examples/reproduce/models/robertson.rs`, included here).
-#[path = "../../examples/reproduce/models/robertson.rs"]
+/// P3: Robertson's kinetics (`examples/robertson/model.rs`, included here).
+#[path = "../../examples/robertson/model.rs"]
 mod robertson_model;
 pub use robertson_model::robertson;
 
