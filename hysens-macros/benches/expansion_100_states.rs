@@ -11,9 +11,11 @@
 mod args;
 #[path = "../src/expand/mod.rs"]
 mod expand;
+#[path = "../src/filippov.rs"]
+mod filippov;
 #[path = "../src/kernels.rs"]
 mod kernels;
-#[path = "../src/lower.rs"]
+#[path = "../src/lower/mod.rs"]
 mod lower;
 #[path = "../src/model.rs"]
 mod model;

@@ -1,16 +1,18 @@
 //! The kernels: which derivatives each runtime method needs, differentiated and emitted.
 //!
-//! For every mode, guard, reset and cost this computes the expressions of one method of
-//! `HybridModel` (see `hysens-runtime/src/model/hybrid.rs` for the list and its notation) and
-//! emits them with common-subexpression elimination *within* each kernel: the Jacobian of a mode
-//! shares its temporaries across `f_y, f_z, g_y, g_z`. Only structural nonzeros are written
-//! into derivative storage, which the runtime zeroes; values (residuals, resets, adjoint
-//! products) are written in full.
+//! For every mode (sliding modes included), guard, reset and cost this computes the expressions
+//! of one method of `HybridModel` (see `hysens-runtime/src/model/hybrid.rs` for the list and its
+//! notation) and emits them with common-subexpression elimination *within* each kernel: the
+//! Jacobian of a mode shares its temporaries across `f_y, f_z, g_y, g_z`. Only structural
+//! nonzeros are written into derivative storage, which the runtime zeroes; values (residuals,
+//! resets, adjoint products) are written in full. The guards of switching surfaces also get
+//! their `event_target` arms here.
 
 use hysens_symbolic::{emit, emit_values, Emission, ExprId, Graph, Jacobian, VarId};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
+use crate::filippov::{Placement, Rate, SurfaceGuard};
 use crate::lower::{Lowered, Slot};
 
 /// A hygienic identifier for the generated methods' parameters: it cannot clash with, or be
@@ -245,6 +247,45 @@ impl<'l> Kernels<'l> {
             .iter()
             .map(|&h| self.value_body(h))
             .collect()
+    }
+
+    /// `event_target` for the guards of the switching surfaces: `(guard, body)` for each, the
+    /// body evaluating the rate its choice tests and returning the mode entered
+    /// (`crate::filippov::Choice`). `placements` are the surfaces' indices, in the order of
+    /// `Lowered::surfaces`.
+    pub fn event_targets(&self, placements: &[Placement]) -> Vec<(usize, TokenStream)> {
+        let rate = hygienic("rate");
+        let some = |m: usize| {
+            let m = Literal::usize_unsuffixed(m);
+            quote!(::core::option::Option::Some(#m))
+        };
+        let mut arms = Vec::new();
+        for (surface, place) in self.lowered.surfaces.iter().zip(placements) {
+            for guard in SurfaceGuard::ALL {
+                let choice = guard.choice();
+                let tested = match choice.rate {
+                    Rate::Negative => surface.rates[0],
+                    Rate::Positive => surface.rates[1],
+                };
+                let value = self.emit(&[(quote!(let #rate), tested)]);
+                let test = if choice.positive {
+                    quote!(#rate > 0.0)
+                } else {
+                    quote!(#rate < 0.0)
+                };
+                let then = some(place.mode(choice.then));
+                let otherwise = match choice.otherwise {
+                    Some(side) => some(place.mode(side)),
+                    None => quote!(::core::option::Option::None),
+                };
+                let body = quote! {
+                    #value
+                    if #test { #then } else { #otherwise }
+                };
+                arms.push((place.guard(guard), body));
+            }
+        }
+        arms
     }
 
     /// `guard_partials`, one arm per guard.

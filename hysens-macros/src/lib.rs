@@ -12,6 +12,10 @@
 //! 4. `kernels`: differentiate and emit each runtime method's body;
 //! 5. `expand`: assemble the module with `Model` and its `HybridModel` implementation.
 //!
+//! A switching surface (`#[switching_surface]`) adds a sliding mode and four guards to the
+//! model; `filippov` says which, in what order and how the mode entered at their events is
+//! chosen, and each stage treats them next to the user's modes and guards.
+//!
 //! On any error the macro emits the errors *and* the module with stand-ins for what it would
 //! have generated (`expand::fallback`), as `thiserror` and `serde` do, so that code using the
 //! model does not add errors of its own. See the `hysens` crate for the model language.
@@ -20,6 +24,7 @@
 
 mod args;
 mod expand;
+mod filippov;
 mod kernels;
 mod lower;
 mod model;
@@ -79,6 +84,45 @@ mod tests {
                 )
             });
         println!("{tokens}");
+        syn::parse2::<syn::ItemMod>(tokens).unwrap();
+    }
+
+    /// A model with a switching surface expands to a well-formed module with its sliding mode,
+    /// its four guards and `event_target` (printed with `--nocapture`).
+    #[test]
+    fn switching_surface_expansion_parses_as_a_module() {
+        let module: syn::ItemMod = syn::parse_quote! {
+            pub mod wall {
+                #[states] pub struct X { pub x: f64, pub y: f64 }
+                #[params] pub struct P { pub c: f64, pub a: f64 }
+                #[mode(initial)] fn below(_x: &X) -> X { X { x: 1.0, y: 1.0 } }
+                #[mode] fn above(_x: &X, p: &P) -> X { X { x: p.a, y: 1.0 } }
+                #[switching_surface(below, above)] fn wall(x: &X, p: &P) -> f64 { x.x - p.c }
+            }
+        };
+        let tokens =
+            super::pipeline::run(proc_macro2::TokenStream::new(), module).unwrap_or_else(|e| {
+                panic!(
+                    "{}",
+                    e.errors
+                        .iter()
+                        .map(|e| e.to_string())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                )
+            });
+        let text = tokens.to_string();
+        println!("{text}");
+        for generated in [
+            "\"wall_sliding\"",
+            "\"wall_from_below\"",
+            "\"wall_from_above\"",
+            "\"wall_exit_to_below\"",
+            "\"wall_exit_to_above\"",
+            "fn event_target",
+        ] {
+            assert!(text.contains(generated), "{generated} is missing");
+        }
         syn::parse2::<syn::ItemMod>(tokens).unwrap();
     }
 

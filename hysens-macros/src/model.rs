@@ -28,6 +28,8 @@ pub struct Model {
     pub guards: Vec<Guard>,
     /// `#[reset]` functions.
     pub resets: Vec<Reset>,
+    /// `#[switching_surface]` functions.
+    pub surfaces: Vec<Surface>,
     /// `#[cost]` functions.
     pub costs: Vec<Cost>,
     /// `#[output]` functions.
@@ -56,6 +58,28 @@ impl Model {
     /// Whether some function's `#[attribute]` did not decode.
     pub fn has_unparsed(&self, attribute: &str) -> bool {
         self.unparsed.iter().any(|u| u.attribute == attribute)
+    }
+
+    /// The names of the runtime's modes, in its numbering: the `#[mode]` functions in
+    /// declaration order, then the sliding mode of each switching surface (see
+    /// `crate::filippov`).
+    pub fn mode_names(&self) -> Vec<String> {
+        self.modes
+            .iter()
+            .map(|m| m.func.sig.ident.to_string())
+            .chain(self.surfaces.iter().map(Surface::sliding_mode_name))
+            .collect()
+    }
+
+    /// The names of the runtime's guards, in its numbering: the `#[guard]` functions in
+    /// declaration order, then the four guards of each switching surface (see
+    /// `crate::filippov`).
+    pub fn guard_names(&self) -> Vec<String> {
+        self.guards
+            .iter()
+            .map(|g| g.func.sig.ident.to_string())
+            .chain(self.surfaces.iter().flat_map(Surface::guard_names))
+            .collect()
     }
 }
 
@@ -131,6 +155,18 @@ pub struct Reset {
     pub func: ItemFn,
     /// The guard it belongs to.
     pub guard: Ident,
+}
+
+/// `#[switching_surface(negative, positive)]`: a Filippov switching surface `g = 0` between
+/// the mode that holds where `g < 0` and the mode that holds where `g > 0` (Pytlak & Suski,
+/// Eqs. 1–5). What it adds to the model is `crate::filippov`.
+pub struct Surface {
+    /// The switching function `g`.
+    pub func: ItemFn,
+    /// The mode on the side `g < 0` (`f¹`).
+    pub negative: Ident,
+    /// The mode on the side `g > 0` (`f²`).
+    pub positive: Ident,
 }
 
 /// `#[cost(integral)]`, `#[cost(terminal)]` or `#[cost(sampled)]`.

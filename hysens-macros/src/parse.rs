@@ -11,18 +11,22 @@ use syn::spanned::Spanned;
 use syn::{Attribute, Ident, Item, ItemFn, ItemMod, Token};
 
 use crate::model::{
-    Cost, CostKind, Direction, Guard, Initial, Mode, Model, Reset, Unparsed, VariableStruct,
+    Cost, CostKind, Direction, Guard, Initial, Mode, Model, Reset, Surface, Unparsed,
+    VariableStruct,
 };
 
 /// The attributes this macro owns inside the module.
 const STRUCT_ATTRIBUTES: [&str; 4] = ["states", "algebraic", "params", "inputs"];
-const FN_ATTRIBUTES: [&str; 5] = ["mode", "guard", "reset", "cost", "output"];
+const FN_ATTRIBUTES: [&str; 6] = [
+    "mode",
+    "guard",
+    "reset",
+    "cost",
+    "output",
+    "switching_surface",
+];
 /// Attributes reserved for model classes of the papers that are not built yet.
-const RESERVED_ATTRIBUTES: [(&str, &str); 3] = [
-    (
-        "switching_surface",
-        "Filippov switching surfaces with sliding modes (Pytlak & Suski)",
-    ),
+const RESERVED_ATTRIBUTES: [(&str, &str); 2] = [
     (
         "constraint",
         "constraints of mechanical modes (Corner, Sandu & Sandu)",
@@ -62,6 +66,7 @@ pub fn parse_model(mut module: ItemMod, errors: &mut Vec<syn::Error>) -> Option<
         modes: Vec::new(),
         guards: Vec::new(),
         resets: Vec::new(),
+        surfaces: Vec::new(),
         costs: Vec::new(),
         outputs: Vec::new(),
         unparsed: Vec::new(),
@@ -177,6 +182,14 @@ fn sort_function(func: ItemFn, attr: &Attribute, model: &mut Model) -> syn::Resu
             kind: parse_cost_kind(attr)?,
             func,
         }),
+        "switching_surface" => {
+            let (negative, positive) = parse_surface_arguments(attr)?;
+            model.surfaces.push(Surface {
+                func,
+                negative,
+                positive,
+            });
+        }
         _ => {
             require_no_arguments(attr)?;
             model.outputs.push(func);
@@ -320,7 +333,7 @@ fn parse_mode_arguments(attr: &Attribute) -> syn::Result<Initial> {
             )),
             "sliding" => Err(syn::Error::new(
                 key.span(),
-                "sliding modes on Filippov surfaces (Pytlak & Suski) are reserved and not supported yet",
+                "`#[mode(sliding)]` is reserved: a sliding mode is generated from its switching surface; declare the surface with `#[switching_surface(negative, positive)] fn name(x: &X) -> f64`",
             )),
             _ => Err(syn::Error::new(
                 key.span(),
@@ -376,6 +389,32 @@ fn guard_error(attr: &Attribute, e: syn::Error) -> syn::Error {
     } else {
         e
     }
+}
+
+/// `negative, positive`: the modes on the sides `g < 0` and `g > 0` of a switching surface.
+fn parse_surface_arguments(attr: &Attribute) -> syn::Result<(Ident, Ident)> {
+    let expected = "write `#[switching_surface(negative, positive)]`: the mode that holds where the function is negative, then the one where it is positive";
+    let modes = |input: ParseStream| -> syn::Result<(Ident, Ident)> {
+        let negative: Ident = input.parse()?;
+        input.parse::<Token![,]>()?;
+        let positive: Ident = input.parse()?;
+        let _ = input.parse::<Option<Token![,]>>()?;
+        if input.is_empty() {
+            Ok((negative, positive))
+        } else {
+            Err(input.error("unexpected tokens after the two modes: a switching surface names the mode on its negative side and the one on its positive side, nothing else (it is watched in both directions)"))
+        }
+    };
+    if matches!(attr.meta, syn::Meta::Path(_)) {
+        return Err(syn::Error::new_spanned(attr, expected));
+    }
+    attr.parse_args_with(modes).map_err(|e| {
+        if e.to_string().starts_with("unexpected tokens") {
+            e
+        } else {
+            syn::Error::new_spanned(attr, expected)
+        }
+    })
 }
 
 /// `integral`, `terminal` or `sampled`.

@@ -67,3 +67,16 @@ fn reads(tokens: &TokenStream, name: &str) -> bool {
         _ => false,
     })
 }
+
+/// Dispatch over some cases only: `match selector { i => { … } … _ => fallback }`.
+pub fn some_cases(
+    selector: &Ident,
+    arms: &[(usize, TokenStream)],
+    fallback: TokenStream,
+) -> TokenStream {
+    let cases = arms.iter().map(|(i, body)| {
+        let i = Literal::usize_unsuffixed(*i);
+        quote!(#i => { #body })
+    });
+    quote!(match #selector { #(#cases)* _ => #fallback })
+}

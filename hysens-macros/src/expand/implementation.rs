@@ -1,11 +1,11 @@
 //! The kernels of a model that checked: `Model`'s `HybridModel` and `AdjointProducts`
-//! implementations, and its inherent items that need the differentiated model
-//! (`JACOBIAN_NONZEROS`, `output`).
+//! implementations (with `event_target` for the guards of switching surfaces), and its
+//! inherent items that need the differentiated model (`JACOBIAN_NONZEROS`, `output`).
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::dispatch::{statements, value};
+use super::dispatch::{some_cases, statements, value};
 use super::signatures::Signatures;
 use super::{tables, Target};
 use crate::kernels::{hygienic, Kernels};
@@ -34,6 +34,7 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
         .adjoint_products()
         .with_body(&statements(&mode, &k.adjoint_products()));
     let switch_methods = switch_methods(&mut k, &signatures);
+    let event_target = event_target(&k, checked, &signatures, target);
     let cost_methods = cost_methods(&mut k, &signatures, &costs);
     let output = signatures
         .output()
@@ -61,6 +62,7 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
 
             #mode_methods
             #switch_methods
+            #event_target
             #cost_methods
         }
 
@@ -114,6 +116,34 @@ fn switch_methods(k: &mut Kernels<'_>, signatures: &Signatures) -> TokenStream {
     ]
     .into_iter()
     .collect()
+}
+
+/// `event_target` when the model has switching surfaces: their guards choose the mode entered
+/// by the sign tests of `crate::filippov`, the other guards enter their target. Without
+/// surfaces, nothing: the runtime's default is exactly that.
+fn event_target(
+    k: &Kernels<'_>,
+    checked: &Checked<'_>,
+    signatures: &Signatures,
+    target: &Target,
+) -> TokenStream {
+    if checked.surfaces.is_empty() {
+        return TokenStream::new();
+    }
+    let placements: Vec<_> = checked.surfaces.iter().map(|s| s.placement).collect();
+    let arms = k.event_targets(&placements);
+    let (rt, (ny, nz, np)) = (&target.rt, target.sizes());
+    let guard = hygienic("guard");
+    let info = hygienic("info");
+    let fallback = quote! {
+        match <Self as #rt::HybridModel<#ny, #nz, #np>>::GUARDS.get(#guard) {
+            ::core::option::Option::Some(#info) => ::core::option::Option::Some(#info.to),
+            ::core::option::Option::None => ::core::option::Option::None,
+        }
+    };
+    signatures
+        .event_target()
+        .with_body(&some_cases(&guard, &arms, fallback))
 }
 
 /// The cost methods: the value and partials of the integral, terminal and sampled costs.

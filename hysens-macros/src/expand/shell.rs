@@ -24,8 +24,8 @@ pub fn shell(model: &Model, variables: &Variables<'_>, target: &Target) -> Token
         target.ny,
         target.nz,
         target.np,
-        model.modes.len(),
-        model.guards.len()
+        model.mode_names().len(),
+        model.guard_names().len()
     );
     let model_struct = model_struct(model, &summary);
     let inherent = inherent_items(model, variables, target);
@@ -115,16 +115,8 @@ pub fn model_struct(model: &Model, summary: &str) -> TokenStream {
 fn inherent_items(model: &Model, variables: &Variables<'_>, target: &Target) -> TokenStream {
     let (ny, nz, np) = target.sizes();
     let output_names = model.outputs.iter().map(|o| o.sig.ident.to_string());
-    let mode_name = name_lookup(
-        "mode_name",
-        "mode",
-        model.modes.iter().map(|m| m.func.sig.ident.to_string()),
-    );
-    let guard_name = name_lookup(
-        "guard_name",
-        "guard",
-        model.guards.iter().map(|g| g.func.sig.ident.to_string()),
-    );
+    let mode_name = name_lookup("mode_name", "mode", model.mode_names().into_iter());
+    let guard_name = name_lookup("guard_name", "guard", model.guard_names().into_iter());
     let entry_points = entry_points(variables, target);
     quote! {
         impl Model {
@@ -144,14 +136,15 @@ fn inherent_items(model: &Model, variables: &Variables<'_>, target: &Target) -> 
 }
 
 /// `pub fn <function>(<what>: usize) -> Option<&'static str>`: the name, as written in the
-/// model, of the `what` with that index (the runtime's numbering, declaration order).
+/// model, of the `what` with that index (the runtime's numbering: declaration order, then what
+/// the switching surfaces generate).
 fn name_lookup(function: &str, what: &str, names: impl Iterator<Item = String>) -> TokenStream {
     let function = Ident::new(function, proc_macro2::Span::call_site());
     let index = hygienic(what);
     let names: Vec<String> = names.collect();
     let n = Literal::usize_unsuffixed(names.len());
     let doc = format!(
-        "The name of {what} number `{what}` as written in the model (its function's name), in the runtime's numbering (declaration order); `None` out of range."
+        "The name of {what} number `{what}` as written in the model (its function's name, or for what a switching surface generates, the surface's name with a suffix), in the runtime's numbering (declaration order, then the switching surfaces'); `None` out of range."
     );
     quote! {
         #[doc = #doc]

@@ -121,6 +121,12 @@ impl Signatures {
         self.indexed("memory_jacobian", "mode", extra, None)
     }
 
+    /// `HybridModel::event_target`.
+    pub fn event_target(&self) -> KernelMethod {
+        let ret = quote!(::core::option::Option<usize>);
+        self.indexed("event_target", "guard", vec![], Some(ret))
+    }
+
     /// `HybridModel::guard`.
     pub fn guard(&self) -> KernelMethod {
         self.indexed("guard", "guard", vec![], Some(quote!(f64)))

@@ -29,7 +29,7 @@ pub fn kernels(model: &Model, variables: &Variables<'_>, target: &Target) -> Tok
     let (ny, nz, np) = target.sizes();
     let signatures = Signatures::new(target);
     let body = unreachable();
-    let n_modes = Literal::usize_unsuffixed(model.modes.len());
+    let n_modes = Literal::usize_unsuffixed(model.mode_names().len());
     let names = tables::variable_names(variables);
     let residual = signatures.residual().with_body(&body);
     let jacobian = signatures.jacobian().with_body(&body);

@@ -4,11 +4,13 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
+use crate::filippov::SurfaceGuard;
 use crate::kernels::JacobianStructure;
 use crate::model::{Direction, VariableStruct};
 use crate::validate::{Checked, InitialRule, Variables};
 
-/// `MODES`: each mode's name, whether it reads the memory, whether its Jacobian is constant.
+/// `MODES`: each mode's name, whether it reads the memory, whether its Jacobian is constant
+/// (the `#[mode]` functions, then the surfaces' sliding modes).
 pub fn modes(
     checked: &Checked<'_>,
     uses_memory: &[bool],
@@ -17,12 +19,11 @@ pub fn modes(
 ) -> TokenStream {
     let modes = checked
         .model
-        .modes
-        .iter()
+        .mode_names()
+        .into_iter()
         .zip(uses_memory)
         .zip(structures)
-        .map(|((m, uses_memory), structure)| {
-            let name = m.func.sig.ident.to_string();
+        .map(|((name, uses_memory), structure)| {
             let constant_jacobian = structure.constant;
             quote!(#rt::ModeInfo {
                 name: #name,
@@ -33,22 +34,39 @@ pub fn modes(
     quote!(const MODES: &'static [#rt::ModeInfo] = &[#(#modes),*];)
 }
 
-/// `GUARDS`: each guard's name, modes, direction and whether it has a reset.
+/// `GUARDS`: each guard's name, modes, direction and whether it has a reset (the `#[guard]`
+/// functions, then the four guards of each switching surface, with their crossing targets).
 pub fn guards(checked: &Checked<'_>, rt: &TokenStream) -> TokenStream {
-    let guards = checked
-        .model
+    let model = checked.model;
+    let declared = model
         .guards
         .iter()
         .zip(&checked.guards)
         .zip(&checked.resets)
         .map(|((guard, (from, to, _)), reset)| {
             let name = guard.func.sig.ident.to_string();
-            let direction = match guard.direction {
+            (name, *from, *to, guard.direction, reset.is_some())
+        });
+    let generated = model
+        .surfaces
+        .iter()
+        .zip(&checked.surfaces)
+        .flat_map(|(surface, checked)| {
+            let place = checked.placement;
+            SurfaceGuard::ALL.map(|guard| {
+                let from = place.mode(guard.watched_in());
+                let to = place.mode(guard.crossing_target());
+                (guard.name(surface), from, to, guard.direction(), false)
+            })
+        });
+    let guards = declared
+        .chain(generated)
+        .map(|(name, from, to, direction, has_reset)| {
+            let direction = match direction {
                 Direction::Rising => quote!(Rising),
                 Direction::Falling => quote!(Falling),
                 Direction::Either => quote!(Either),
             };
-            let has_reset = reset.is_some();
             quote!(#rt::GuardInfo {
                 name: #name,
                 from: #from,

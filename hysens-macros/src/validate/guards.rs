@@ -1,8 +1,11 @@
 //! `#[guard(from -> to, direction)]` functions and the choice of the first mode
-//! (`#[mode(initial)]`, `#[mode(initial_if(guard, sign))]`), which reads guards at `t0`.
+//! (`#[mode(initial)]`, `#[mode(initial_if(guard, sign))]`), which reads guards (or a switching
+//! surface's function) at `t0`.
 
 use super::names::Index;
 use super::signature::{check_scalar_return, signature, Role, Signature, TypeNames};
+use super::surfaces::CheckedSurface;
+use crate::filippov::SurfaceGuard;
 use crate::model::{Initial, Model};
 
 /// A guard with its modes resolved: `(from, to, signature)`.
@@ -41,6 +44,7 @@ pub fn initial_rule(
     model: &Model,
     index: &Index<'_>,
     guards: &[CheckedGuard],
+    surfaces: &[CheckedSurface],
     errors: &mut Vec<syn::Error>,
 ) -> InitialRule {
     let mut fixed: Option<usize> = None;
@@ -60,8 +64,18 @@ pub fn initial_rule(
             }
             Initial::If { guard, positive } => {
                 any_initial_if = true;
+                // A switching surface's sign is the value of its first guard (`g` itself).
+                let surface = model
+                    .surfaces
+                    .iter()
+                    .position(|s| s.func.sig.ident == *guard);
+                if let Some(k) = surface {
+                    let g = surfaces[k].placement.guard(SurfaceGuard::FromNegative);
+                    rules.push((g, *positive, m));
+                    continue;
+                }
                 let unknown = || {
-                    format!("unknown guard `{guard}`: `initial_if` names a `#[guard]` function (guards: {})", index.guard_names)
+                    format!("unknown guard `{guard}`: `initial_if` names a `#[guard]` or `#[switching_surface]` function (guards: {})", index.guard_names)
                 };
                 let Some(g) = index.guard(guard, unknown, errors) else {
                     continue;

@@ -6,8 +6,8 @@
 //!
 //! One file per kind of item: [`variables`] (the variable structs), [`names`] (distinct
 //! function names and their resolution), [`signature`] (parameter roles and return types),
-//! [`modes`], [`guards`] (with the choice of the first mode), [`resets`], and [`costs`] (with
-//! outputs).
+//! [`modes`], [`guards`] (with the choice of the first mode), [`resets`], [`surfaces`]
+//! (switching surfaces), and [`costs`] (with outputs).
 //!
 //! The result, [`Checked`], resolves names to indices and each function parameter to its role,
 //! so that `lower` never has to look anything up by name again.
@@ -18,10 +18,12 @@ mod modes;
 mod names;
 mod resets;
 mod signature;
+mod surfaces;
 mod variables;
 
 pub use guards::{CheckedGuard, InitialRule};
 pub use signature::{Role, Signature};
+pub use surfaces::CheckedSurface;
 pub use variables::{problems as variable_struct_problems, Variables};
 
 use crate::model::Model;
@@ -38,6 +40,8 @@ pub struct Checked<'m> {
     pub guards: Vec<CheckedGuard>,
     /// For each guard: the index into `model.resets` of its reset, and the reset's signature.
     pub resets: Vec<Option<(usize, Signature)>>,
+    /// The switching surfaces, with their modes and guards placed.
+    pub surfaces: Vec<CheckedSurface>,
     /// Signatures of the costs.
     pub cost_signatures: Vec<Signature>,
     /// Signatures of the outputs.
@@ -67,9 +71,10 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Rejected<'_>> {
     let mode_signatures = modes::check(model, types, nz, &mut errors);
     let guards = guards::check(model, &index, types, &mut errors);
     let resets = resets::check(model, &index, types, &mut errors);
+    let surfaces = surfaces::check(model, &index, types, nz, &mode_signatures, &mut errors);
     let cost_signatures = costs::check_costs(model, types, &mut errors);
     let output_signatures = costs::check_outputs(model, types, &mut errors);
-    let initial = guards::initial_rule(model, &index, &guards, &mut errors);
+    let initial = guards::initial_rule(model, &index, &guards, &surfaces, &mut errors);
 
     match variables {
         Some(variables) if errors.is_empty() => Ok(Checked {
@@ -78,6 +83,7 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Rejected<'_>> {
             mode_signatures,
             guards,
             resets,
+            surfaces,
             cost_signatures,
             output_signatures,
             initial,

@@ -1,5 +1,6 @@
-//! The names of a model's functions: distinct across modes, guards, resets, costs, outputs and
-//! helpers, and resolved to indices where an attribute refers to a mode or a guard.
+//! The names of a model's functions: distinct across modes, guards, resets, switching surfaces,
+//! costs, outputs and helpers, and resolved to indices where an attribute refers to a mode or a
+//! guard.
 
 use std::collections::HashMap;
 
@@ -41,18 +42,26 @@ impl<'m> Index<'m> {
     /// The index of the mode `id` names in a guard's attribute. An unknown mode is reported
     /// (unless it is a function whose `#[mode]` did not decode) and resolves to 0.
     pub fn mode_of_guard(&self, id: &Ident, errors: &mut Vec<syn::Error>) -> usize {
-        match self.modes.get(&id.to_string()) {
-            Some(&i) => i,
-            None => {
-                if !self.model.is_unparsed(id, "mode") {
-                    errors.push(syn::Error::new(
-                        id.span(),
-                        format!("unknown mode `{id}`: a guard connects two `#[mode]` functions of this model (modes: {})", self.mode_names),
-                    ));
-                }
-                0
-            }
+        self.mode(
+            id,
+            "a guard connects two `#[mode]` functions of this model",
+            errors,
+        )
+        .unwrap_or(0)
+    }
+
+    /// The index of the mode `id` names in an attribute; `None` if there is none. An unknown
+    /// mode is reported with `why` (what the attribute names) unless it is a function whose
+    /// `#[mode]` did not decode.
+    pub fn mode(&self, id: &Ident, why: &str, errors: &mut Vec<syn::Error>) -> Option<usize> {
+        let found = self.modes.get(&id.to_string()).copied();
+        if found.is_none() && !self.model.is_unparsed(id, "mode") {
+            errors.push(syn::Error::new(
+                id.span(),
+                format!("unknown mode `{id}`: {why} (modes: {})", self.mode_names),
+            ));
         }
+        found
     }
 
     /// The index of the guard `id`; `None` if there is none. When `id` is unknown and not a
@@ -81,6 +90,7 @@ fn check_distinct(model: &Model, errors: &mut Vec<syn::Error>) {
         .map(|m| &m.func)
         .chain(model.guards.iter().map(|g| &g.func))
         .chain(model.resets.iter().map(|r| &r.func))
+        .chain(model.surfaces.iter().map(|s| &s.func))
         .chain(model.costs.iter().map(|c| &c.func))
         .chain(model.outputs.iter())
         .chain(model.helpers.iter());
@@ -89,7 +99,7 @@ fn check_distinct(model: &Model, errors: &mut Vec<syn::Error>) {
         if seen.insert(name.clone(), f.sig.ident.span()).is_some() {
             errors.push(syn::Error::new(
                 f.sig.ident.span(),
-                format!("duplicate name `{name}`: the functions of a model (modes, guards, resets, costs, outputs, helpers) need distinct names; rename one"),
+                format!("duplicate name `{name}`: the functions of a model (modes, guards, resets, switching surfaces, costs, outputs, helpers) need distinct names; rename one"),
             ));
         }
     }

@@ -145,6 +145,10 @@ where
         }
     }
 
+    fn event_target(&self, guard: usize, at: &Point<'_, NY, NZ, NS>) -> Option<usize> {
+        inner(at).and_then(|at| self.model.event_target(guard, &at))
+    }
+
     fn guard(&self, guard: usize, at: &Point<'_, NY, NZ, NS>) -> f64 {
         inner(at).map_or(f64::NAN, |at| self.model.guard(guard, &at))
     }

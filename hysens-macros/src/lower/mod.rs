@@ -6,6 +6,10 @@
 //! `t` becomes the time. Module constants and helper functions are in every function's scope
 //! and inline symbolically. The results live in one [`Graph`], so a subexpression shared by
 //! two kernels is one node.
+//!
+//! A switching surface adds a mode and four guards built from other functions' expressions
+//! ([`sliding`]); they are appended to the modes and the guards in the runtime's numbering
+//! (`crate::filippov`), so every kernel treats them like the others.
 
 use std::collections::HashMap;
 
@@ -15,8 +19,13 @@ use hysens_symbolic::{
 use syn::spanned::Spanned;
 use syn::{Expr, ItemFn, Stmt};
 
+use crate::filippov::{Rate, SurfaceGuard, Watched};
 use crate::model::CostKind;
 use crate::validate::{Checked, Role, Signature};
+
+mod sliding;
+
+pub use sliding::LoweredSurface;
 
 /// Where a symbolic variable lives at run time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,11 +90,13 @@ pub struct Lowered {
     pub graph: Graph,
     /// The variables.
     pub vars: Variables,
-    /// The modes, in declaration order.
+    /// The modes, in the runtime's numbering (declaration order, then the sliding modes).
     pub modes: Vec<LoweredMode>,
-    /// The guards' `h`, in declaration order.
+    /// The guards' `h`, in the runtime's numbering (declaration order, then the surfaces').
     pub guards: Vec<ExprId>,
-    /// Each guard's reset `R` (one per state), or `None` for continuity.
+    /// The switching surfaces, in declaration order.
+    pub surfaces: Vec<LoweredSurface>,
+    /// Each guard's reset `R` (one per state), or `None` for continuity (every surface guard).
     pub resets: Vec<Option<Vec<ExprId>>>,
     /// The sum of the integral costs' integrands.
     pub integral: Option<ExprId>,
@@ -141,6 +152,7 @@ pub fn lower(checked: &Checked<'_>) -> Result<Lowered, Vec<syn::Error>> {
             }
         });
     }
+    let surfaces = lowering.surfaces(&base, &mut modes, &mut guards, &mut resets, &mut errors);
     let (mut integral, mut terminal, mut sampled) = (None, None, None);
     for (cost, sig) in model.costs.iter().zip(&checked.cost_signatures) {
         let scope = lowering.scope(&base, sig);
@@ -176,6 +188,7 @@ pub fn lower(checked: &Checked<'_>) -> Result<Lowered, Vec<syn::Error>> {
         vars: lowering.vars,
         modes,
         guards,
+        surfaces,
         resets,
         integral,
         terminal,
@@ -244,6 +257,57 @@ impl<'c, 'm> Lowering<'c, 'm> {
                 slots,
             },
         }
+    }
+
+    /// Lowers every switching surface and appends its sliding mode, its guards and their
+    /// (absent) resets in the runtime's order (`crate::filippov`). Needs every mode lowered:
+    /// when one failed (its errors are reported), the surfaces are skipped.
+    fn surfaces(
+        &mut self,
+        base: &Scope,
+        modes: &mut Vec<LoweredMode>,
+        guards: &mut Vec<ExprId>,
+        resets: &mut Vec<Option<Vec<ExprId>>>,
+        errors: &mut Vec<syn::Error>,
+    ) -> Vec<LoweredSurface> {
+        let model = self.checked.model;
+        if modes.len() != model.modes.len() {
+            return Vec::new();
+        }
+        let mut surfaces = Vec::new();
+        for (surface, checked) in model.surfaces.iter().zip(&self.checked.surfaces) {
+            let scope = self.scope(base, &checked.signature);
+            let g = match self.scalar_body(&surface.func, &scope) {
+                Ok(g) => g,
+                Err(e) => {
+                    errors.extend(e);
+                    continue;
+                }
+            };
+            let place = checked.placement;
+            let lowered = sliding::surface(
+                &mut self.graph,
+                &self.vars,
+                g,
+                &modes[place.negative].f,
+                &modes[place.positive].f,
+            );
+            modes.push(LoweredMode {
+                f: lowered.field.clone(),
+                g: Vec::new(),
+                uses_memory: false,
+            });
+            for guard in SurfaceGuard::ALL {
+                guards.push(match guard.watched() {
+                    Watched::Surface => lowered.g,
+                    Watched::Rate(Rate::Negative) => lowered.rates[0],
+                    Watched::Rate(Rate::Positive) => lowered.rates[1],
+                });
+                resets.push(None);
+            }
+            surfaces.push(lowered);
+        }
+        surfaces
     }
 
     /// The field names of the struct with `role`, in order.

@@ -1,0 +1,913 @@
+//! Filippov switching surfaces (`#[switching_surface(negative, positive)]`, Pytlak & Suski):
+//! the generated sliding mode, guards and `event_target` against a plain-Rust twin
+//! (`support/filippov.rs`), and solves through the generated models against closed forms, with
+//! their forward sensitivities and the adjoint gradient.
+//!
+//! Four models:
+//!
+//! - `curved`: an ellipse `x² + k y² = r²` between two nonlinear modes, next to an ordinary
+//!   guard with a reset: every kernel against num-dual (the sliding mode's `f_F` and all its
+//!   Jacobians included), the tables, `event_target` against the paper's sign tests, and the
+//!   identities `g_y (f_F)_y = −f_Fᵀ g_yy`, `g_y (f_F)_p = −f_Fᵀ g_yp`.
+//! - `wall`: the wall `x = c + v t` between `f¹ = (1, 1)` and `f² = (a, 1)`: a transversal
+//!   crossing (`a > v`), sliding until the final time (`a < v`), from either side, and on a
+//!   moving wall.
+//! - `ramp`: the wall `x = c` between `f¹ = (1, 1)` and `f² = (y − b, 1)`: sliding entered and
+//!   left (`α` reaches 1 at `y = b`), and a crossing.
+//! - `circle`: the circle `x² + y² = R²` between a spiral out and a spiral in; the sliding
+//!   motion is the rotation at angular speed `ω`, reached from inside or from outside.
+//!
+//! The closed forms of the wall and the ramp are piecewise polynomials of degree at most 2, on
+//! which every tableau is exact, with linear guards located to round-off: the solution and its
+//! sensitivities equal the closed form to round-off (1e-10 asserted). The circle's sliding
+//! motion is a rotation, integrated to the tolerance.
+#![deny(missing_docs)]
+
+#[path = "support/filippov.rs"]
+mod filippov;
+mod support;
+
+use filippov::{check_event_targets, check_identities, expected_target, sliding_field};
+use hysens::hybrid_model;
+use hysens::runtime::{
+    Direction, GuardInfo, HybridModel, InitialStates, Memory, ModeInfo, Params, Wrt,
+};
+use num_dual::{Dual64, DualNum};
+use support::{c, check_model, Reference, Rng, Scalar, TestPoint, Vars};
+
+/// An ellipse between two nonlinear modes, next to an ordinary guard.
+#[hybrid_model]
+pub mod curved {
+    /// The states.
+    #[states]
+    pub struct X {
+        /// Abscissa.
+        pub x: f64,
+        /// Ordinate.
+        pub y: f64,
+    }
+
+    /// The parameters.
+    #[params]
+    pub struct P {
+        /// The ellipse's half-axis along `x`.
+        pub r: f64,
+        /// Angular speed.
+        pub w: f64,
+        /// Radial rate.
+        pub m: f64,
+        /// The ellipse's aspect: `x² + k y² = r²`.
+        pub k: f64,
+    }
+
+    /// Inside the ellipse: a time-dependent spiral.
+    #[mode(initial)]
+    fn inside(x: &X, p: &P, t: f64) -> X {
+        X {
+            x: -p.w * x.y + p.m * x.x * (1.0 + 0.1 * t),
+            y: p.w * x.x + p.m * x.y.powi(3),
+        }
+    }
+
+    /// Outside it.
+    #[mode]
+    fn outside(x: &X, p: &P) -> X {
+        X {
+            x: -p.w * x.y - p.m * x.x + x.y.sin(),
+            y: p.w * x.x - p.m * x.y * x.x.cos(),
+        }
+    }
+
+    /// An ordinary guard, numbered before the surface's.
+    #[guard(outside -> inside, rising)]
+    fn far(x: &X) -> f64 {
+        x.x - 3.0
+    }
+
+    /// Its reset.
+    #[reset(far)]
+    fn pull_in(x: &X, p: &P) -> X {
+        X {
+            x: 0.5 * x.x,
+            y: p.k * x.y,
+        }
+    }
+
+    /// The ellipse.
+    #[switching_surface(inside, outside)]
+    fn rim(x: &X, p: &P) -> f64 {
+        x.x * x.x + p.k * x.y * x.y - p.r * p.r
+    }
+
+    /// A terminal cost.
+    #[cost(terminal)]
+    fn phi(x: &X) -> f64 {
+        x.x * x.x + x.y
+    }
+
+    /// An integral cost, integrated in every mode.
+    #[cost(integral)]
+    fn effort(x: &X, p: &P) -> f64 {
+        p.m * x.y * x.y
+    }
+}
+
+/// A wall `x = c + v t`, reached from either side.
+#[hybrid_model]
+pub mod wall {
+    /// The states.
+    #[states]
+    pub struct X {
+        /// Across the wall.
+        pub x: f64,
+        /// Along it.
+        pub y: f64,
+    }
+
+    /// The parameters.
+    #[params]
+    pub struct P {
+        /// The wall's position at `t = 0`.
+        pub c: f64,
+        /// The speed across the wall above it.
+        pub a: f64,
+        /// The wall's speed.
+        pub v: f64,
+    }
+
+    /// Below the wall.
+    #[mode(initial)]
+    fn below() -> X {
+        X { x: 1.0, y: 1.0 }
+    }
+
+    /// Above the wall: the first mode when the solve starts there.
+    #[mode(initial_if(wall, positive))]
+    fn above(p: &P) -> X {
+        X { x: p.a, y: 1.0 }
+    }
+
+    /// The wall between `below` (`g < 0`) and `above` (`g > 0`).
+    #[switching_surface(below, above)]
+    fn wall(x: &X, p: &P, t: f64) -> f64 {
+        x.x - p.c - p.v * t
+    }
+
+    /// A terminal cost.
+    #[cost(terminal)]
+    fn phi(x: &X) -> f64 {
+        x.x * x.x + x.y
+    }
+}
+
+/// A wall `x = c` that is left when `y` reaches `b`.
+#[hybrid_model]
+pub mod ramp {
+    /// The states.
+    #[states]
+    pub struct X {
+        /// Across the wall.
+        pub x: f64,
+        /// Along it.
+        pub y: f64,
+    }
+
+    /// The parameters.
+    #[params]
+    pub struct P {
+        /// The wall.
+        pub c: f64,
+        /// Where the field above the wall turns away from it.
+        pub b: f64,
+    }
+
+    /// Below the wall.
+    #[mode(initial)]
+    fn below() -> X {
+        X { x: 1.0, y: 1.0 }
+    }
+
+    /// Above the wall: towards it while `y < b`.
+    #[mode]
+    fn above(x: &X, p: &P) -> X {
+        X {
+            x: x.y - p.b,
+            y: 1.0,
+        }
+    }
+
+    /// The wall.
+    #[switching_surface(below, above)]
+    fn wall(x: &X, p: &P) -> f64 {
+        x.x - p.c
+    }
+
+    /// A terminal cost.
+    #[cost(terminal)]
+    fn phi(x: &X) -> f64 {
+        x.x * x.x + x.y
+    }
+}
+
+/// The circle `x² + y² = R²` between a spiral out and a spiral in.
+#[hybrid_model]
+pub mod circle {
+    /// The states.
+    #[states]
+    pub struct X {
+        /// Abscissa.
+        pub x: f64,
+        /// Ordinate.
+        pub y: f64,
+    }
+
+    /// The parameters.
+    #[params]
+    pub struct P {
+        /// The radius.
+        pub r: f64,
+        /// Angular speed.
+        pub w: f64,
+        /// Radial rate.
+        pub m: f64,
+    }
+
+    /// Inside: spiralling out.
+    #[mode(initial)]
+    fn inside(x: &X, p: &P) -> X {
+        X {
+            x: -p.w * x.y + p.m * x.x,
+            y: p.w * x.x + p.m * x.y,
+        }
+    }
+
+    /// Outside: spiralling in; the first mode when the solve starts there.
+    #[mode(initial_if(rim, positive))]
+    fn outside(x: &X, p: &P) -> X {
+        X {
+            x: -p.w * x.y - p.m * x.x,
+            y: p.w * x.x - p.m * x.y,
+        }
+    }
+
+    /// The circle.
+    #[switching_surface(inside, outside)]
+    fn rim(x: &X, p: &P) -> f64 {
+        x.x * x.x + x.y * x.y - p.r * p.r
+    }
+
+    /// A terminal cost.
+    #[cost(terminal)]
+    fn phi(x: &X) -> f64 {
+        x.x * x.x + x.y
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The twins, in plain Rust over a number type.
+// ---------------------------------------------------------------------------------------------
+
+/// `curved` again.
+struct Curved;
+
+impl Curved {
+    fn fields<D: Scalar>(v: &Vars<D, 2, 0, 4>) -> [[D; 2]; 2] {
+        let ([x, y], [_, w, m, _]) = (v.y, v.p);
+        [
+            [-w * y + m * x * (v.t * 0.1 + 1.0), w * x + m * y.powi(3)],
+            [-w * y - m * x + y.sin(), w * x - m * y * x.cos()],
+        ]
+    }
+
+    /// `g_y`.
+    fn gradient<D: Scalar>(v: &Vars<D, 2, 0, 4>) -> [D; 2] {
+        [v.y[0] * 2.0, v.p[3] * v.y[1] * 2.0]
+    }
+
+    fn sliding<D: Scalar>(v: &Vars<D, 2, 0, 4>) -> ([D; 2], [D; 2]) {
+        let [f1, f2] = Self::fields(v);
+        sliding_field(Self::gradient(v), c(0.0), f1, f2)
+    }
+}
+
+impl Reference<2, 0, 4> for Curved {
+    fn f<D: Scalar>(&self, mode: usize, v: &Vars<D, 2, 0, 4>) -> [D; 2] {
+        match mode {
+            0 | 1 => Self::fields(v)[mode],
+            2 => Self::sliding(v).0,
+            _ => panic!("mode {mode}"),
+        }
+    }
+
+    fn guard<D: Scalar>(&self, guard: usize, v: &Vars<D, 2, 0, 4>) -> D {
+        let ([x, y], [r, _, _, k]) = (v.y, v.p);
+        match guard {
+            0 => x - 3.0,
+            1 | 2 => x * x + k * y * y - r * r,
+            3 => Self::sliding(v).1[0],
+            4 => Self::sliding(v).1[1],
+            _ => panic!("guard {guard}"),
+        }
+    }
+
+    fn reset<D: Scalar>(&self, guard: usize, v: &Vars<D, 2, 0, 4>) -> Option<[D; 2]> {
+        (guard == 0).then(|| [v.y[0] * 0.5, v.p[3] * v.y[1]])
+    }
+
+    fn integral_cost<D: Scalar>(&self, _mode: usize, v: &Vars<D, 2, 0, 4>) -> Option<D> {
+        Some(v.p[2] * v.y[1] * v.y[1])
+    }
+
+    fn terminal_cost<D: Scalar>(&self, v: &Vars<D, 2, 0, 4>) -> Option<D> {
+        Some(v.y[0] * v.y[0] + v.y[1])
+    }
+}
+
+/// `wall` again.
+struct Wall;
+
+impl Wall {
+    fn sliding<D: Scalar>(v: &Vars<D, 2, 0, 3>) -> ([D; 2], [D; 2]) {
+        let [_, a, speed] = v.p;
+        sliding_field([c(1.0), c(0.0)], -speed, [c(1.0), c(1.0)], [a, c(1.0)])
+    }
+}
+
+impl Reference<2, 0, 3> for Wall {
+    fn f<D: Scalar>(&self, mode: usize, v: &Vars<D, 2, 0, 3>) -> [D; 2] {
+        match mode {
+            0 => [c(1.0), c(1.0)],
+            1 => [v.p[1], c(1.0)],
+            2 => Self::sliding(v).0,
+            _ => panic!("mode {mode}"),
+        }
+    }
+
+    fn guard<D: Scalar>(&self, guard: usize, v: &Vars<D, 2, 0, 3>) -> D {
+        match guard {
+            0 | 1 => v.y[0] - v.p[0] - v.p[2] * v.t,
+            2 | 3 => Self::sliding(v).1[guard - 2],
+            _ => panic!("guard {guard}"),
+        }
+    }
+
+    fn terminal_cost<D: Scalar>(&self, v: &Vars<D, 2, 0, 3>) -> Option<D> {
+        Some(v.y[0] * v.y[0] + v.y[1])
+    }
+}
+
+/// `ramp` again.
+struct Ramp;
+
+impl Ramp {
+    fn sliding<D: Scalar>(v: &Vars<D, 2, 0, 2>) -> ([D; 2], [D; 2]) {
+        let f2 = [v.y[1] - v.p[1], c(1.0)];
+        sliding_field([c(1.0), c(0.0)], c(0.0), [c(1.0), c(1.0)], f2)
+    }
+}
+
+impl Reference<2, 0, 2> for Ramp {
+    fn f<D: Scalar>(&self, mode: usize, v: &Vars<D, 2, 0, 2>) -> [D; 2] {
+        match mode {
+            0 => [c(1.0), c(1.0)],
+            1 => [v.y[1] - v.p[1], c(1.0)],
+            2 => Self::sliding(v).0,
+            _ => panic!("mode {mode}"),
+        }
+    }
+
+    fn guard<D: Scalar>(&self, guard: usize, v: &Vars<D, 2, 0, 2>) -> D {
+        match guard {
+            0 | 1 => v.y[0] - v.p[0],
+            2 | 3 => Self::sliding(v).1[guard - 2],
+            _ => panic!("guard {guard}"),
+        }
+    }
+
+    fn terminal_cost<D: Scalar>(&self, v: &Vars<D, 2, 0, 2>) -> Option<D> {
+        Some(v.y[0] * v.y[0] + v.y[1])
+    }
+}
+
+/// `circle` again.
+struct Circle;
+
+impl Circle {
+    fn fields<D: Scalar>(v: &Vars<D, 2, 0, 3>) -> [[D; 2]; 2] {
+        let ([x, y], [_, w, m]) = (v.y, v.p);
+        [
+            [-w * y + m * x, w * x + m * y],
+            [-w * y - m * x, w * x - m * y],
+        ]
+    }
+
+    fn sliding<D: Scalar>(v: &Vars<D, 2, 0, 3>) -> ([D; 2], [D; 2]) {
+        let [f1, f2] = Self::fields(v);
+        sliding_field([v.y[0] * 2.0, v.y[1] * 2.0], c(0.0), f1, f2)
+    }
+}
+
+impl Reference<2, 0, 3> for Circle {
+    fn f<D: Scalar>(&self, mode: usize, v: &Vars<D, 2, 0, 3>) -> [D; 2] {
+        match mode {
+            0 | 1 => Self::fields(v)[mode],
+            2 => Self::sliding(v).0,
+            _ => panic!("mode {mode}"),
+        }
+    }
+
+    fn guard<D: Scalar>(&self, guard: usize, v: &Vars<D, 2, 0, 3>) -> D {
+        let ([x, y], r) = (v.y, v.p[0]);
+        match guard {
+            0 | 1 => x * x + y * y - r * r,
+            2 | 3 => Self::sliding(v).1[guard - 2],
+            _ => panic!("guard {guard}"),
+        }
+    }
+
+    fn terminal_cost<D: Scalar>(&self, v: &Vars<D, 2, 0, 3>) -> Option<D> {
+        Some(v.y[0] * v.y[0] + v.y[1])
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The kernels.
+// ---------------------------------------------------------------------------------------------
+
+/// `n` points with `y ∈ [-2, 2)²` and parameters from `params`, keeping those where
+/// `|σ₁ − σ₂| ≥ 0.5` (away from the pole of `α`, so that the sliding field's derivatives are
+/// moderate and the tolerances of `check_model` apply).
+fn points<const NP: usize>(
+    seed: u64,
+    n: usize,
+    params: impl Fn(&mut Rng) -> [f64; NP],
+    rates: impl Fn(&TestPoint<2, 0, NP>) -> [f64; 2],
+) -> Vec<TestPoint<2, 0, NP>> {
+    let mut rng = Rng::new(seed);
+    let mut points = Vec::new();
+    while points.len() < n {
+        let y = rng.array(-2.0, 2.0);
+        let p = params(&mut rng);
+        let t = rng.uniform(0.0, 3.0);
+        let point = rng.point(t, y, [], p, Memory::ZERO);
+        let [s1, s2] = rates(&point);
+        if (s1 - s2).abs() >= 0.5 {
+            points.push(point);
+        }
+    }
+    points
+}
+
+/// The twin's rates `[σ₁, σ₂]` at a point.
+fn twin_rates<const NP: usize>(
+    sliding: impl Fn(&Vars<f64, 2, 0, NP>) -> ([f64; 2], [f64; 2]),
+) -> impl Fn(&TestPoint<2, 0, NP>) -> [f64; 2] {
+    move |point| {
+        let v = Vars {
+            t: point.t,
+            y: point.y,
+            z: [],
+            p: point.p,
+            ys: point.memory.y,
+            zs: [],
+        };
+        sliding(&v).1
+    }
+}
+
+fn curved_points() -> Vec<TestPoint<2, 0, 4>> {
+    let params = |rng: &mut Rng| {
+        [
+            rng.uniform(0.5, 2.0),
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(0.2, 1.0),
+            rng.uniform(0.5, 2.0),
+        ]
+    };
+    points(14, 40, params, twin_rates::<4>(Curved::sliding))
+}
+
+#[test]
+fn curved_kernels_match_num_dual() {
+    check_model("curved", &curved::Model, &Curved, &curved_points());
+}
+
+#[test]
+fn wall_ramp_and_circle_kernels_match_num_dual() {
+    let wall_params = |rng: &mut Rng| {
+        [
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-2.0, 2.0),
+            rng.uniform(-0.5, 0.5),
+        ]
+    };
+    let wall_points = points(15, 24, wall_params, twin_rates::<3>(Wall::sliding));
+    check_model("wall", &wall::Model, &Wall, &wall_points);
+    let ramp_params = |rng: &mut Rng| [rng.uniform(-1.0, 1.0), rng.uniform(-2.0, 2.0)];
+    let ramp_points = points(16, 24, ramp_params, twin_rates::<2>(Ramp::sliding));
+    check_model("ramp", &ramp::Model, &Ramp, &ramp_points);
+    let circle_params = |rng: &mut Rng| {
+        [
+            rng.uniform(0.5, 2.0),
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(0.2, 1.0),
+        ]
+    };
+    let circle_points = points(17, 24, circle_params, twin_rates::<3>(Circle::sliding));
+    check_model("circle", &circle::Model, &Circle, &circle_points);
+}
+
+#[test]
+fn tables_list_the_sliding_mode_and_the_surface_guards() {
+    type M = curved::Model;
+    let mode = |name, constant_jacobian| ModeInfo {
+        name,
+        uses_memory: false,
+        constant_jacobian,
+    };
+    assert_eq!(
+        <M as HybridModel<2, 0, 4>>::MODES,
+        &[
+            mode("inside", false),
+            mode("outside", false),
+            mode("rim_sliding", false)
+        ]
+    );
+    let guard = |name, from, to, direction, has_reset| GuardInfo {
+        name,
+        from,
+        to,
+        direction,
+        has_reset,
+    };
+    assert_eq!(
+        <M as HybridModel<2, 0, 4>>::GUARDS,
+        &[
+            guard("far", 1, 0, Direction::Rising, true),
+            guard("rim_from_inside", 0, 1, Direction::Rising, false),
+            guard("rim_from_outside", 1, 0, Direction::Falling, false),
+            guard("rim_exit_to_inside", 2, 0, Direction::Falling, false),
+            guard("rim_exit_to_outside", 2, 1, Direction::Rising, false),
+        ]
+    );
+    assert_eq!(M::mode_name(2), Some("rim_sliding"));
+    assert_eq!(M::mode_name(3), None);
+    assert_eq!(M::guard_name(4), Some("rim_exit_to_outside"));
+    assert_eq!(curved::Model::JACOBIAN_NONZEROS.len(), 3);
+    // The wall's sliding field `(≈0, 1)` does not read the states: a constant Jacobian.
+    assert!(<wall::Model as HybridModel<2, 0, 3>>::MODES[2].constant_jacobian);
+}
+
+#[test]
+fn event_targets_follow_the_sign_tests() {
+    let points = curved_points();
+    let rates = twin_rates::<4>(Curved::sliding);
+    let compared = check_event_targets(&curved::Model, 1, [0, 1, 2], &points, &rates);
+    // The points reach every outcome: crossing, sliding and repulsive.
+    let outcomes: Vec<Option<usize>> = points
+        .iter()
+        .flat_map(|p| (0..4).map(move |k| (k, p)))
+        .map(|(k, p)| expected_target(k, rates(p), [0, 1, 2]))
+        .collect();
+    for outcome in [Some(0), Some(1), Some(2), None] {
+        assert!(outcomes.contains(&outcome), "{outcome:?} is not reached");
+    }
+    println!("{compared} event targets compared");
+}
+
+#[test]
+fn the_sliding_field_keeps_the_surface() {
+    let worst = check_identities(
+        &curved::Model,
+        2,
+        &curved_points(),
+        |p| [2.0 * p.y[0], 2.0 * p.p[3] * p.y[1]],
+        |p| [[2.0, 0.0], [0.0, 2.0 * p.p[3]]],
+        |p| [[0.0; 4], [0.0, 0.0, 0.0, 2.0 * p.y[1]]],
+    );
+    println!("curved: largest scaled residual of the identities {worst:.1e}");
+    let circle_params = |rng: &mut Rng| {
+        [
+            rng.uniform(0.5, 2.0),
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(0.2, 1.0),
+        ]
+    };
+    let points = points(18, 24, circle_params, twin_rates::<3>(Circle::sliding));
+    let worst = check_identities(
+        &circle::Model,
+        2,
+        &points,
+        |p| [2.0 * p.y[0], 2.0 * p.y[1]],
+        |_| [[2.0, 0.0], [0.0, 2.0]],
+        |_| [[0.0; 3]; 2],
+    );
+    println!("circle: largest scaled residual of the identities {worst:.1e}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Solves against closed forms.
+// ---------------------------------------------------------------------------------------------
+
+/// A solve: its name, `(x0, y0)`, the parameters and the events expected, each
+/// `(guard, from, to)`.
+type Case<'a, const NP: usize> = (
+    &'a str,
+    [f64; 2],
+    [f64; NP],
+    &'a [(&'a str, &'a str, &'a str)],
+);
+
+/// `|a − b| ≤ tol · max(1, |b|)`; returns the error.
+fn close(what: &str, a: f64, b: f64, tol: f64) -> f64 {
+    let error = (a - b).abs();
+    assert!(
+        error <= tol * b.abs().max(1.0),
+        "{what}: {a} vs {b} (error {error:e})"
+    );
+    error
+}
+
+/// A seeded dual number: `x` with derivative 1 if `i == k`.
+fn seed(k: usize, i: usize, x: f64) -> Dual64 {
+    Dual64::new(x, if i == k { 1.0 } else { 0.0 })
+}
+
+/// Checks a solve's final state, sensitivities and cost gradient against `exact`, which maps
+/// the seeded `(x0, y0, p…)` to the closed-form `(x(T), y(T))`, and the adjoint gradient
+/// against the forward one (to 1e-10). Returns the largest error against the closed form and
+/// the largest difference between the adjoint and the forward gradient.
+#[allow(clippy::too_many_arguments)]
+fn check_solve<const NP: usize>(
+    what: &str,
+    solution: &hysens::runtime::Solution<impl hysens::runtime::Fields<2>, 2, 0, NP>,
+    adjoint: &hysens::runtime::Gradient<2, NP>,
+    y0: [f64; 2],
+    p: [f64; NP],
+    names: [&str; NP],
+    tol: f64,
+    exact: impl Fn([Dual64; 2], [Dual64; NP]) -> [Dual64; 2],
+) -> (f64, f64) {
+    let (mut worst, mut adjoint_worst) = (0.0f64, 0.0f64);
+    let directions: Vec<Wrt> = [Wrt::InitialState("x"), Wrt::InitialState("y")]
+        .into_iter()
+        .chain(names.iter().map(|n| Wrt::Param(n)))
+        .collect();
+    for (k, &wrt) in directions.iter().enumerate() {
+        let [x, y] = exact(
+            [seed(k, 0, y0[0]), seed(k, 1, y0[1])],
+            core::array::from_fn(|j| seed(k, 2 + j, p[j])),
+        );
+        worst = worst.max(close(&format!("{what}: x(T)"), solution.y[0], x.re, tol));
+        worst = worst.max(close(&format!("{what}: y(T)"), solution.y[1], y.re, tol));
+        for (of, exact) in [("x", x), ("y", y)] {
+            let computed = solution.sensitivity(of, wrt).expect("a direction");
+            let what = format!("{what}: ∂{of}(T)/∂{wrt:?}");
+            worst = worst.max(close(&what, computed, exact.eps, tol));
+        }
+        let cost = x * x + y;
+        let forward = solution.cost_gradient(wrt).expect("a direction");
+        let what = format!("{what}: dφ/d{wrt:?}");
+        worst = worst.max(close(&format!("{what} (forward)"), forward, cost.eps, tol));
+        let backward = adjoint.wrt(wrt).expect("a direction");
+        let difference = close(
+            &format!("{what} (adjoint vs forward)"),
+            backward,
+            forward,
+            1e-10,
+        );
+        adjoint_worst = adjoint_worst.max(difference);
+    }
+    (worst, adjoint_worst)
+}
+
+/// `(x(T), y(T))` of the wall from `(x0, y0)`, `T = 2`: reaching `x = c + v t` from below at
+/// `t_e = (c − x0)/(1 − v)`, crossing when `a > v` (then `x = x_e + a (T − t_e)`) and sliding
+/// with the wall otherwise (`x = c + v T`); from above (`x0 > c`, `a < v`) it reaches the wall
+/// at `t_e = (x0 − c)/(v − a)` and slides.
+fn wall_closed_form(y0: [Dual64; 2], p: [Dual64; 3]) -> [Dual64; 2] {
+    let ([x0, y_start], [c, a, v]) = (y0, p);
+    let t = 2.0;
+    let x = if x0.re < c.re && a.re > v.re {
+        let t_e = (c - x0) / (-v + 1.0);
+        c + v * t_e + a * (-t_e + t)
+    } else {
+        c + v * t
+    };
+    [x, y_start + t]
+}
+
+#[test]
+fn wall_crossing_and_sliding_against_the_closed_form() {
+    let cases: [Case<3>; 5] = [
+        (
+            "(i) crossing",
+            [0.25, 0.5],
+            [1.0, 0.75, 0.0],
+            &[("wall_from_below", "below", "above")],
+        ),
+        (
+            "(ii) sliding until T",
+            [0.25, 0.5],
+            [1.0, -0.75, 0.0],
+            &[("wall_from_below", "below", "wall_sliding")],
+        ),
+        (
+            "(ii) from above",
+            [1.5, 0.5],
+            [1.0, -0.75, 0.0],
+            &[("wall_from_above", "above", "wall_sliding")],
+        ),
+        (
+            "a moving wall, crossing",
+            [0.25, 0.5],
+            [1.0, 0.75, 0.25],
+            &[("wall_from_below", "below", "above")],
+        ),
+        (
+            "a moving wall, sliding",
+            [0.25, 0.5],
+            [1.0, -0.75, 0.25],
+            &[("wall_from_below", "below", "wall_sliding")],
+        ),
+    ];
+    for (what, y0, p, events) in cases {
+        let (x0, params) = (
+            wall::X { x: y0[0], y: y0[1] },
+            wall::P {
+                c: p[0],
+                a: p[1],
+                v: p[2],
+            },
+        );
+        let solver = wall::Model.solver().tolerances(1e-10, 1e-12);
+        let solution = solver
+            .sensitivities_to(Params::All, InitialStates::All)
+            .solve(0.0, 2.0, &x0, &params)
+            .unwrap_or_else(|f| panic!("{what}: {}", f.error));
+        let log: Vec<_> = solution
+            .events
+            .iter()
+            .map(|e| (e.guard, e.from, e.to))
+            .collect();
+        assert_eq!(log, events, "{what}");
+        let adjoint = solver
+            .gradient(0.0, 2.0, &x0, &params)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let (worst, gap) = check_solve(
+            what,
+            &solution,
+            &adjoint,
+            y0,
+            p,
+            ["c", "a", "v"],
+            1e-10,
+            wall_closed_form,
+        );
+        println!("wall, {what}: largest error {worst:.1e}, adjoint − forward {gap:.1e}");
+    }
+}
+
+/// `(x(T), y(T))` of the ramp from `(x0, y0)`, `T = 3`: reaching `x = c` at `t_e = c − x0`
+/// where `y_e = y0 + t_e`; if `y_e < b` it slides (`x = c`) until `y = b` at
+/// `t_x = b − y0` and leaves into `above`, where `x = c + (t − t_x)²/2`; if `y_e > b` it
+/// crosses, and `x = c + (y_e − b)(t − t_e) + (t − t_e)²/2`.
+fn ramp_closed_form(y0: [Dual64; 2], p: [Dual64; 2]) -> [Dual64; 2] {
+    let ([x0, y_start], [c, b]) = (y0, p);
+    let t = 3.0;
+    let t_e = c - x0;
+    let y_e = y_start + t_e;
+    let x = if y_e.re < b.re {
+        let after = -(b - y_start) + t;
+        c + after * after * 0.5
+    } else {
+        let after = -t_e + t;
+        c + (y_e - b) * after + after * after * 0.5
+    };
+    [x, y_start + t]
+}
+
+#[test]
+fn ramp_entering_and_leaving_the_sliding_mode_against_the_closed_form() {
+    let cases: [Case<2>; 2] = [
+        (
+            "(iii) sliding, then above",
+            [0.25, 0.0],
+            [1.0, 1.5],
+            &[
+                ("wall_from_below", "below", "wall_sliding"),
+                ("wall_exit_to_above", "wall_sliding", "above"),
+            ],
+        ),
+        (
+            "crossing",
+            [0.25, 1.0],
+            [1.0, 1.5],
+            &[("wall_from_below", "below", "above")],
+        ),
+    ];
+    for (what, y0, p, events) in cases {
+        let (x0, params) = (ramp::X { x: y0[0], y: y0[1] }, ramp::P { c: p[0], b: p[1] });
+        let solver = ramp::Model.solver().tolerances(1e-10, 1e-12);
+        let solution = solver
+            .sensitivities_to(Params::All, InitialStates::All)
+            .solve(0.0, 3.0, &x0, &params)
+            .unwrap_or_else(|f| panic!("{what}: {}", f.error));
+        let log: Vec<_> = solution
+            .events
+            .iter()
+            .map(|e| (e.guard, e.from, e.to))
+            .collect();
+        assert_eq!(log, events, "{what}");
+        let adjoint = solver
+            .gradient(0.0, 3.0, &x0, &params)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let (worst, gap) = check_solve(
+            what,
+            &solution,
+            &adjoint,
+            y0,
+            p,
+            ["c", "b"],
+            1e-10,
+            ramp_closed_form,
+        );
+        println!("ramp, {what}: largest error {worst:.1e}, adjoint − forward {gap:.1e}");
+    }
+    // The exit time `t_x = b − y0` and its sensitivities.
+    let solution = ramp::Model
+        .solver()
+        .tolerances(1e-10, 1e-12)
+        .sensitivities_to(Params::All, InitialStates::All)
+        .solve(
+            0.0,
+            3.0,
+            &ramp::X { x: 0.25, y: 0.0 },
+            &ramp::P { c: 1.0, b: 1.5 },
+        )
+        .expect("the ramp solves");
+    close("t_x", solution.events[1].t, 1.5, 1e-12);
+    for (wrt, exact) in [
+        (Wrt::Param("b"), 1.0),
+        (Wrt::InitialState("y"), -1.0),
+        (Wrt::Param("c"), 0.0),
+        (Wrt::InitialState("x"), 0.0),
+    ] {
+        let dt = solution
+            .event_time_sensitivity(1, wrt)
+            .expect("a direction");
+        close(&format!("dt_x/d{wrt:?}"), dt, exact, 1e-10);
+    }
+}
+
+/// `(x(T), y(T))` on the circle: the angle advances at `ω` from the start, in every mode, and
+/// the radius is `R` after the surface is reached: `R (cos, sin)(atan2(y0, x0) + ω T)`.
+fn circle_closed_form(y0: [Dual64; 2], p: [Dual64; 3], t: f64) -> [Dual64; 2] {
+    let ([x0, y_start], [r, w, _]) = (y0, p);
+    let angle = y_start.atan2(x0) + w * t;
+    [r * angle.cos(), r * angle.sin()]
+}
+
+#[test]
+fn circle_sliding_from_inside_and_outside_against_the_closed_form() {
+    let p = [1.0, 0.8, 1.0];
+    let params = circle::P {
+        r: p[0],
+        w: p[1],
+        m: p[2],
+    };
+    // From radius 0.5 the circle is reached at ln 2 ≈ 0.69, from radius 2 at the same time.
+    for (what, y0, first) in [
+        ("from inside", [0.3, 0.4], "inside"),
+        ("from outside", [1.2, -1.6], "outside"),
+    ] {
+        let x0 = circle::X { x: y0[0], y: y0[1] };
+        let solver = circle::Model.solver().tolerances(1e-10, 1e-12);
+        let solution = solver
+            .sensitivities_to(Params::All, InitialStates::All)
+            .solve(0.0, 3.0, &x0, &params)
+            .unwrap_or_else(|f| panic!("{what}: {}", f.error));
+        let log: Vec<_> = solution.events.iter().map(|e| (e.from, e.to)).collect();
+        assert_eq!(log, [(first, "rim_sliding")], "{what}");
+        close(
+            &format!("{what}: t_e"),
+            solution.events[0].t,
+            2f64.ln(),
+            1e-8,
+        );
+        let adjoint = solver
+            .gradient(0.0, 3.0, &x0, &params)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let (worst, gap) = check_solve(
+            what,
+            &solution,
+            &adjoint,
+            y0,
+            p,
+            ["r", "w", "m"],
+            1e-8,
+            |y0, p| circle_closed_form(y0, p, 3.0),
+        );
+        println!("circle, {what}: largest error {worst:.1e}, adjoint − forward {gap:.1e}");
+    }
+}
