@@ -162,10 +162,6 @@ where
         self.scalar(at, partials, |m, at, d| m.guard_partials(guard, at, d));
     }
 
-    fn event_target(&self, guard: usize, at: &Point<'_, NY, NZ, NS>) -> Option<usize> {
-        inner(at).and_then(|at| self.model.event_target(guard, &at))
-    }
-
     fn reset(&self, guard: usize, at: &Point<'_, NY, NZ, NS>, y_plus: &mut [f64; NY]) {
         if let Some(at) = inner(at) {
             self.model.reset(guard, &at, y_plus);
