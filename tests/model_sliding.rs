@@ -911,3 +911,77 @@ fn circle_sliding_from_inside_and_outside_against_the_closed_form() {
         println!("circle, {what}: largest error {worst:.1e}, adjoint − forward {gap:.1e}");
     }
 }
+
+#[path = "../hysens-runtime/tests/support/counting_alloc.rs"]
+mod counting_alloc;
+
+/// A generated sliding model solves without the heap: entry, sliding and exit of the ramp, with
+/// forward sensitivities (`solve_into`) and by the adjoint (`solve_adjoint`, caller storage).
+#[test]
+fn a_generated_sliding_solve_does_not_allocate() {
+    use hysens::runtime::{
+        AdjointGradient, AdjointTape, EventRecord, HybridOptions, HybridOutputs, HybridSolution,
+        TapeStep,
+    };
+    let (x0, p) = (ramp::X { x: 0.0, y: 0.0 }, ramp::P { c: 0.5, b: 1.5 });
+    let solver = ramp::Model
+        .solver()
+        .tolerances(1e-10, 1e-12)
+        .sensitivities_to(Params::All, InitialStates::All);
+    let mut problem = ramp::Model::problem(0.0, 3.0, &x0, &p);
+    problem.sensitivities = Some([[0.0; 2]; 2]);
+    let options = HybridOptions::new(1e-10, 1e-12);
+    let mut events = [EventRecord::ZERO; 8];
+    let mut tape = [TapeStep::ZERO; 256];
+    let (mut all, mut plain) = (HybridSolution::ZERO, HybridSolution::ZERO);
+    let mut gradient = AdjointGradient::ZERO;
+    let (result, allocations) = counting_alloc::count(|| {
+        let mut outputs = HybridOutputs {
+            samples: &mut [],
+            events: Some(&mut events),
+            steps: None,
+        };
+        solver.solve_into(0.0, 3.0, &x0, &p, &mut outputs, &mut all)?;
+        let tape = AdjointTape::full(&mut tape);
+        let mut outputs = HybridOutputs {
+            samples: &mut [],
+            events: None,
+            steps: None,
+        };
+        ramp::Model.solve_adjoint(
+            &problem,
+            &options,
+            tape,
+            &mut outputs,
+            &mut plain,
+            &mut gradient,
+        )
+    });
+    assert_eq!(result, Ok(()));
+    assert_eq!(all.n_events, 2, "entry and exit");
+    assert_eq!(allocations, 0);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(100))]
+
+    /// Generated sliding models never panic on user input: any start, parameters (the wall,
+    /// where the far field turns) and tolerance give a solution or an error with a message.
+    #[test]
+    fn generated_sliding_solves_never_panic(
+        x in proptest::prelude::prop_oneof![-3.0..3.0f64, proptest::sample::select(vec![f64::NAN, f64::INFINITY, 1e300, 0.0])],
+        y in -3.0..3.0f64,
+        c in proptest::prelude::prop_oneof![-2.0..2.0f64, proptest::sample::select(vec![f64::NAN, -1e300])],
+        b in -3.0..3.0f64,
+        rtol in proptest::sample::select(vec![1e-6, 1e-10, 0.0, -1.0]),
+    ) {
+        let (x0, p) = (ramp::X { x, y }, ramp::P { c, b });
+        let solver = ramp::Model.solver().tolerances(rtol, 1e-10);
+        if let Err(failure) = solver.sensitivities_to(Params::All, InitialStates::All).solve(0.0, 3.0, &x0, &p) {
+            proptest::prop_assert!(!failure.error.to_string().is_empty());
+        }
+        if let Err(error) = solver.gradient(0.0, 3.0, &x0, &p) {
+            proptest::prop_assert!(!error.to_string().is_empty());
+        }
+    }
+}
