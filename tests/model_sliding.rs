@@ -985,3 +985,36 @@ proptest::proptest! {
         }
     }
 }
+
+/// A solve that starts exactly on an attractive surface would be an event at `t0` (it should
+/// slide from the start): not supported yet, so it is an `InvalidArgument` error naming the
+/// reason, never a solution that leaves the surface on one side's field.
+#[test]
+fn a_start_on_the_surface_is_an_error() {
+    use hysens::runtime::SolveError;
+    let p = wall::P {
+        c: 0.5,
+        a: -2.0,
+        v: 0.0,
+    };
+    let on = wall::X { x: 0.5, y: 0.0 };
+    let Err(failure) = wall::Model.solver().solve(0.0, 1.0, &on, &p) else {
+        panic!("a start on the surface must be refused");
+    };
+    assert!(
+        matches!(failure.error, SolveError::InvalidArgument { t: 0.0, what, .. } if what.contains("about to fire")),
+        "{:?}",
+        failure.error
+    );
+    // Just off it, the same model enters sliding at once and stays on the wall.
+    let near = wall::X {
+        x: 0.5 - 1e-3,
+        y: 0.0,
+    };
+    let solution = wall::Model
+        .solver()
+        .solve(0.0, 1.0, &near, &p)
+        .expect("solves");
+    assert_eq!(solution.mode, "wall_sliding");
+    assert!((solution.x.x - 0.5).abs() < 1e-12);
+}

@@ -34,9 +34,8 @@
 //! after the `#[guard]` functions, surface by surface in declaration order. The side a solve
 //! starts on can be chosen by the sign of `g` at `t0` (`#[mode(initial_if(s, positive))]`,
 //! which reads the surface's first guard, `g` itself); a solve cannot start in the sliding
-//! mode. A start exactly on the surface is not recognized yet: the reaching guard, zero at
-//! `t0`, is armed by the runtime's look-ahead rule as already crossed, so the solve follows the
-//! initial side's field off the surface without an event.
+//! mode. A start exactly on the surface with the initial side's field pointing across it is an
+//! event at `t0`, which the runtime refuses (`SolveError::InvalidArgument`).
 
 use crate::model::{Direction, Model, Surface};
 

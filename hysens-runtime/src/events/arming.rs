@@ -50,14 +50,15 @@ impl Armed {
 }
 
 /// The sign of guard `g` at `at` for arming (module docs of `events/`): its value's sign
-/// outside the tolerance band of `options`, else the sign of `ḣ` under mode `mode`.
+/// outside the tolerance band of `options`, else the sign of `ḣ` under mode `mode`
+/// ([`Arming::look_ahead`]).
 pub(crate) fn arming_sign<M, const NY: usize, const NZ: usize, const NP: usize>(
     model: &M,
     options: &Options<NY, NZ>,
     mode: usize,
     g: usize,
     at: &Point<'_, NY, NZ, NP>,
-) -> Result<f64, SolveError>
+) -> Result<Arming, SolveError>
 where
     M: HybridModel<NY, NZ, NP>,
 {
@@ -80,7 +81,10 @@ where
         band += d.z[j].abs() * (o.atol_z[j] + o.rtol_z[j] * at.z[j].abs());
     }
     if v.abs() > band {
-        return Ok(sign(v));
+        return Ok(Arming {
+            sign: sign(v),
+            look_ahead: false,
+        });
     }
     let mut ydot = [0.0; NY];
     let mut gv = [0.0; NZ];
@@ -99,7 +103,32 @@ where
     for j in 0..NZ {
         hdot += d.z[j] * zdot[j];
     }
-    Ok(if hdot.is_finite() { sign(hdot) } else { 0.0 })
+    Ok(Arming {
+        sign: if hdot.is_finite() { sign(hdot) } else { 0.0 },
+        look_ahead: true,
+    })
+}
+
+/// The armed sign of a guard, and how it was decided.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Arming {
+    /// `+1`, `−1` or `0` (undecided).
+    pub sign: f64,
+    /// Decided by the sign of `ḣ`: the guard is zero within its tolerance band.
+    pub look_ahead: bool,
+}
+
+impl Arming {
+    /// Whether a guard zero here is moving the way it fires (a crossing under way).
+    pub(crate) fn fires(&self, direction: crate::model::Direction) -> bool {
+        use crate::model::Direction;
+        self.look_ahead
+            && match direction {
+                Direction::Rising => self.sign > 0.0,
+                Direction::Falling => self.sign < 0.0,
+                Direction::Either => self.sign != 0.0,
+            }
+    }
 }
 
 /// `ż = −g_z⁻¹ (g_y ẏ + g_t)` in `mode` at `at`, from the time-differentiated constraint

@@ -346,7 +346,7 @@ where
             Some(armed) => armed,
             None => {
                 Self::sync(it, sol);
-                let armed = self.arm(it, adapter)?;
+                let armed = self.arm(it, adapter, sol.stats.events == 0)?;
                 self.record_samples(it, adapter, outputs, sol)?;
                 self.tape
                     .segment_start(sol.n_samples, it.y(), it.z(), adapter.memory());

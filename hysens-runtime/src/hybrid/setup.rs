@@ -84,7 +84,7 @@ where
                     if g >= M::GUARDS.len() || m >= M::MODES.len() {
                         return Err(self.invalid(pr.t0, 0, "initial-mode rule"));
                     }
-                    let s = arming_sign(self.model, &self.options.integrator, m, g, &at)?;
+                    let s = arming_sign(self.model, &self.options.integrator, m, g, &at)?.sign;
                     if (positive && s > 0.0) || (!positive && s < 0.0) {
                         chosen = Some(m);
                         break;
@@ -99,19 +99,28 @@ where
         }
     }
 
-    /// Arms the guards of the segment's mode at its start (`events/`, "Arming").
+    /// Arms the guards of the segment's mode at its start (`events/`, "Arming"). At the start
+    /// of the solve (`initial`), a guard that is zero and moving the way it fires means the
+    /// initial state is at an event (on a switching surface, a ball on the floor moving down):
+    /// events at `t0` are not supported, so that is an error rather than a guard armed as
+    /// already crossed (which would let the solution leave the mode's region without an event).
     pub(super) fn arm<const N: usize>(
         &self,
         it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
         adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        initial: bool,
     ) -> Result<Armed, SolveError> {
         let mode = adapter.mode();
         let mut armed = Armed::default();
         let at = adapter.point(it.t(), it.y(), it.z(), &self.problem.p);
         for (g, info) in M::GUARDS.iter().enumerate() {
             if info.from == mode {
-                let s = arming_sign(self.model, &self.options.integrator, mode, g, &at)?;
-                armed.set(g, s);
+                let arming = arming_sign(self.model, &self.options.integrator, mode, g, &at)?;
+                if initial && arming.fires(info.direction) {
+                    let what = "initial state on a guard that is about to fire (an event at t0); start off it";
+                    return Err(self.invalid(it.t(), mode, what));
+                }
+                armed.set(g, arming.sign);
             }
         }
         Ok(armed)
