@@ -98,7 +98,7 @@ where
     let mut cache = StageLu::<NY, NZ, N>::new();
     let mut end = sol.n_samples;
     for j in (0..windows).rev() {
-        let first = j * w;
+        // Window j holds the steps j·W .. min((j + 1)·W, n) (all n of a full tape).
         if j + 1 < windows {
             recompute::<M, S, NY, NZ, NP, N>(forward, tape, j, outputs, &mut gradient.stats)?;
         }
@@ -107,7 +107,7 @@ where
             _ => tape.checkpoints.get(j).map_or(0, |c| c.n_samples),
         };
         let len = if tape.checkpointed() {
-            w.min(n - first)
+            w.min(n - j * w)
         } else {
             n
         };
