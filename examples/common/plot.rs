@@ -13,8 +13,8 @@
 //!   on its own: a jump shows as a gap from one level to the other, never as a sloped
 //!   connector. The event times are marked by thin dashed verticals across every panel.
 //! - **Curves in the plane too.** An [`XyFigure`] draws one quantity against another (time
-//!   runs along the curves), with the same segments, palette and legends, and marks chosen
-//!   points (the states at the events) by dots.
+//!   runs along the curves), with the same segments, palette and legends, marks chosen
+//!   points (the states at the events) by dots and draws guides (a switching line) dashed.
 //! - **One unit per axis.** Each [`Panel`] has its own y axis and label, so quantities with
 //!   different units (a height in m, its sensitivity to gravity in s²) never share an axis.
 //! - **Nothing but the Rust toolchain.** Only plotters' SVG backend with its built-in text
@@ -56,6 +56,8 @@ const Y_LABELS: usize = 6;
 const X_LABELS: usize = 12;
 /// Colour of the event markers.
 const EVENT_GREY: RGBColor = RGBColor(150, 150, 150);
+/// Colour of the guides of an x–y figure ([`XyFigure::guide`]).
+const GUIDE_GREY: RGBColor = RGBColor(120, 120, 120);
 
 /// The time axis: linear, or logarithmic (for stiff problems spanning many decades).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -353,14 +355,16 @@ const XY_SIZE: (u32, u32) = (960, 720);
 const DOT_RADIUS: u32 = 3;
 
 /// A figure of curves in the plane: `y` against `x`, neither of them time (a hysteresis loop, a
-/// phase portrait). Lines are drawn segment by segment as in [`Figure`]; marked points (say,
-/// the states at the events) are dots.
+/// phase portrait). Lines are drawn segment by segment as in [`Figure`]; guides (a switching
+/// surface) dashed and grey under them; marked points (say, the states at the events) are
+/// dots.
 #[derive(Clone, Debug)]
 pub struct XyFigure {
     name: String,
     title: String,
     x_label: String,
     y_label: String,
+    guides: Vec<Line>,
     lines: Vec<Line>,
     dots: Option<(String, Vec<(f64, f64)>)>,
     legend: LegendAt,
@@ -380,10 +384,22 @@ impl XyFigure {
             title: title.into(),
             x_label: x_label.into(),
             y_label: y_label.into(),
+            guides: Vec::new(),
             lines: Vec::new(),
             dots: None,
             legend: LegendAt::UpperLeft,
         }
+    }
+
+    /// Adds a guide: a reference curve that is not a solution (a switching surface, a
+    /// nullcline), drawn dashed and grey under the lines, so a line running along it shows.
+    pub fn guide(mut self, label: impl Into<String>, segments: Vec<Vec<(f64, f64)>>) -> Self {
+        self.guides.push(Line {
+            label: label.into(),
+            segments,
+            dots: false,
+        });
+        self
     }
 
     /// Adds a line of points `(x, y)`, drawn in the next colour of the palette.
@@ -422,7 +438,8 @@ impl XyFigure {
     /// legend.
     fn draw(&self, path: &Path) -> Result<(), Box<dyn Error>> {
         let points = || {
-            let on_lines = self.lines.iter().flat_map(|l| &l.segments).flatten();
+            let curves = self.guides.iter().chain(&self.lines);
+            let on_lines = curves.flat_map(|l| &l.segments).flatten();
             on_lines.chain(self.dots.iter().flat_map(|(_, d)| d))
         };
         let padded = |values: &mut dyn Iterator<Item = f64>| {
@@ -466,6 +483,22 @@ impl XyFigure {
             .y_label_formatter(&y_format)
             .draw()?;
 
+        let guide_style = ShapeStyle::from(GUIDE_GREY).stroke_width(2);
+        for guide in &self.guides {
+            for (i, segment) in guide.segments.iter().enumerate() {
+                let drawn = chart.draw_series(DashedLineSeries::new(
+                    segment.iter().copied(),
+                    8,
+                    5,
+                    guide_style,
+                ))?;
+                if i == 0 {
+                    drawn.label(guide.label.as_str()).legend(move |(x, y)| {
+                        DashedPathElement::new([(x, y), (x + 20, y)], 5, 3, guide_style)
+                    });
+                }
+            }
+        }
         for (line, &colour) in self.lines.iter().zip(PALETTE.iter().cycle()) {
             let style = ShapeStyle::from(colour).stroke_width(2);
             for (i, segment) in line.segments.iter().enumerate() {
