@@ -1018,3 +1018,43 @@ fn a_start_on_the_surface_is_an_error() {
     assert_eq!(solution.mode, "wall_sliding");
     assert!((solution.x.x - 0.5).abs() < 1e-12);
 }
+
+#[path = "../examples/relay_sliding/model.rs"]
+mod relay_model;
+
+/// A step whose end rounds onto a sample time lands on it: the relay example with 101 evenly
+/// spaced samples and `h_max = 0.025` once ended a fixed step on the sample at 4.9 by
+/// round-off, then took a step of length zero, which the adjoint's transposed step cannot
+/// divide by (`NonFiniteValue` at t = 4.9). Now the adjoint gradient equals the forward one.
+#[test]
+fn a_step_ending_on_a_sample_by_round_off_lands_on_it() {
+    use hysens::runtime::HybridOptions;
+    use relay_model::relay;
+    let mut options = HybridOptions::new(1e-10, 1e-12);
+    options.integrator.h_max = 0.025;
+    let times: Vec<f64> = (0..101).map(|k| 5.0 * k as f64 / 100.0).collect();
+    let x0 = relay::X { x1: 6.0, x2: -4.0 };
+    let p = relay::P {
+        lambda: 1.0,
+        k: 1.0,
+        d: 1.5,
+    };
+    let solver = relay::Model.solver().options(options).samples(&times);
+    let adjoint = solver
+        .gradient(0.0, 5.0, &x0, &p)
+        .expect("the adjoint solves");
+    let forward = solver
+        .sensitivities_to(Params::All, InitialStates::All)
+        .solve(0.0, 5.0, &x0, &p)
+        .expect("the forward solve");
+    for name in ["lambda", "k", "d"] {
+        let (a, f) = (
+            adjoint.wrt(name).unwrap(),
+            forward.cost_gradient(name).unwrap(),
+        );
+        assert!(
+            (a - f).abs() <= 1e-10 * f.abs().max(1.0),
+            "dG/d{name}: {a} vs {f}"
+        );
+    }
+}

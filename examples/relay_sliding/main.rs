@@ -387,9 +387,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         .map(|k| T_END * k as f64 / (N_SAMPLES - 1) as f64)
         .collect();
     // The same settings, and so the same discrete solution, for FSA and the adjoint. The
-    // samples compared with the closed form come from a solve of their own: with these sample
-    // times the adjoint fails (a step ends on a sample time by round-off, the next one has
-    // length zero, and the transposed step divides by it; a library bug, reported).
+    // samples compared with the closed form come from a solve of their own.
     let solver = relay::Model.solver().options(options());
     let solution = solver
         .sensitivities_to(Params::All, InitialStates::All)

@@ -408,7 +408,8 @@ where
                 }
             }
         };
-        let landing = h >= remaining;
+        let landing = h >= remaining || t + h >= stop;
+        let h = if landing { remaining } else { h };
         let error = if landing && h <= h_roundoff(stop) {
             it.evaluate_roundoff(h)?
         } else {

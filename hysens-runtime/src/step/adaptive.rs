@@ -135,7 +135,9 @@ where
             }
             let mut h = self.control.h.min(self.opts.h_max);
             let remaining = t_stop - self.t;
-            let last = h >= remaining;
+            // A step whose end rounds onto the stop lands on it (else the next step would be
+            // of length zero).
+            let last = h >= remaining || self.t + h >= t_stop;
             if last {
                 h = remaining;
             }
