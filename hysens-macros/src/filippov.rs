@@ -50,11 +50,11 @@
 //! The modes come after the `#[mode]` functions in the runtime's numbering and the guards
 //! after the `#[guard]` functions, surface by surface in declaration order: its four, the
 //! inherited declared guards in declaration order, its guards on the surfaces it meets
-//! ([`Placement`]). The side a solve
-//! starts on can be chosen by the sign of `g` at `t0` (`#[mode(initial_if(s, positive))]`,
-//! which reads the surface's first guard, `g` itself); a solve cannot start in the sliding
-//! mode. A start exactly on the surface with the initial side's field pointing across it is an
-//! event at `t0`, which the runtime refuses (`SolveError::InvalidArgument`).
+//! ([`Placement`]). The side a solve starts on can be chosen by the sign of `g` at `t0`
+//! (`#[mode(initial_if(s, positive))]`, which reads the surface's first guard, `g` itself); a
+//! solve cannot start in the sliding mode. A start exactly on the surface with the initial
+//! side's field pointing across it is an event at `t0`, which the runtime refuses
+//! (`SolveError::InvalidArgument`).
 
 use crate::model::{Direction, Surface};
 
