@@ -996,7 +996,7 @@ proptest::proptest! {
 /// slide from the start): not supported yet, so it is an `InvalidArgument` error naming the
 /// reason, never a solution that leaves the surface on one side's field.
 #[test]
-fn a_start_on_the_surface_is_an_error() {
+fn a_start_on_the_surface_is_an_error_unless_the_fields_cross_it() {
     use hysens::runtime::SolveError;
     let p = wall::P {
         c: 0.5,
@@ -1023,6 +1023,29 @@ fn a_start_on_the_surface_is_an_error() {
         .expect("solves");
     assert_eq!(solution.mode, "wall_sliding");
     assert!((solution.x.x - 0.5).abs() < 1e-12);
+    // A wall moving at v = 2 between x' = 1 below and x' = 3 above: g' = −1 below and +1
+    // above, both fields leave the wall (repulsive). A start on it is neither side's.
+    let repulsive = wall::P {
+        c: 0.5,
+        a: 3.0,
+        v: 2.0,
+    };
+    let Err(failure) = wall::Model.solver().solve(0.0, 1.0, &on, &repulsive) else {
+        panic!("a start on a repulsive surface must be refused");
+    };
+    assert!(
+        matches!(failure.error, SolveError::RepulsiveSurface { t: 0.0, mode: 1, guard: 0 }),
+        "{:?}",
+        failure.error
+    );
+    // With v = 0 both fields cross the wall upwards (g' = 1 and 3): the start is above.
+    let crossing = wall::P { v: 0.0, ..repulsive };
+    let solution = wall::Model
+        .solver()
+        .solve(0.0, 1.0, &on, &crossing)
+        .expect("solves");
+    assert_eq!((solution.mode, solution.events.len()), ("above", 0));
+    assert!((solution.x.x - 3.5).abs() < 1e-12);
 }
 
 #[path = "../examples/relay_sliding/model.rs"]

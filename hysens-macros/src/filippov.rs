@@ -52,9 +52,10 @@
 //! inherited declared guards in declaration order, its guards on the surfaces it meets
 //! ([`Placement`]). The side a solve starts on can be chosen by the sign of `g` at `t0`
 //! (`#[mode(initial_if(s, positive))]`, which reads the surface's first guard, `g` itself); a
-//! solve cannot start in the sliding mode. A start exactly on the surface with the initial
-//! side's field pointing across it is an event at `t0`, which the runtime refuses
-//! (`SolveError::InvalidArgument`).
+//! solve cannot start in the sliding mode. A start exactly on the surface is decided by where
+//! the fields move `g`: both across it the same way, the side they move into; both at it, an
+//! event at `t0` (it should slide from the start), which the runtime refuses
+//! (`SolveError::InvalidArgument`); both away from it, `SolveError::RepulsiveSurface`.
 
 use crate::model::{Direction, Surface};
 

@@ -65,7 +65,8 @@ where
     }
 
     /// The initial mode ([`InitialMode`]; a guard in its tolerance band is decided by the
-    /// look-ahead rule of `events/`).
+    /// look-ahead rule of `events/`; a start on it where the chosen mode's and the fallback's
+    /// fields both move away from it is [`SolveError::RepulsiveSurface`]).
     pub(super) fn initial_mode(&self) -> Result<usize, SolveError> {
         let pr = self.problem;
         let memory = Memory { y: pr.y0, z: pr.z0 };
@@ -84,8 +85,12 @@ where
                     if g >= M::GUARDS.len() || m >= M::MODES.len() {
                         return Err(self.invalid(pr.t0, 0, "initial-mode rule"));
                     }
-                    let s = arming_sign(self.model, &self.options.integrator, m, g, &at)?.sign;
+                    let arming = arming_sign(self.model, &self.options.integrator, m, g, &at)?;
+                    let s = arming.sign;
                     if (positive && s > 0.0) || (!positive && s < 0.0) {
+                        if arming.look_ahead {
+                            self.refuse_a_repulsive_start(g, m, s, fallback, &at)?;
+                        }
                         chosen = Some(m);
                         break;
                     }
@@ -97,6 +102,33 @@ where
             Some(m) if m < M::MODES.len() => Ok(m),
             _ => Err(self.invalid(pr.t0, 0, "initial mode")),
         }
+    }
+
+    /// A start on the zero of guard `g` (decided by look-ahead: `m`'s field moves `g` to the
+    /// sign `s`, away from the zero into `m`'s side) where the fallback mode's field moves `g`
+    /// the other way, away into its own side: both fields leave the surface (a repulsive
+    /// switching surface, Pytlak & Suski Eq. 18 at `t0`), and choosing either side would be a
+    /// silent choice. An error, as a repulsive surface reached later is.
+    fn refuse_a_repulsive_start(
+        &self,
+        g: usize,
+        m: usize,
+        s: f64,
+        fallback: Option<usize>,
+        at: &Point<'_, NY, NZ, NP>,
+    ) -> Result<(), SolveError> {
+        let Some(other) = fallback.filter(|&f| f != m && f < M::MODES.len()) else {
+            return Ok(());
+        };
+        let away = arming_sign(self.model, &self.options.integrator, other, g, at)?;
+        if away.look_ahead && away.sign == -s {
+            return Err(SolveError::RepulsiveSurface {
+                t: at.t,
+                mode: m,
+                guard: g,
+            });
+        }
+        Ok(())
     }
 
     /// Arms the guards of the segment's mode at its start (`events/`, "Arming"). At the start
