@@ -30,7 +30,7 @@ mod support;
 use filippov::{check_event_targets, check_identities, expected_target, sliding_field};
 use hysens::hybrid_model;
 use hysens::runtime::{
-    Direction, GuardInfo, HybridModel, InitialStates, Memory, ModeInfo, Params, Wrt,
+    Direction, EventTarget, GuardInfo, HybridModel, InitialStates, Memory, ModeInfo, Params, Wrt,
 };
 use num_dual::{Dual64, DualNum};
 use support::{c, check_model, Reference, Rng, Scalar, TestPoint, Vars};
@@ -302,7 +302,8 @@ impl Reference<2, 0, 4> for Curved {
     fn guard<D: Scalar>(&self, guard: usize, v: &Vars<D, 2, 0, 4>) -> D {
         let ([x, y], [r, _, _, k]) = (v.y, v.p);
         match guard {
-            0 => x - 3.0,
+            // `far`, watched in `outside` and, as guard 5, in the sliding mode.
+            0 | 5 => x - 3.0,
             1 | 2 => x * x + k * y * y - r * r,
             3 => Self::sliding(v).1[0],
             4 => Self::sliding(v).1[1],
@@ -311,7 +312,7 @@ impl Reference<2, 0, 4> for Curved {
     }
 
     fn reset<D: Scalar>(&self, guard: usize, v: &Vars<D, 2, 0, 4>) -> Option<[D; 2]> {
-        (guard == 0).then(|| [v.y[0] * 0.5, v.p[3] * v.y[1]])
+        (guard == 0 || guard == 5).then(|| [v.y[0] * 0.5, v.p[3] * v.y[1]])
     }
 
     fn integral_cost<D: Scalar>(&self, _mode: usize, v: &Vars<D, 2, 0, 4>) -> Option<D> {
@@ -548,11 +549,15 @@ fn tables_list_the_sliding_mode_and_the_surface_guards() {
             guard("rim_from_outside", 1, 0, Direction::Falling, false),
             guard("rim_exit_to_inside", 2, 0, Direction::Falling, false),
             guard("rim_exit_to_outside", 2, 1, Direction::Rising, false),
+            // The guard of `outside`, watched while sliding too.
+            guard("far", 2, 0, Direction::Rising, true),
         ]
     );
     assert_eq!(M::mode_name(2), Some("rim_sliding"));
     assert_eq!(M::mode_name(3), None);
     assert_eq!(M::guard_name(4), Some("rim_exit_to_outside"));
+    assert_eq!(M::guard_name(5), Some("far"));
+    assert_eq!(M::guard_name(6), None);
     assert_eq!(curved::Model::JACOBIAN_NONZEROS.len(), 3);
     // The wall's sliding field `(≈0, 1)` does not read the states: a constant Jacobian.
     assert!(<wall::Model as HybridModel<2, 0, 3>>::MODES[2].constant_jacobian);
@@ -564,12 +569,13 @@ fn event_targets_follow_the_sign_tests() {
     let rates = twin_rates::<4>(Curved::sliding);
     let compared = check_event_targets(&curved::Model, 1, [0, 1, 2], &points, &rates);
     // The points reach every outcome: crossing, sliding and repulsive.
-    let outcomes: Vec<Option<usize>> = points
+    let outcomes: Vec<EventTarget> = points
         .iter()
         .flat_map(|p| (0..4).map(move |k| (k, p)))
         .map(|(k, p)| expected_target(k, rates(p), [0, 1, 2]))
         .collect();
-    for outcome in [Some(0), Some(1), Some(2), None] {
+    let (mode, repulsive) = (EventTarget::Mode, EventTarget::RepulsiveSurface);
+    for outcome in [mode(0), mode(1), mode(2), repulsive] {
         assert!(outcomes.contains(&outcome), "{outcome:?} is not reached");
     }
     println!("{compared} event targets compared");

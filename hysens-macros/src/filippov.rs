@@ -27,17 +27,36 @@
 //!   (Eq. 7); from `g > 0` the mirror case (`σ₁ > 0`: sliding; otherwise `negative`). Leaving
 //!   the sliding mode into `negative` needs `σ₂ < 0` (Eq. 15) and into `positive` needs
 //!   `σ₁ > 0` (Eq. 17); otherwise both fields point away from the surface, which is repulsive
-//!   there, and the solve ends with `SolveError::RepulsiveSurface`. A rate exactly zero at an
-//!   event counts as "not pointing at the surface": crossing, not sliding.
+//!   there (`EventTarget::RepulsiveSurface`), and the solve ends with
+//!   `SolveError::RepulsiveSurface`. A rate exactly zero at an event counts as "not pointing
+//!   at the surface": crossing, not sliding.
+//!
+//! While sliding, the model's other switches stay watched:
+//!
+//! - **the declared guards of both modes**: every `#[guard]` watched in `negative` or in
+//!   `positive` is watched in the sliding mode too, with its own target, direction and reset
+//!   (and its name in the event log). The sliding trajectory is the limit of one that chatters
+//!   between the two modes, so a guard of either mode is one it would meet. The runtime's
+//!   event machinery treats such an event like any other: its time derivative and jump use
+//!   the field in force before it, here `f_F`. When guards of both modes fire at the same
+//!   instant, the first declared wins; give a switch that both modes have the same target.
+//! - **the surfaces this one meets**: for every other surface sharing a mode with this one, a
+//!   guard `<surface>_meets_<other>` on the other's `g` (either direction). Reaching it while
+//!   sliding is reaching the intersection of the two surfaces, where the Filippov field is a
+//!   convex combination of three or four fields (sliding of codimension 2) that hysens does
+//!   not compute: the solve ends with `SolveError::SurfaceIntersection`, naming the time and
+//!   the guard, and keeps what it computed.
 //!
 //! The modes come after the `#[mode]` functions in the runtime's numbering and the guards
-//! after the `#[guard]` functions, surface by surface in declaration order. The side a solve
+//! after the `#[guard]` functions, surface by surface in declaration order: its four, the
+//! inherited declared guards in declaration order, its guards on the surfaces it meets
+//! ([`Placement`]). The side a solve
 //! starts on can be chosen by the sign of `g` at `t0` (`#[mode(initial_if(s, positive))]`,
 //! which reads the surface's first guard, `g` itself); a solve cannot start in the sliding
 //! mode. A start exactly on the surface with the initial side's field pointing across it is an
 //! event at `t0`, which the runtime refuses (`SolveError::InvalidArgument`).
 
-use crate::model::{Direction, Model, Surface};
+use crate::model::{Direction, Surface};
 
 /// One side of a surface, or its sliding mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,8 +214,8 @@ impl Surface {
 }
 
 /// Surface number `k` of a model with its two modes resolved, placed in the runtime's
-/// numbering.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// numbering, with what its sliding mode watches besides its exits.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Placement {
     /// The index of the mode `negative`.
     pub negative: usize,
@@ -206,17 +225,39 @@ pub struct Placement {
     pub sliding: usize,
     /// The index of its first guard ([`SurfaceGuard::FromNegative`]).
     pub first_guard: usize,
+    /// The `#[guard]` functions watched in `negative` or `positive` (their indices, in
+    /// declaration order): watched in the sliding mode too, with their own targets and resets.
+    pub inherited: Vec<usize>,
+    /// The other surfaces that share a mode with this one (their numbers, in declaration
+    /// order): reaching one while sliding is reaching an intersection of the two surfaces.
+    pub meets: Vec<usize>,
 }
 
 impl Placement {
-    /// Surface `k` of `model`, between the modes `negative` and `positive`.
-    pub fn new(model: &Model, k: usize, negative: usize, positive: usize) -> Self {
-        Placement {
-            negative,
-            positive,
-            sliding: model.modes.len() + k,
-            first_guard: model.guards.len() + SurfaceGuard::ALL.len() * k,
-        }
+    /// Every surface of a model with `modes` `#[mode]` functions and `#[guard]` functions
+    /// watched in the modes `guard_from`, the surfaces separating the modes `sides`
+    /// (`(negative, positive)`), in declaration order. Each surface's guards follow the
+    /// previous surface's: its four ([`SurfaceGuard::ALL`]), the inherited ones, then one per
+    /// surface it meets.
+    pub fn all(modes: usize, guard_from: &[usize], sides: &[(usize, usize)]) -> Vec<Placement> {
+        let mut first_guard = guard_from.len();
+        sides
+            .iter()
+            .zip(watched_while_sliding(guard_from, sides))
+            .enumerate()
+            .map(|(k, (&(negative, positive), (inherited, meets)))| {
+                let placement = Placement {
+                    negative,
+                    positive,
+                    sliding: modes + k,
+                    first_guard,
+                    inherited,
+                    meets,
+                };
+                first_guard += placement.guard_count();
+                placement
+            })
+            .collect()
     }
 
     /// The index of the mode `side`.
@@ -232,4 +273,60 @@ impl Placement {
     pub fn guard(&self, guard: SurfaceGuard) -> usize {
         self.first_guard + guard as usize
     }
+
+    /// `(index, declared guard)` of the declared guards watched in the sliding mode.
+    pub fn inherited_guards(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let first = self.first_guard + SurfaceGuard::ALL.len();
+        self.inherited
+            .iter()
+            .enumerate()
+            .map(move |(i, &g)| (first + i, g))
+    }
+
+    /// `(index, other surface)` of the guards that watch the surfaces this one meets.
+    pub fn meeting_guards(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let first = self.first_guard + SurfaceGuard::ALL.len() + self.inherited.len();
+        self.meets
+            .iter()
+            .enumerate()
+            .map(move |(i, &s)| (first + i, s))
+    }
+
+    /// How many guards the surface adds.
+    pub fn guard_count(&self) -> usize {
+        SurfaceGuard::ALL.len() + self.inherited.len() + self.meets.len()
+    }
+}
+
+/// For each surface between the modes `sides` (`(negative, positive)`, named or numbered),
+/// what its sliding mode watches besides its exits: `(inherited, meets)`, the declared guards
+/// watched in either of its modes (`guard_from` are their modes) and the other surfaces that
+/// share a mode with it.
+pub fn watched_while_sliding<K: PartialEq>(
+    guard_from: &[K],
+    sides: &[(K, K)],
+) -> Vec<(Vec<usize>, Vec<usize>)> {
+    let on_a_side = |(negative, positive): &(K, K), mode: &K| mode == negative || mode == positive;
+    sides
+        .iter()
+        .enumerate()
+        .map(|(k, surface)| {
+            let inherited = (0..guard_from.len())
+                .filter(|&g| on_a_side(surface, &guard_from[g]))
+                .collect();
+            let meets = (0..sides.len())
+                .filter(|&other| {
+                    let (a, b) = &sides[other];
+                    other != k && (on_a_side(surface, a) || on_a_side(surface, b))
+                })
+                .collect();
+            (inherited, meets)
+        })
+        .collect()
+}
+
+/// The name of the guard that watches surface `other` while sliding on `surface`:
+/// `<surface>_meets_<other>`.
+pub fn meeting_guard_name(surface: &Surface, other: &Surface) -> String {
+    format!("{}_meets_{}", surface.func.sig.ident, other.func.sig.ident)
 }

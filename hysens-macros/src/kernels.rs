@@ -249,15 +249,20 @@ impl<'l> Kernels<'l> {
             .collect()
     }
 
-    /// `event_target` for the guards of the switching surfaces: `(guard, body)` for each, the
-    /// body evaluating the rate its choice tests and returning the mode entered
-    /// (`crate::filippov::Choice`). `placements` are the surfaces' indices, in the order of
-    /// `Lowered::surfaces`.
-    pub fn event_targets(&self, placements: &[Placement]) -> Vec<(usize, TokenStream)> {
+    /// `event_target` for the guards of the switching surfaces: `(guard, body)` for each of a
+    /// surface's four, the body evaluating the rate its choice tests and returning the mode
+    /// entered (`crate::filippov::Choice`), and for each guard on a surface it meets, an
+    /// intersection (the inherited guards enter their targets: no arm). `placements` are the
+    /// surfaces' indices, in the order of `Lowered::surfaces`; `rt` the runtime's path.
+    pub fn event_targets(
+        &self,
+        placements: &[Placement],
+        rt: &TokenStream,
+    ) -> Vec<(usize, TokenStream)> {
         let rate = hygienic("rate");
         let some = |m: usize| {
             let m = Literal::usize_unsuffixed(m);
-            quote!(::core::option::Option::Some(#m))
+            quote!(#rt::EventTarget::Mode(#m))
         };
         let mut arms = Vec::new();
         for (surface, place) in self.lowered.surfaces.iter().zip(placements) {
@@ -276,13 +281,16 @@ impl<'l> Kernels<'l> {
                 let then = some(place.mode(choice.then));
                 let otherwise = match choice.otherwise {
                     Some(side) => some(place.mode(side)),
-                    None => quote!(::core::option::Option::None),
+                    None => quote!(#rt::EventTarget::RepulsiveSurface),
                 };
                 let body = quote! {
                     #value
                     if #test { #then } else { #otherwise }
                 };
                 arms.push((place.guard(guard), body));
+            }
+            for (g, _) in place.meeting_guards() {
+                arms.push((g, quote!(#rt::EventTarget::SurfaceIntersection)));
             }
         }
         arms

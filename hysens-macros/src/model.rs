@@ -6,6 +6,8 @@
 use proc_macro2::Span;
 use syn::{Ident, ItemConst, ItemFn, ItemMod, ItemStruct};
 
+use crate::filippov;
+
 /// A `#[hybrid_model]` module.
 pub struct Model {
     /// The module item itself, with its items (our attributes stripped) for re-emission.
@@ -72,14 +74,36 @@ impl Model {
     }
 
     /// The names of the runtime's guards, in its numbering: the `#[guard]` functions in
-    /// declaration order, then the four guards of each switching surface (see
+    /// declaration order, then what each switching surface generates: its four guards, the
+    /// declared guards of its modes again, a guard per surface it meets (see
     /// `crate::filippov`).
     pub fn guard_names(&self) -> Vec<String> {
-        self.guards
+        let declared: Vec<String> = self
+            .guards
             .iter()
             .map(|g| g.func.sig.ident.to_string())
-            .chain(self.surfaces.iter().flat_map(Surface::guard_names))
-            .collect()
+            .collect();
+        let from: Vec<&Ident> = self.guards.iter().map(|g| &g.from).collect();
+        let sides: Vec<_> = self
+            .surfaces
+            .iter()
+            .map(|s| (&s.negative, &s.positive))
+            .collect();
+        let mut names = declared.clone();
+        for (s, (inherited, meets)) in self
+            .surfaces
+            .iter()
+            .zip(filippov::watched_while_sliding(&from, &sides))
+        {
+            names.extend(s.guard_names());
+            names.extend(inherited.iter().map(|&g| declared[g].clone()));
+            names.extend(
+                meets
+                    .iter()
+                    .map(|&other| filippov::meeting_guard_name(s, &self.surfaces[other])),
+            );
+        }
+        names
     }
 }
 

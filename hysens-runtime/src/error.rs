@@ -119,6 +119,17 @@ pub enum SolveError {
         /// Guard index of the surface.
         guard: usize,
     },
+    /// A trajectory sliding on one switching surface reached another
+    /// ([`crate::EventTarget::SurfaceIntersection`]): where two surfaces intersect, the Filippov
+    /// field is that of a codimension-2 sliding, which hysens does not support.
+    SurfaceIntersection {
+        /// Time at which the other surface was reached.
+        t: f64,
+        /// The sliding mode's index.
+        mode: usize,
+        /// Guard index of the other surface, as watched in the sliding mode.
+        guard: usize,
+    },
     /// An argument is invalid (e.g. a final time before the current time, a non-positive
     /// absolute tolerance).
     InvalidArgument {
@@ -164,6 +175,7 @@ impl SolveError {
             | SolveError::TooManyEvents { t, .. }
             | SolveError::GrazingEvent { t, .. }
             | SolveError::RepulsiveSurface { t, .. }
+            | SolveError::SurfaceIntersection { t, .. }
             | SolveError::InvalidArgument { t, .. }
             | SolveError::SingularMatrix { t, .. } => t,
         }
@@ -182,6 +194,7 @@ impl SolveError {
             | SolveError::TooManyEvents { mode, .. }
             | SolveError::GrazingEvent { mode, .. }
             | SolveError::RepulsiveSurface { mode, .. }
+            | SolveError::SurfaceIntersection { mode, .. }
             | SolveError::InvalidArgument { mode, .. }
             | SolveError::SingularMatrix { mode, .. } => mode,
         }
@@ -231,6 +244,10 @@ impl fmt::Display for SolveError {
             SolveError::RepulsiveSurface { t, mode, guard } => write!(
                 f,
                 "repulsive switching surface (guard {guard}): both fields point away from it at t = {t:?} in mode {mode}"
+            ),
+            SolveError::SurfaceIntersection { t, mode, guard } => write!(
+                f,
+                "switching surfaces intersect: the trajectory sliding in mode {mode} reached another surface (guard {guard}) at t = {t:?}"
             ),
             SolveError::InvalidArgument { t, mode, what } => {
                 write!(f, "invalid argument: {what} (t = {t:?}, mode {mode})")

@@ -98,7 +98,7 @@ pub use hybrid::{
     Sample, StepKind, StepPlan, ZENO_CLOSE_EVENTS,
 };
 pub use model::{
-    AdjointProducts, Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
+    AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
     ModeJacobian, ModelSizes, Point, ResetJacobian, ScalarPartials, SmoothMode,
 };
 pub use options::Options;

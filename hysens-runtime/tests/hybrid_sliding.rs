@@ -34,8 +34,8 @@
 #![allow(clippy::needless_range_loop)]
 
 use hysens_runtime::{
-    AdjointProducts, Direction, GuardInfo, HybridModel, InitialStates, ModeInfo, ModeJacobian,
-    ModelSizes, Params, Point, ScalarPartials, SolveError, Solver, Wrt,
+    AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialStates, ModeInfo,
+    ModeJacobian, ModelSizes, Params, Point, ScalarPartials, SolveError, Solver, Wrt,
 };
 
 /// Which field `f²` the model has above the wall (module docs).
@@ -57,6 +57,24 @@ type P<'a> = Point<'a, 2, 0, 3>;
 const BELOW: usize = 0;
 const ABOVE: usize = 1;
 const SLIDING: usize = 2;
+
+/// The Filippov choice at the wall's four guards (reach from below, from above, exit to below,
+/// exit to above) by the signs of `σ₁`, `σ₂` (Pytlak & Suski Eqs. 7, 8, 15, 17).
+fn filippov_target(guard: usize, s1: f64, s2: f64) -> EventTarget {
+    let mode_if = |ok: bool, mode| {
+        if ok {
+            EventTarget::Mode(mode)
+        } else {
+            EventTarget::RepulsiveSurface
+        }
+    };
+    match guard {
+        0 => EventTarget::Mode(if s2 > 0.0 { ABOVE } else { SLIDING }),
+        1 => EventTarget::Mode(if s1 < 0.0 { BELOW } else { SLIDING }),
+        2 => mode_if(s2 < 0.0, BELOW),
+        _ => mode_if(s1 > 0.0, ABOVE),
+    }
+}
 const C: usize = 0;
 const A: usize = 1;
 const B: usize = 2;
@@ -192,17 +210,12 @@ impl HybridModel<2, 0, 3> for Wall {
         }
     }
 
-    fn event_target(&self, guard: usize, at: &P) -> Option<usize> {
+    fn event_target(&self, guard: usize, at: &P) -> EventTarget {
         let (s1, s2) = self.sigmas(at);
         if self.repel {
-            return None;
+            return EventTarget::RepulsiveSurface;
         }
-        match guard {
-            0 => Some(if s2 > 0.0 { ABOVE } else { SLIDING }),
-            1 => Some(if s1 < 0.0 { BELOW } else { SLIDING }),
-            2 => (s2 < 0.0).then_some(BELOW),
-            _ => (s1 > 0.0).then_some(ABOVE),
-        }
+        filippov_target(guard, s1, s2)
     }
 
     /// `φ = x(T)² + y(T)`.
@@ -449,15 +462,27 @@ impl HybridModel<2, 0, 4> for Circle {
         d.y = [2.0 * at.y[0], 2.0 * at.y[1]];
         d.p[0] = -2.0 * at.p[0];
     }
-    fn event_target(&self, guard: usize, at: &Q) -> Option<usize> {
+    fn event_target(&self, guard: usize, at: &Q) -> EventTarget {
         let sigma = |mode| {
             let f = Self::field(mode, at).0;
             2.0 * at.y[0] * f[0] + 2.0 * at.y[1] * f[1]
         };
-        match guard {
-            0 => Some(if sigma(1) > 0.0 { 1 } else { ON }),
-            _ => Some(if sigma(INSIDE) < 0.0 { INSIDE } else { ON }),
-        }
+        EventTarget::Mode(match guard {
+            0 => {
+                if sigma(1) > 0.0 {
+                    1
+                } else {
+                    ON
+                }
+            }
+            _ => {
+                if sigma(INSIDE) < 0.0 {
+                    INSIDE
+                } else {
+                    ON
+                }
+            }
+        })
     }
     /// `φ = x(T)`.
     fn terminal_cost(&self, at: &Q) -> f64 {
@@ -671,14 +696,9 @@ impl HybridModel<2, 0, 3> for Bend {
         d.y = fy[row];
         d.p = fp[row];
     }
-    fn event_target(&self, guard: usize, at: &R) -> Option<usize> {
+    fn event_target(&self, guard: usize, at: &R) -> EventTarget {
         let (s1, s2) = Self::sigmas(at);
-        match guard {
-            0 => Some(if s2 > 0.0 { ABOVE } else { SLIDING }),
-            1 => Some(if s1 < 0.0 { BELOW } else { SLIDING }),
-            2 => (s2 < 0.0).then_some(BELOW),
-            _ => (s1 > 0.0).then_some(ABOVE),
-        }
+        filippov_target(guard, s1, s2)
     }
     /// `φ = x(T)² + y(T)`.
     fn terminal_cost(&self, at: &R) -> f64 {

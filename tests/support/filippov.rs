@@ -15,7 +15,7 @@
 //!   does not depend on `p`), which hold because `g_y f_F ≡ 0` for a surface that does not read
 //!   the time.
 
-use hysens::runtime::{HybridModel, ModeJacobian, Point};
+use hysens::runtime::{EventTarget, HybridModel, ModeJacobian, Point};
 
 use crate::support::{c, Scalar, TestPoint};
 
@@ -36,21 +36,28 @@ pub fn sliding_field<D: Scalar, const N: usize>(
 
 /// The mode entered at the event of the surface guard `kind` (0: reaching the surface from
 /// `g < 0`, 1: from `g > 0`, 2: `α` reaches 0, 3: `α` reaches 1) when the rates at the event
-/// are `[σ₁, σ₂]`, for a surface between the modes `[negative, positive, sliding]`; `None`
-/// for a repulsive surface.
-pub fn expected_target(kind: usize, rates: [f64; 2], modes: [usize; 3]) -> Option<usize> {
+/// are `[σ₁, σ₂]`, for a surface between the modes `[negative, positive, sliding]`;
+/// `RepulsiveSurface` for a repulsive one.
+pub fn expected_target(kind: usize, rates: [f64; 2], modes: [usize; 3]) -> EventTarget {
     let [s1, s2] = rates;
     let [negative, positive, sliding] = modes;
+    let exit = |ok: bool, mode| {
+        if ok {
+            EventTarget::Mode(mode)
+        } else {
+            EventTarget::RepulsiveSurface
+        }
+    };
     match kind {
         // From g < 0 (where σ₁ > 0): sliding if f² points back at the surface (8), else
         // across it (7).
-        0 => Some(if s2 < 0.0 { sliding } else { positive }),
+        0 => EventTarget::Mode(if s2 < 0.0 { sliding } else { positive }),
         // The mirror case from g > 0 (where σ₂ < 0).
-        1 => Some(if s1 > 0.0 { sliding } else { negative }),
+        1 => EventTarget::Mode(if s1 > 0.0 { sliding } else { negative }),
         // Leaving into g < 0 needs f² still pointing at the surface (15).
-        2 => (s2 < 0.0).then_some(negative),
+        2 => exit(s2 < 0.0, negative),
         // Leaving into g > 0 needs f¹ still pointing at the surface (18).
-        3 => (s1 > 0.0).then_some(positive),
+        3 => exit(s1 > 0.0, positive),
         _ => panic!("a surface has four guards"),
     }
 }
@@ -82,7 +89,7 @@ where
             let expected = if (first_guard..first_guard + 4).contains(&g) {
                 expected_target(g - first_guard, rates, modes)
             } else {
-                Some(info.to)
+                EventTarget::Mode(info.to)
             };
             assert_eq!(
                 model.event_target(g, &at),

@@ -130,15 +130,20 @@ fn event_target(
     if checked.surfaces.is_empty() {
         return TokenStream::new();
     }
-    let placements: Vec<_> = checked.surfaces.iter().map(|s| s.placement).collect();
-    let arms = k.event_targets(&placements);
+    let placements: Vec<_> = checked
+        .surfaces
+        .iter()
+        .map(|s| s.placement.clone())
+        .collect();
     let (rt, (ny, nz, np)) = (&target.rt, target.sizes());
+    let arms = k.event_targets(&placements, rt);
     let guard = hygienic("guard");
     let info = hygienic("info");
+    // As the runtime's default: an index past the guards is an invalid target, not a panic.
     let fallback = quote! {
         match <Self as #rt::HybridModel<#ny, #nz, #np>>::GUARDS.get(#guard) {
-            ::core::option::Option::Some(#info) => ::core::option::Option::Some(#info.to),
-            ::core::option::Option::None => ::core::option::Option::None,
+            ::core::option::Option::Some(#info) => #rt::EventTarget::Mode(#info.to),
+            ::core::option::Option::None => #rt::EventTarget::Mode(usize::MAX),
         }
     };
     signatures

@@ -123,7 +123,8 @@ impl Signatures {
 
     /// `HybridModel::event_target`.
     pub fn event_target(&self) -> KernelMethod {
-        let ret = quote!(::core::option::Option<usize>);
+        let rt = &self.rt;
+        let ret = quote!(#rt::EventTarget);
         self.indexed("event_target", "guard", vec![], Some(ret))
     }
 

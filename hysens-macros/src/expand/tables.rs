@@ -4,7 +4,7 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use crate::filippov::SurfaceGuard;
+use crate::filippov::{meeting_guard_name, SurfaceGuard};
 use crate::kernels::JacobianStructure;
 use crate::model::{Direction, VariableStruct};
 use crate::validate::{Checked, InitialRule, Variables};
@@ -34,11 +34,14 @@ pub fn modes(
     quote!(const MODES: &'static [#rt::ModeInfo] = &[#(#modes),*];)
 }
 
-/// `GUARDS`: each guard's name, modes, direction and whether it has a reset (the `#[guard]`
-/// functions, then the four guards of each switching surface, with their crossing targets).
+/// `GUARDS`: each guard's name, modes, direction and whether it has a reset: the `#[guard]`
+/// functions, then for each switching surface its four guards with their crossing targets,
+/// the declared guards of its two modes watched in its sliding mode (same name, target,
+/// direction and reset), and a guard on each surface it meets (either direction; the event is
+/// an error, its static target is never entered).
 pub fn guards(checked: &Checked<'_>, rt: &TokenStream) -> TokenStream {
     let model = checked.model;
-    let declared = model
+    let declared: Vec<_> = model
         .guards
         .iter()
         .zip(&checked.guards)
@@ -46,35 +49,43 @@ pub fn guards(checked: &Checked<'_>, rt: &TokenStream) -> TokenStream {
         .map(|((guard, (from, to, _)), reset)| {
             let name = guard.func.sig.ident.to_string();
             (name, *from, *to, guard.direction, reset.is_some())
-        });
-    let generated = model
-        .surfaces
-        .iter()
-        .zip(&checked.surfaces)
-        .flat_map(|(surface, checked)| {
-            let place = checked.placement;
-            SurfaceGuard::ALL.map(|guard| {
-                let from = place.mode(guard.watched_in());
-                let to = place.mode(guard.crossing_target());
-                (guard.name(surface), from, to, guard.direction(), false)
-            })
-        });
-    let guards = declared
-        .chain(generated)
-        .map(|(name, from, to, direction, has_reset)| {
-            let direction = match direction {
-                Direction::Rising => quote!(Rising),
-                Direction::Falling => quote!(Falling),
-                Direction::Either => quote!(Either),
-            };
-            quote!(#rt::GuardInfo {
-                name: #name,
-                from: #from,
-                to: #to,
-                direction: #rt::Direction::#direction,
-                has_reset: #has_reset
-            })
-        });
+        })
+        .collect();
+    let mut generated = Vec::new();
+    for (surface, checked) in model.surfaces.iter().zip(&checked.surfaces) {
+        let place = &checked.placement;
+        for guard in SurfaceGuard::ALL {
+            let from = place.mode(guard.watched_in());
+            let to = place.mode(guard.crossing_target());
+            generated.push((guard.name(surface), from, to, guard.direction(), false));
+        }
+        for (_, g) in place.inherited_guards() {
+            let (name, _, to, direction, has_reset) = declared[g].clone();
+            generated.push((name, place.sliding, to, direction, has_reset));
+        }
+        for (_, other) in place.meeting_guards() {
+            let name = meeting_guard_name(surface, &model.surfaces[other]);
+            generated.push((name, place.sliding, place.sliding, Direction::Either, false));
+        }
+    }
+    let guards =
+        declared
+            .into_iter()
+            .chain(generated)
+            .map(|(name, from, to, direction, has_reset)| {
+                let direction = match direction {
+                    Direction::Rising => quote!(Rising),
+                    Direction::Falling => quote!(Falling),
+                    Direction::Either => quote!(Either),
+                };
+                quote!(#rt::GuardInfo {
+                    name: #name,
+                    from: #from,
+                    to: #to,
+                    direction: #rt::Direction::#direction,
+                    has_reset: #has_reset
+                })
+            });
     quote!(const GUARDS: &'static [#rt::GuardInfo] = &[#(#guards),*];)
 }
 

@@ -96,7 +96,8 @@ pub struct Lowered {
     pub guards: Vec<ExprId>,
     /// The switching surfaces, in declaration order.
     pub surfaces: Vec<LoweredSurface>,
-    /// Each guard's reset `R` (one per state), or `None` for continuity (every surface guard).
+    /// Each guard's reset `R` (one per state), or `None` for continuity (a surface's own guards
+    /// and the guards watching the surfaces it meets).
     pub resets: Vec<Option<Vec<ExprId>>>,
     /// The sum of the integral costs' integrands.
     pub integral: Option<ExprId>,
@@ -260,8 +261,10 @@ impl<'c, 'm> Lowering<'c, 'm> {
     }
 
     /// Lowers every switching surface and appends its sliding mode, its guards and their
-    /// (absent) resets in the runtime's order (`crate::filippov`). Needs every mode lowered:
-    /// when one failed (its errors are reported), the surfaces are skipped.
+    /// resets in the runtime's order (`crate::filippov`): its own four (continuous), the
+    /// declared guards of its two modes again (the same `h` and reset), and the switching
+    /// functions of the surfaces it meets. Needs every mode and guard lowered: when one failed
+    /// (its errors are reported), the surfaces are skipped.
     fn surfaces(
         &mut self,
         base: &Scope,
@@ -271,20 +274,23 @@ impl<'c, 'm> Lowering<'c, 'm> {
         errors: &mut Vec<syn::Error>,
     ) -> Vec<LoweredSurface> {
         let model = self.checked.model;
-        if modes.len() != model.modes.len() {
+        if modes.len() != model.modes.len() || guards.len() != model.guards.len() {
+            return Vec::new();
+        }
+        let mut functions = Vec::new();
+        for (surface, checked) in model.surfaces.iter().zip(&self.checked.surfaces) {
+            let scope = self.scope(base, &checked.signature);
+            match self.scalar_body(&surface.func, &scope) {
+                Ok(g) => functions.push(g),
+                Err(e) => errors.extend(e),
+            }
+        }
+        if functions.len() != model.surfaces.len() {
             return Vec::new();
         }
         let mut surfaces = Vec::new();
-        for (surface, checked) in model.surfaces.iter().zip(&self.checked.surfaces) {
-            let scope = self.scope(base, &checked.signature);
-            let g = match self.scalar_body(&surface.func, &scope) {
-                Ok(g) => g,
-                Err(e) => {
-                    errors.extend(e);
-                    continue;
-                }
-            };
-            let place = checked.placement;
+        for (&g, checked) in functions.iter().zip(&self.checked.surfaces) {
+            let place = &checked.placement;
             let lowered = sliding::surface(
                 &mut self.graph,
                 &self.vars,
@@ -303,6 +309,14 @@ impl<'c, 'm> Lowering<'c, 'm> {
                     Watched::Rate(Rate::Negative) => lowered.rates[0],
                     Watched::Rate(Rate::Positive) => lowered.rates[1],
                 });
+                resets.push(None);
+            }
+            for (_, declared) in place.inherited_guards() {
+                guards.push(guards[declared]);
+                resets.push(resets[declared].clone());
+            }
+            for (_, other) in place.meeting_guards() {
+                guards.push(functions[other]);
                 resets.push(None);
             }
             surfaces.push(lowered);

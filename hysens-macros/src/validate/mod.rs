@@ -71,7 +71,15 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Rejected<'_>> {
     let mode_signatures = modes::check(model, types, nz, &mut errors);
     let guards = guards::check(model, &index, types, &mut errors);
     let resets = resets::check(model, &index, types, &mut errors);
-    let surfaces = surfaces::check(model, &index, types, nz, &mode_signatures, &mut errors);
+    let surfaces = surfaces::check(
+        model,
+        &index,
+        types,
+        nz,
+        &mode_signatures,
+        &guards,
+        &mut errors,
+    );
     let cost_signatures = costs::check_costs(model, types, &mut errors);
     let output_signatures = costs::check_outputs(model, types, &mut errors);
     let initial = guards::initial_rule(model, &index, &guards, &surfaces, &mut errors);

@@ -1,7 +1,7 @@
 //! `#[switching_surface(negative, positive)]` functions: each separates two distinct ODE modes
 //! of the model without memory, returns one `f64` and reads the time, the states, the
-//! parameters and the inputs only; the names of what it generates (`crate::filippov`) are not
-//! taken.
+//! parameters and the inputs only; the names of what it generates (`crate::filippov`: its
+//! sliding mode, its four guards, its guards on the surfaces it meets) are not taken.
 //!
 //! What is not supported in this first slice, each with its own error: surfaces in models
 //! with algebraic variables (their modes are index-1 DAEs, whose sliding field would have to
@@ -13,7 +13,8 @@ use std::collections::HashSet;
 
 use super::names::Index;
 use super::signature::{check_scalar_return, signature, Role, Signature, TypeNames};
-use crate::filippov::Placement;
+use super::CheckedGuard;
+use crate::filippov::{meeting_guard_name, Placement};
 use crate::model::Model;
 
 /// A surface with its modes resolved and placed in the runtime's numbering.
@@ -31,15 +32,14 @@ pub fn check(
     types: Option<&TypeNames>,
     nz: usize,
     mode_signatures: &[Signature],
+    guards: &[CheckedGuard],
     errors: &mut Vec<syn::Error>,
 ) -> Vec<CheckedSurface> {
-    check_generated_names(model, errors);
     let why = "a switching surface separates two `#[mode]` functions of this model";
-    model
+    let (sides, signatures): (Vec<_>, Vec<_>) = model
         .surfaces
         .iter()
-        .enumerate()
-        .map(|(k, s)| {
+        .map(|s| {
             let negative = index.mode(&s.negative, why, errors);
             let positive = index.mode(&s.positive, why, errors);
             if s.negative == s.positive {
@@ -75,17 +75,25 @@ pub fn check(
                 };
                 errors.push(syn::Error::new(param.span(), unsupported));
             }
-            CheckedSurface {
-                placement: Placement::new(model, k, negative.unwrap_or(0), positive.unwrap_or(0)),
-                signature,
-            }
+            ((negative.unwrap_or(0), positive.unwrap_or(0)), signature)
+        })
+        .unzip();
+    let guard_from: Vec<usize> = guards.iter().map(|(from, _, _)| *from).collect();
+    let placements = Placement::all(model.modes.len(), &guard_from, &sides);
+    check_generated_names(model, &placements, errors);
+    placements
+        .into_iter()
+        .zip(signatures)
+        .map(|(placement, signature)| CheckedSurface {
+            placement,
+            signature,
         })
         .collect()
 }
 
 /// The sliding mode and the guards a surface generates do not take the name of another mode
 /// or guard (the runtime's tables, the event log and the solution name them).
-fn check_generated_names(model: &Model, errors: &mut Vec<syn::Error>) {
+fn check_generated_names(model: &Model, placements: &[Placement], errors: &mut Vec<syn::Error>) {
     let mut modes: HashSet<String> = model
         .modes
         .iter()
@@ -97,7 +105,7 @@ fn check_generated_names(model: &Model, errors: &mut Vec<syn::Error>) {
         .map(|g| g.func.sig.ident.to_string())
         .collect();
     let mut surfaces = HashSet::new();
-    for s in &model.surfaces {
+    for (s, place) in model.surfaces.iter().zip(placements) {
         let name = &s.func.sig.ident;
         if !surfaces.insert(name.to_string()) {
             continue; // a duplicate function name, reported by `names`
@@ -112,8 +120,14 @@ fn check_generated_names(model: &Model, errors: &mut Vec<syn::Error>) {
         if s.negative == s.positive {
             continue; // its guards' names clash with each other; reported in `check`
         }
-        for guard in s.guard_names() {
-            if !guards.insert(guard.clone()) {
+        let meeting = place
+            .meets
+            .iter()
+            .map(|&other| meeting_guard_name(s, &model.surfaces[other]));
+        // A surface named twice (reported by `names`) would make this one's guard on it twice.
+        let mut own = HashSet::new();
+        for guard in s.guard_names().into_iter().chain(meeting) {
+            if own.insert(guard.clone()) && !guards.insert(guard.clone()) {
                 errors.push(syn::Error::new(
                     name.span(),
                     format!("switching surface `{name}` generates the guard `{guard}`, which is already the name of a guard: rename the surface or the guard"),

@@ -44,7 +44,10 @@
 //! Suski, Part I, Eqs. 6–18) needs nothing else from the runtime: the sliding mode is an ODE
 //! mode with the field `f_F = (1 − α) f¹ + α f²`, `α = σ₁/(σ₁ − σ₂)`, `σᵢ = g_x fⁱ`, entered
 //! when both fields point at the surface and left by guards on `σ₁` (α = 0) and `σ₂` (α = 1);
-//! a repulsive surface is [`crate::SolveError::RepulsiveSurface`]. Because `g_x f_F ≡ 0`
+//! a repulsive surface is [`crate::SolveError::RepulsiveSurface`], and a sliding trajectory
+//! that reaches another surface (a guard on it, watched in the sliding mode) is
+//! [`crate::SolveError::SurfaceIntersection`] — both chosen by `event_target`
+//! ([`crate::EventTarget`]). Because `g_x f_F ≡ 0`
 //! wherever `α` is defined, `g` is a first integral of the sliding field: the surface is kept
 //! without the paper's index-2 multiplier. The ESDIRK steps preserve a linear `g` exactly (every
 //! Runge–Kutta method keeps linear invariants) and a curved one to the integration error (a

@@ -61,7 +61,7 @@ use crate::events::{
     self, apply_event, grazing, Armed, Crossing, ModeIntegrator, PostEvent, PreEvent, Zeno,
 };
 use crate::fsa::jump::{event_step_length_derivative, EventStep, PreEventSensitivities};
-use crate::model::{HybridModel, Memory, ModeAdapter, ModelSizes};
+use crate::model::{EventTarget, HybridModel, Memory, ModeAdapter, ModelSizes};
 use crate::step::{h_roundoff, Esdirk, StepLength, Trial};
 use crate::tableau::Tableau;
 
@@ -580,10 +580,17 @@ where
         // The mode entered: the guard's target, or the one a switching surface chooses.
         let at = adapter.point(t, it.y(), it.z(), &self.problem.p);
         let to = match self.model.event_target(cr.guard, &at) {
-            Some(to) if to < M::MODES.len() => to,
-            Some(_) => return Err(self.invalid(t, mode, "event target mode")),
-            None => {
+            EventTarget::Mode(to) if to < M::MODES.len() => to,
+            EventTarget::Mode(_) => return Err(self.invalid(t, mode, "event target mode")),
+            EventTarget::RepulsiveSurface => {
                 return Err(SolveError::RepulsiveSurface {
+                    t,
+                    mode,
+                    guard: cr.guard,
+                })
+            }
+            EventTarget::SurfaceIntersection => {
+                return Err(SolveError::SurfaceIntersection {
                     t,
                     mode,
                     guard: cr.guard,

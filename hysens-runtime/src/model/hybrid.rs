@@ -161,6 +161,20 @@ pub struct GuardInfo {
     pub has_reset: bool,
 }
 
+/// What a guard's event leads to ([`HybridModel::event_target`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventTarget {
+    /// The solve goes on in this mode.
+    Mode(usize),
+    /// A switching surface where both neighbouring fields point away from it: no Filippov
+    /// solution continues uniquely, and the solve ends with
+    /// [`crate::SolveError::RepulsiveSurface`].
+    RepulsiveSurface,
+    /// A trajectory sliding on one switching surface reached another: the solve ends with
+    /// [`crate::SolveError::SurfaceIntersection`].
+    SurfaceIntersection,
+}
+
 /// How the first mode is chosen at `t0`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InitialMode {
@@ -246,18 +260,21 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
         let _ = (mode, at, jac);
     }
 
-    /// The mode entered when guard `guard` fires at `at` (the point of the event, in the mode
-    /// being left, before any reset). Default: the guard's fixed target `GUARDS[guard].to`.
+    /// What guard `guard`'s event at `at` (the point of the event, in the mode being left,
+    /// before any reset) leads to. Default: the guard's fixed target `GUARDS[guard].to`.
     ///
     /// A switching surface between two modes (Filippov) chooses at the event: the mode across
     /// the surface when its field points away from the surface (a transversal crossing), a
-    /// sliding mode when both fields point at it; `None` when both point away from it (a
-    /// repulsive surface: the solve ends with [`crate::SolveError::RepulsiveSurface`]). The
-    /// sensitivities need nothing more: the event's jump and its time derivative are those of
-    /// any event, and the new mode's field enters through the steps that follow it.
-    fn event_target(&self, guard: usize, at: &Point<'_, NY, NZ, NP>) -> Option<usize> {
+    /// sliding mode when both fields point at it, [`EventTarget::RepulsiveSurface`] when both
+    /// point away from it; a sliding trajectory that reaches another surface is an
+    /// [`EventTarget::SurfaceIntersection`]. The sensitivities need nothing more: the event's
+    /// jump and its time derivative are those of any event, and the new mode's field enters
+    /// through the steps that follow it.
+    fn event_target(&self, guard: usize, at: &Point<'_, NY, NZ, NP>) -> EventTarget {
         let _ = at;
-        Self::GUARDS.get(guard).map(|g| g.to)
+        // An index past the guards is an index past the modes too: the runtime reports an
+        // invalid target rather than panicking.
+        EventTarget::Mode(Self::GUARDS.get(guard).map_or(usize::MAX, |g| g.to))
     }
 
     /// The value of guard `guard`. Default: 0 (a model without guards is never asked).

@@ -26,8 +26,8 @@ mod hybrid;
 
 pub use adapter::ModeAdapter;
 pub use hybrid::{
-    AdjointProducts, Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo, ModelSizes,
-    Point, ResetJacobian, ScalarPartials,
+    AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
+    ModelSizes, Point, ResetJacobian, ScalarPartials,
 };
 
 /// Jacobian blocks of one mode at a point `(t, y, z, p)`. Row index = equation, column index =

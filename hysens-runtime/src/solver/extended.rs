@@ -13,7 +13,8 @@
 
 use crate::ModeJacobian;
 use crate::{
-    GuardInfo, HybridModel, InitialMode, ModeInfo, ModelSizes, Point, ResetJacobian, ScalarPartials,
+    EventTarget, GuardInfo, HybridModel, InitialMode, ModeInfo, ModelSizes, Point, ResetJacobian,
+    ScalarPartials,
 };
 
 /// `M` with `NP` parameters seen as a model with `NS = NP + NY` parameters `(p, y0)`.
@@ -145,8 +146,10 @@ where
         }
     }
 
-    fn event_target(&self, guard: usize, at: &Point<'_, NY, NZ, NS>) -> Option<usize> {
-        inner(at).and_then(|at| self.model.event_target(guard, &at))
+    fn event_target(&self, guard: usize, at: &Point<'_, NY, NZ, NS>) -> EventTarget {
+        inner(at).map_or(EventTarget::Mode(usize::MAX), |at| {
+            self.model.event_target(guard, &at)
+        })
     }
 
     fn guard(&self, guard: usize, at: &Point<'_, NY, NZ, NS>) -> f64 {
