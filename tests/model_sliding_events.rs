@@ -3,22 +3,34 @@
 //! parameters and the initial states, the event times and their sensitivities, and the adjoint
 //! gradient against the forward one.
 //!
-//! Four models:
+//! The models:
 //!
 //! - `latch` (**ordinary guards while sliding**): the wall `x = c` between `below`
 //!   (`f¹ = (1, 1)`) and `above` (`f² = (−a, 1 + y)`), a guard of `below` (`release`, with a
 //!   reset) and a guard of `above` (`stop`, without one), both into `free`. Whichever side
-//!   the trajectory reached the wall from, the sliding mode watches both guards.
+//!   the trajectory reached the wall from, the sliding mode watches both guards: three solves
+//!   (`release` from below, `stop` from below, `release` from above) against the closed form;
+//!   the tables, the kernels of the copies the sliding mode watches (against num-dual on a
+//!   plain-Rust twin, `support::check_model`) and their event targets; no heap; no panics.
+//! - `tie`: guards of both sides reaching zero at the same instant while sliding: the one
+//!   declared first fires.
 //! - `lanes` (**two surfaces that do not intersect**): the parallel lines `x = c₁` (between
 //!   `left` and `mid`) and `x = c₂` (between `mid` and `right`): sliding on one, leaving it,
 //!   then crossing the other or sliding on it. Each sliding mode watches the other surface (they
-//!   share `mid`), which never reaches zero there: no intersection is reported.
+//!   share `mid`: `inner_meets_outer`, `outer_meets_inner`), which never reaches zero there: no
+//!   intersection is reported.
 //! - `corner` (**intersecting surfaces**): a wall `x = c` and a tilted floor `y = d + k x`
 //!   sharing the mode `east`: sliding on either reaches the other, and the solve ends with
 //!   `SolveError::SurfaceIntersection` naming the generated guard `wall_meets_floor` (or
 //!   `floor_meets_wall`), with the solution up to it.
-//! - `split` (**a repulsive surface**): sliding until both fields turn away from the wall at
-//!   the same instant ends the solve with `SolveError::RepulsiveSurface`.
+//!
+//! No generated model here ends a solve with `SolveError::RepulsiveSurface` (the runtime's
+//! `tests/hybrid_sliding.rs` does, with a hand-written `event_target`). A generated surface's
+//! exit is repulsive only when `σ₁` and `σ₂` change sign at the same instant (while sliding
+//! `σ₁ > 0 > σ₂`, and the first of them to reach zero is an ordinary exit), where
+//! `α = σ₁/(σ₁ − σ₂)` is `0/0`: what the solve does there depends on round-off (the side of
+//! the root the event lands on, or a stage exactly on it), so no tolerance makes such a test
+//! meaningful.
 //!
 //! # The closed forms
 //!
@@ -50,8 +62,8 @@
 //! x(T) = x_g + y_g s − s²/2,   y(T) = y_g − s,   x_g = c − e Y_r (release) or c (stop).
 //! ```
 //!
-//! The event times are `t_e` and `t_g`; `t_g` depends on every parameter but `e` (and on `q`
-//! or on `b, d` depending on the guard), so its sensitivities are far from zero: e.g.
+//! The event times are `t_e` and `t_g`; `t_g` depends on `x0, y0, c, a` and on `b, d`
+//! (`release`) or `q` (`stop`), with sensitivities far from zero: e.g.
 //! `∂t_g/∂b = K/(Y_r + K)` for `release`. The cases' numbers keep every other guard away from
 //! zero (the closed form asserts it: `release` and `stop` negative until the wall is reached,
 //! the other guard's level above the one that fires, `t_g < T`).
@@ -76,14 +88,9 @@
 //! `α = σ₁/(σ₁ − σ₂)` and `f_F = (1 − α)(−a, v) + α(−1, −1)`, a constant field along the
 //! floor, whose `x` component `w < 0` meets the wall at `t* = t_e + (c − x_e)/w`.
 //!
-//! **`split`.** `below` `(q − y, 1)` and `above` `(2(y − q), 1)`: from `(0, 0)` the wall
-//! `x = c` is reached where `q t − t²/2 = c` (`y_e = t_e < q`), held while `y < q`
-//! (`σ₁ = q − y > 0 > σ₂ = 2(y − q)`), and at `t* = q` both rates vanish together; after it
-//! `f¹` points to `x < c` and `f²` to `x > c`: both fields point away, the surface repels.
-//!
 //! # Tolerances
 //!
-//! `lanes` and `corner` move on polynomial arcs of degree at most 2, on which every ESDIRK
+//! `lanes`, `corner` and `tie` move on polynomial arcs of degree at most 2, on which every ESDIRK
 //! tableau is exact, and their event roots are polished on the discrete solution to
 //! round-off: their solution, sensitivities and event times equal the closed form to
 //! round-off (1e-10 asserted, relative to `max(1, |exact|)`: four orders of magnitude above
@@ -94,11 +101,22 @@
 //! error of a solve over `T = 3` at `rtol = 1e-10` is a few 1e-10), far below what a missed
 //! event-time term (O(1) in every sensitivity) would give. The adjoint and the forward gradient
 //! are derivatives of the same discrete solution: equal to round-off, asserted to 1e-10.
+//! The kernels are compared with num-dual to `support`'s tolerances (its module docs).
 #![deny(missing_docs)]
 
+#[allow(dead_code)] // the identities' and the tables' checks are `model_sliding.rs`'s
+#[path = "support/filippov.rs"]
+mod filippov;
+mod support;
+
+use filippov::{expected_target, sliding_field};
 use hysens::hybrid_model;
-use hysens::runtime::{Fields, Gradient, HybridModel, InitialStates, Params, Solution, Wrt};
+use hysens::runtime::{
+    Direction, EventTarget, Fields, Gradient, GuardInfo, HybridModel, InitialStates, Memory,
+    Params, Point, Solution, Wrt,
+};
 use num_dual::{Dual64, DualNum};
+use support::{c, check_model, Reference, Rng, Scalar, TestPoint, Vars};
 
 /// An ordinary guard on each side of a wall, both watched while sliding along it.
 #[hybrid_model]
@@ -314,7 +332,12 @@ fn check_solve<const NP: usize>(
         assert_eq!(solution.events.len(), events.len(), "{what}: events");
         for (j, t) in events.iter().enumerate() {
             let what = format!("{what}: event {j} ({})", solution.events[j].guard);
-            worst = worst.max(close(&format!("{what}: t"), solution.events[j].t, t.re, tol));
+            worst = worst.max(close(
+                &format!("{what}: t"),
+                solution.events[j].t,
+                t.re,
+                tol,
+            ));
             let dt = solution
                 .event_time_sensitivity(j, wrt)
                 .expect("a direction");
@@ -364,8 +387,8 @@ fn latch_closed_form(y0: [Dual64; 2], p: [Dual64; 6]) -> Exact {
     let (t_e, y_e) = if x0.re < c.re {
         let t_e = c - x0;
         let y_e = y_start + t_e;
-        // `release` and `stop` stay negative in `below` up to the wall (both are monotone
-        // there for these cases: checked at the start and at the entry).
+        // `below`'s guard `release` stays negative up to the wall: it is linear in `t` there
+        // (`(1 − d) t` plus a constant), so its values at the start and at the entry decide.
         for (at_x, at_y) in [(x0, y_start), (c, y_e)] {
             assert!((at_y - b - d * at_x).re < 0.0, "release in below");
         }
@@ -373,6 +396,9 @@ fn latch_closed_form(y0: [Dual64; 2], p: [Dual64; 6]) -> Exact {
     } else {
         let t_e = (x0 - c) / a;
         let y_e = (y_start + 1.0) * t_e.exp() - 1.0;
+        // `above`'s guard `stop` stays negative up to the wall: `x y` moves from its start
+        // value to `c y_e` with `x` falling linearly and `y` growing; in these cases both ends
+        // (and every value between: |x y| ≤ 0.5) are far below `q`.
         for (at_x, at_y) in [(x0, y_start), (c, y_e)] {
             assert!((at_x * at_y - q).re < 0.0, "stop in above");
         }
@@ -380,9 +406,8 @@ fn latch_closed_form(y0: [Dual64; 2], p: [Dual64; 6]) -> Exact {
     };
     // On the wall: the time `y` reaches `level` (none if it is already above it: a rising
     // guard then never fires).
-    let reach = |level: Dual64| {
-        (level.re > y_e.re).then(|| t_e + k * ((level + k) / (y_e + k)).ln())
-    };
+    let reach =
+        |level: Dual64| (level.re > y_e.re).then(|| t_e + k * ((level + k) / (y_e + k)).ln());
     let (level_r, level_s) = (b + d * c, q / c);
     let (t_g, x_g, y_g) = match (reach(level_r), reach(level_s)) {
         (Some(t_r), t_s) if t_s.is_none_or(|t_s| t_r.re < t_s.re) => {
@@ -512,9 +537,19 @@ fn lanes_closed_form(y0: [Dual64; 2], p: [Dual64; 4]) -> Exact {
     }
 }
 
+/// Two parallel walls (module docs): from `(0.25, 0)` the inner wall is reached at 0.75 and
+/// held until `t_x = b = 1.5`, and the outer one reached at `t₂ = 1.5 + √(2 · 0.5) = 2.5`,
+/// crossed (`r > 0`) or held (`r < 0`); from `(0.25, 1)` the inner wall is crossed at 0.75
+/// (`y₁ − b = 0.25 > 0`) and the outer one reached at `0.75 − 0.25 + √(0.0625 + 1) ≈ 1.531`.
+/// The sliding modes watch `inner_meets_outer` / `outer_meets_inner`, which never fire.
 #[test]
 fn sliding_on_one_of_two_parallel_walls_then_crossing_or_sliding_on_the_other() {
-    type Case<'a> = (&'a str, [f64; 2], [f64; 4], &'a [(&'a str, &'a str, &'a str)]);
+    type Case<'a> = (
+        &'a str,
+        [f64; 2],
+        [f64; 4],
+        &'a [(&'a str, &'a str, &'a str)],
+    );
     let cases: [Case; 3] = [
         (
             "sliding on the inner wall, leaving it, crossing the outer one",
@@ -576,7 +611,6 @@ fn sliding_on_one_of_two_parallel_walls_then_crossing_or_sliding_on_the_other() 
         println!("lanes, {what}: largest error {worst:.1e}, adjoint − forward {gap:.1e}");
     }
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // (c) Two surfaces that intersect.
@@ -666,7 +700,7 @@ type Meeting<'a> = (
 /// linear, so the meeting is located to round-off: 1e-10 (module docs).
 #[test]
 fn sliding_into_another_surface_is_an_error() {
-    use hysens::runtime::{Point, SolveError};
+    use hysens::runtime::SolveError;
     type M = corner::Model;
     let (modes, guards) = (
         <M as HybridModel<2, 0, 5>>::MODES,
@@ -724,38 +758,34 @@ fn sliding_into_another_surface_is_an_error() {
         assert_eq!(modes[mode].name, sliding, "{what}: the sliding mode");
         assert_eq!(failure.mode, sliding, "{what}");
         assert_eq!(guards[guard].name, meets, "{what}: the guard");
-        assert_eq!(guards[guard].from, mode, "{what}: watched in the sliding mode");
+        assert_eq!(
+            guards[guard].from, mode,
+            "{what}: watched in the sliding mode"
+        );
         assert_eq!(M::guard_name(guard), Some(meets), "{what}");
         close(&format!("{what}: t"), t, t_star, 1e-10);
         assert!(
-            !failure.error.to_string().is_empty(),
-            "{what}: a message"
+            failure
+                .error
+                .to_string()
+                .contains("switching surfaces intersect"),
+            "{what}: {}",
+            failure.error
         );
         // The solution up to the meeting is kept: the entry, and the state at the corner.
         let partial = &failure.partial;
         assert_eq!(log(partial), [entry], "{what}: the events before");
-        close(&format!("{what}: t of the partial solution"), partial.t, t_star, 1e-10);
+        close(
+            &format!("{what}: t of the partial solution"),
+            partial.t,
+            t_star,
+            1e-10,
+        );
         for (i, exact) in point.into_iter().enumerate() {
             close(&format!("{what}: y{i} at t*"), partial.y[i], exact, 1e-10);
         }
-        // The generated guard is the other surface's function.
-        let at = [0.3, -0.7];
-        let other = match meets {
-            "wall_meets_floor" => at[1] - p[1] - p[2] * at[0],
-            _ => at[0] - p[0],
-        };
-        let value = corner::Model.guard(
-            guard,
-            &Point {
-                t: 0.0,
-                y: &at,
-                z: &[],
-                p: &p,
-                memory: &hysens::runtime::Memory::ZERO,
-            },
-        );
-        close(&format!("{what}: {meets} at {at:?}"), value, other, 1e-15);
-        // The adjoint's forward solve ends the same way.
+        // The adjoint's forward solve (the same steps, without sensitivities) ends the same
+        // way, at the same time to round-off.
         let error = solver
             .gradient(0.0, 3.0, &x0, &params)
             .err()
@@ -764,7 +794,10 @@ fn sliding_into_another_surface_is_an_error() {
             matches!(error, SolveError::SurfaceIntersection { t: t_adj, mode: m, guard: g } if m == mode && g == guard && (t_adj - t).abs() <= 1e-12),
             "{what}: {error:?}"
         );
-        println!("corner, {what}: {meets} at t = {t} (error {:.1e})", (t - t_star).abs());
+        println!(
+            "corner, {what}: {meets} at t = {t} (error {:.1e})",
+            (t - t_star).abs()
+        );
     }
 }
 
@@ -828,10 +861,11 @@ fn a_guard_while_sliding_does_not_allocate() {
     });
     assert_eq!(result, Ok(()));
     assert_eq!(all.n_events, 2, "entry and release");
-    let release = <latch::Model as HybridModel<2, 0, 6>>::GUARDS
-        .iter()
-        .position(|g| g.name == "release");
-    assert_eq!(Some(events[1].guard), release);
+    assert_eq!(
+        latch::Model::guard_name(events[1].guard),
+        Some("release"),
+        "fired while sliding"
+    );
     assert_eq!(allocations, 0);
 }
 
@@ -884,4 +918,410 @@ proptest::proptest! {
             proptest::prop_assert!(!error.to_string().is_empty());
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The generated tables and kernels: the guards watched while sliding, against plain-Rust twins.
+// ---------------------------------------------------------------------------------------------
+
+/// `latch` again, in plain Rust (modes and guards looked up by name, so that the twin does
+/// not depend on how the macro numbers the copies it watches while sliding).
+struct Latch;
+
+impl Latch {
+    /// `(f_F, [σ₁, σ₂])` on the wall.
+    fn sliding<D: Scalar>(v: &Vars<D, 2, 0, 6>) -> ([D; 2], [D; 2]) {
+        let f2 = [-v.p[1], v.y[1] + 1.0];
+        sliding_field([c(1.0), c(0.0)], c(0.0), [c(1.0), c(1.0)], f2)
+    }
+}
+
+impl Reference<2, 0, 6> for Latch {
+    fn f<D: Scalar>(&self, mode: usize, v: &Vars<D, 2, 0, 6>) -> [D; 2] {
+        match latch::Model::mode_name(mode) {
+            Some("below") => [c(1.0), c(1.0)],
+            Some("above") => [-v.p[1], v.y[1] + 1.0],
+            Some("free") => [v.y[1], c(-1.0)],
+            Some("wall_sliding") => Self::sliding(v).0,
+            other => panic!("mode {mode}: {other:?}"),
+        }
+    }
+
+    fn guard<D: Scalar>(&self, guard: usize, v: &Vars<D, 2, 0, 6>) -> D {
+        let ([x, y], [wall, _, b, d, _, q]) = (v.y, v.p);
+        match latch::Model::guard_name(guard) {
+            Some("release") => y - b - d * x,
+            Some("stop") => x * y - q,
+            Some("wall_from_below" | "wall_from_above") => x - wall,
+            Some("wall_exit_to_below") => Self::sliding(v).1[0],
+            Some("wall_exit_to_above") => Self::sliding(v).1[1],
+            other => panic!("guard {guard}: {other:?}"),
+        }
+    }
+
+    fn reset<D: Scalar>(&self, guard: usize, v: &Vars<D, 2, 0, 6>) -> Option<[D; 2]> {
+        let ([x, y], e) = (v.y, v.p[4]);
+        (latch::Model::guard_name(guard) == Some("release")).then(|| [x - e * y, y])
+    }
+
+    fn terminal_cost<D: Scalar>(&self, v: &Vars<D, 2, 0, 6>) -> Option<D> {
+        Some(v.y[0] * v.y[0] + v.y[1])
+    }
+}
+
+/// `corner` again.
+struct Corner;
+
+impl Corner {
+    /// The fields of `west`, `east`, `north`.
+    fn fields<D: Scalar>(v: &Vars<D, 2, 0, 5>) -> [[D; 2]; 3] {
+        let [_, _, _, a, speed] = v.p;
+        [[c(1.0), speed], [-a, speed], [c(-1.0), c(-1.0)]]
+    }
+
+    /// `(f_F, [σ₁, σ₂])` on the wall.
+    fn on_wall<D: Scalar>(v: &Vars<D, 2, 0, 5>) -> ([D; 2], [D; 2]) {
+        let [west, east, _] = Self::fields(v);
+        sliding_field([c(1.0), c(0.0)], c(0.0), west, east)
+    }
+
+    /// `(f_F, [σ₁, σ₂])` on the floor (`g_y = (−k, 1)`).
+    fn on_floor<D: Scalar>(v: &Vars<D, 2, 0, 5>) -> ([D; 2], [D; 2]) {
+        let [_, east, north] = Self::fields(v);
+        sliding_field([-v.p[2], c(1.0)], c(0.0), east, north)
+    }
+}
+
+impl Reference<2, 0, 5> for Corner {
+    fn f<D: Scalar>(&self, mode: usize, v: &Vars<D, 2, 0, 5>) -> [D; 2] {
+        let [west, east, north] = Self::fields(v);
+        match corner::Model::mode_name(mode) {
+            Some("west") => west,
+            Some("east") => east,
+            Some("north") => north,
+            Some("wall_sliding") => Self::on_wall(v).0,
+            Some("floor_sliding") => Self::on_floor(v).0,
+            other => panic!("mode {mode}: {other:?}"),
+        }
+    }
+
+    fn guard<D: Scalar>(&self, guard: usize, v: &Vars<D, 2, 0, 5>) -> D {
+        let ([x, y], [wall, d, k, _, _]) = (v.y, v.p);
+        match corner::Model::guard_name(guard) {
+            Some("wall_from_west" | "wall_from_east" | "floor_meets_wall") => x - wall,
+            Some("floor_from_east" | "floor_from_north" | "wall_meets_floor") => y - d - k * x,
+            Some("wall_exit_to_west") => Self::on_wall(v).1[0],
+            Some("wall_exit_to_east") => Self::on_wall(v).1[1],
+            Some("floor_exit_to_east") => Self::on_floor(v).1[0],
+            Some("floor_exit_to_north") => Self::on_floor(v).1[1],
+            other => panic!("guard {guard}: {other:?}"),
+        }
+    }
+
+    fn terminal_cost<D: Scalar>(&self, v: &Vars<D, 2, 0, 5>) -> Option<D> {
+        Some(v.y[0] * v.y[0] + v.y[1])
+    }
+}
+
+/// `n` points with `y ∈ [-2, 2)²`, `t ∈ [0, 3)` and parameters from `params`.
+fn points<const NP: usize>(
+    seed: u64,
+    n: usize,
+    params: impl Fn(&mut Rng) -> [f64; NP],
+) -> Vec<TestPoint<2, 0, NP>> {
+    let mut rng = Rng::new(seed);
+    (0..n)
+        .map(|_| {
+            let y = rng.array(-2.0, 2.0);
+            let p = params(&mut rng);
+            let t = rng.uniform(0.0, 3.0);
+            rng.point(t, y, [], p, Memory::ZERO)
+        })
+        .collect()
+}
+
+/// `latch`'s points: `a ∈ [0, 2)` keeps `σ₁ − σ₂ = 1 + a ≥ 1` away from the pole of `α`.
+fn latch_points() -> Vec<TestPoint<2, 0, 6>> {
+    points(21, 24, |rng| {
+        [
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(0.0, 2.0),
+            rng.uniform(-2.0, 2.0),
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-2.0, 2.0),
+        ]
+    })
+}
+
+/// `corner`'s points: `a ∈ [0.5, 2)`, `|k| < 0.5`, `v ∈ [0.5, 1.5)` keep both surfaces'
+/// `σ₁ − σ₂` (`1 + a` and `k (a − 1) + v + 1`) at least 1.
+fn corner_points() -> Vec<TestPoint<2, 0, 5>> {
+    points(22, 24, |rng| {
+        [
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-0.5, 0.5),
+            rng.uniform(0.5, 2.0),
+            rng.uniform(0.5, 1.5),
+        ]
+    })
+}
+
+/// Every kernel of `latch` and `corner` — the guards watched while sliding (copies of the
+/// declared guards, with their resets, and the other surface's function) included — against
+/// num-dual on the twins (`support::check_model`).
+#[test]
+fn the_guards_watched_while_sliding_match_num_dual() {
+    check_model("latch", &latch::Model, &Latch, &latch_points());
+    check_model("corner", &corner::Model, &Corner, &corner_points());
+}
+
+/// The point of a test point, for the kernels.
+fn at<const NP: usize>(point: &TestPoint<2, 0, NP>) -> Point<'_, 2, 0, NP> {
+    Point {
+        t: point.t,
+        y: &point.y,
+        z: &point.z,
+        p: &point.p,
+        memory: &point.memory,
+    }
+}
+
+/// The rates `[σ₁, σ₂]` of a twin at a test point.
+fn rates<const NP: usize>(
+    sliding: impl Fn(&Vars<f64, 2, 0, NP>) -> ([f64; 2], [f64; 2]),
+    point: &TestPoint<2, 0, NP>,
+) -> [f64; 2] {
+    let v = Vars {
+        t: point.t,
+        y: point.y,
+        z: [],
+        p: point.p,
+        ys: point.memory.y,
+        zs: [],
+    };
+    sliding(&v).1
+}
+
+/// `A_meets_B`'s event is a `SurfaceIntersection`, a surface's four guards choose by the
+/// sign tests, and every other guard — a declared guard watched while sliding included —
+/// enters its target.
+#[test]
+fn event_targets_while_sliding() {
+    /// Checks `model.event_target` against `expected(guard name, point)` (`None`: the guard's
+    /// fixed target) at every point; returns how many were compared.
+    fn check<M: HybridModel<2, 0, NP>, const NP: usize>(
+        model: &M,
+        points: &[TestPoint<2, 0, NP>],
+        expected: impl Fn(&str, &TestPoint<2, 0, NP>) -> Option<EventTarget>,
+    ) -> usize {
+        let mut compared = 0;
+        for point in points {
+            for (g, info) in M::GUARDS.iter().enumerate() {
+                let expected = expected(info.name, point).unwrap_or(EventTarget::Mode(info.to));
+                let target = model.event_target(g, &at(point));
+                assert_eq!(target, expected, "guard {g} ({}) at {point:?}", info.name);
+                compared += 1;
+            }
+        }
+        compared
+    }
+    // Modes: below 0, above 1, free 2, wall_sliding 3.
+    let latch = check(&latch::Model, &latch_points(), |name, point| {
+        let kind = [
+            "wall_from_below",
+            "wall_from_above",
+            "wall_exit_to_below",
+            "wall_exit_to_above",
+        ]
+        .iter()
+        .position(|n| *n == name)?;
+        Some(expected_target(
+            kind,
+            rates(Latch::sliding, point),
+            [0, 1, 3],
+        ))
+    });
+    // Modes: west 0, east 1, north 2, wall_sliding 3, floor_sliding 4.
+    let corner = check(&corner::Model, &corner_points(), |name, point| {
+        if name.contains("_meets_") {
+            return Some(EventTarget::SurfaceIntersection);
+        }
+        let (surface, kind) = name.split_once('_')?;
+        let kind = match kind {
+            "from_west" | "from_east" if surface == "wall" => kind.ends_with("east") as usize,
+            "from_east" | "from_north" => kind.ends_with("north") as usize,
+            "exit_to_west" | "exit_to_east" if surface == "wall" => {
+                2 + kind.ends_with("east") as usize
+            }
+            "exit_to_east" | "exit_to_north" => 2 + kind.ends_with("north") as usize,
+            _ => panic!("{name}"),
+        };
+        Some(if surface == "wall" {
+            expected_target(kind, rates(Corner::on_wall, point), [0, 1, 3])
+        } else {
+            expected_target(kind, rates(Corner::on_floor, point), [1, 2, 4])
+        })
+    });
+    println!("{latch} + {corner} event targets compared");
+}
+
+/// The tables: each declared guard is watched in its mode and, under the same name, target,
+/// direction and reset, in the sliding mode; each surface's sliding mode watches the other
+/// surface that shares a mode with it (`A_meets_B`, either direction), and only then.
+#[test]
+fn tables_list_the_guards_watched_while_sliding() {
+    let guard = |name, from, to, direction, has_reset| GuardInfo {
+        name,
+        from,
+        to,
+        direction,
+        has_reset,
+    };
+    let watching = |guards: &[GuardInfo], name: &str| -> Vec<GuardInfo> {
+        guards.iter().filter(|g| g.name == name).copied().collect()
+    };
+    // latch: below 0, above 1, free 2, wall_sliding 3.
+    let guards = <latch::Model as HybridModel<2, 0, 6>>::GUARDS;
+    assert_eq!(
+        watching(guards, "release"),
+        [
+            guard("release", 0, 2, Direction::Rising, true),
+            guard("release", 3, 2, Direction::Rising, true)
+        ]
+    );
+    assert_eq!(
+        watching(guards, "stop"),
+        [
+            guard("stop", 1, 2, Direction::Rising, false),
+            guard("stop", 3, 2, Direction::Rising, false)
+        ]
+    );
+    assert!(
+        !guards.iter().any(|g| g.name.contains("_meets_")),
+        "one surface"
+    );
+    // corner: west 0, east 1, north 2, wall_sliding 3, floor_sliding 4.
+    let guards = <corner::Model as HybridModel<2, 0, 5>>::GUARDS;
+    let meets: Vec<_> = guards
+        .iter()
+        .filter(|g| g.name.contains("_meets_"))
+        .map(|g| (g.name, g.from, g.direction))
+        .collect();
+    assert_eq!(
+        meets,
+        [
+            ("wall_meets_floor", 3, Direction::Either),
+            ("floor_meets_wall", 4, Direction::Either)
+        ]
+    );
+    // lanes: the same, for surfaces that never meet.
+    let guards = <lanes::Model as HybridModel<2, 0, 4>>::GUARDS;
+    let modes = <lanes::Model as HybridModel<2, 0, 4>>::MODES;
+    let meets: Vec<_> = guards
+        .iter()
+        .filter(|g| g.name.contains("_meets_"))
+        .map(|g| (g.name, modes[g.from].name))
+        .collect();
+    assert_eq!(
+        meets,
+        [
+            ("inner_meets_outer", "inner_sliding"),
+            ("outer_meets_inner", "outer_sliding")
+        ]
+    );
+}
+
+/// Two guards that fire at the same instant while sliding, one of each side: the one declared
+/// first wins. Both read `y − b` (the same expression on the same solution, so their roots
+/// are equal to the bit); `up`, declared first, is a guard of the positive side.
+#[hybrid_model]
+pub mod tie {
+    /// The states.
+    #[states]
+    pub struct X {
+        /// Across the wall.
+        pub x: f64,
+        /// Along it.
+        pub y: f64,
+    }
+
+    /// The parameters.
+    #[params]
+    pub struct P {
+        /// The wall `x = c`.
+        pub c: f64,
+        /// The level of both guards.
+        pub b: f64,
+    }
+
+    /// Below the wall.
+    #[mode(initial)]
+    fn below() -> X {
+        X { x: 1.0, y: 1.0 }
+    }
+
+    /// Above it.
+    #[mode]
+    fn above() -> X {
+        X { x: -1.0, y: 1.0 }
+    }
+
+    /// Where `up` leads.
+    #[mode]
+    fn first() -> X {
+        X { x: 1.0, y: 0.0 }
+    }
+
+    /// Where `down` leads.
+    #[mode]
+    fn second() -> X {
+        X { x: -1.0, y: 0.0 }
+    }
+
+    /// The wall.
+    #[switching_surface(below, above)]
+    fn wall(x: &X, p: &P) -> f64 {
+        x.x - p.c
+    }
+
+    /// Declared first, a guard of `above`.
+    #[guard(above -> first, rising)]
+    fn up(x: &X, p: &P) -> f64 {
+        x.y - p.b
+    }
+
+    /// Declared second, a guard of `below`.
+    #[guard(below -> second, rising)]
+    fn down(x: &X, p: &P) -> f64 {
+        x.y - p.b
+    }
+}
+
+/// From `(0.25, 0)` the wall `x = 1` is reached at `0.75` and held (`f_F = (0, 1)`); both
+/// guards reach zero at `t = b = 1.5`; `up` fires, and `x` then grows from 1 in `first`.
+#[test]
+fn guards_of_both_sides_at_the_same_instant_the_first_declared_wins() {
+    let solution = tie::Model
+        .solver()
+        .tolerances(1e-10, 1e-12)
+        .solve(
+            0.0,
+            2.0,
+            &tie::X { x: 0.25, y: 0.0 },
+            &tie::P { c: 1.0, b: 1.5 },
+        )
+        .expect("solves");
+    assert_eq!(
+        log(&solution),
+        [
+            ("wall_from_below", "below", "wall_sliding"),
+            ("up", "wall_sliding", "first")
+        ]
+    );
+    // Linear arcs and guards: the event time and the state to round-off (module docs).
+    close("t of up", solution.events[1].t, 1.5, 1e-10);
+    close("x(2)", solution.y[0], 1.5, 1e-10);
+    close("y(2)", solution.y[1], 1.5, 1e-10);
 }
