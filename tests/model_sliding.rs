@@ -1034,12 +1034,22 @@ fn a_start_on_the_surface_is_an_error_unless_the_fields_cross_it() {
         panic!("a start on a repulsive surface must be refused");
     };
     assert!(
-        matches!(failure.error, SolveError::RepulsiveSurface { t: 0.0, mode: 1, guard: 0 }),
+        matches!(
+            failure.error,
+            SolveError::RepulsiveSurface {
+                t: 0.0,
+                mode: 1,
+                guard: 0
+            }
+        ),
         "{:?}",
         failure.error
     );
     // With v = 0 both fields cross the wall upwards (g' = 1 and 3): the start is above.
-    let crossing = wall::P { v: 0.0, ..repulsive };
+    let crossing = wall::P {
+        v: 0.0,
+        ..repulsive
+    };
     let solution = wall::Model
         .solver()
         .solve(0.0, 1.0, &on, &crossing)

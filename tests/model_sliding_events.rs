@@ -24,8 +24,9 @@
 //!   `SolveError::SurfaceIntersection` naming the generated guard `wall_meets_floor` (or
 //!   `floor_meets_wall`), with the solution up to it.
 //!
-//! No generated model here ends a solve with `SolveError::RepulsiveSurface` (the runtime's
-//! `tests/hybrid_sliding.rs` does, with a hand-written `event_target`). A generated surface's
+//! No model here ends a solve with `SolveError::RepulsiveSurface`: a generated model does at
+//! a start on a repulsive surface (`tests/model_sliding.rs`), the runtime's
+//! `tests/hybrid_sliding.rs` at an exit, with a hand-written `event_target`. A generated surface's
 //! exit is repulsive only when `σ₁` and `σ₂` change sign at the same instant (while sliding
 //! `σ₁ > 0 > σ₂`, and the first of them to reach zero is an ordinary exit), where
 //! `α = σ₁/(σ₁ − σ₂)` is `0/0`: what the solve does there depends on round-off (the side of
