@@ -503,6 +503,57 @@ fn a_guard_of_the_side_not_visited_fires_while_sliding_from_above() {
     );
 }
 
+/// A start exactly on the wall, where both fields point at it: the solve slides from `t0`
+/// (an event at `t0`, `wall_from_below` out of the fallback mode `below`, as `above`'s field
+/// moves `g` down; `hybrid/start.rs`). The states after the entry are differentiable from
+/// both sides of the wall (the entry's projection is the same from either side), so the closed
+/// form derived for an entry from above, at `t_e = (x0 − c)/a = 0`, gives their derivatives
+/// too; the event time is one-sided: from the initial mode `below` it is `t_e = c − x0`.
+#[test]
+fn a_start_on_the_wall_slides_from_t0() {
+    let (y0, p) = ([1.0, 0.0], [1.0, 2.0, 1.5, 0.5, 0.25, 10.0]);
+    let x0 = latch::X { x: y0[0], y: y0[1] };
+    let params = latch::P {
+        c: p[0],
+        a: p[1],
+        b: p[2],
+        d: p[3],
+        e: p[4],
+        q: p[5],
+    };
+    let solver = latch::Model.solver().tolerances(1e-10, 1e-12);
+    let solution = solver
+        .sensitivities_to(Params::All, InitialStates::All)
+        .solve(0.0, LATCH_T, &x0, &params)
+        .unwrap_or_else(|f| panic!("{f}"));
+    assert_eq!(
+        log(&solution),
+        [
+            ("wall_from_below", "below", "wall_sliding"),
+            ("release", "wall_sliding", "free"),
+        ]
+    );
+    assert_eq!(solution.events[0].t, 0.0);
+    let adjoint = solver
+        .gradient(0.0, LATCH_T, &x0, &params)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (worst, gap) = check_solve(
+        "start on the wall",
+        &solution,
+        &adjoint,
+        y0,
+        p,
+        ["c", "a", "b", "d", "e", "q"],
+        1e-8,
+        |y0, p| {
+            let mut exact = latch_closed_form(y0, p);
+            exact.events[0] = p[0] - y0[0];
+            exact
+        },
+    );
+    println!("latch, start on the wall: largest error {worst:.1e}, adjoint − forward {gap:.1e}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // (b) Two surfaces that do not intersect.
 // ---------------------------------------------------------------------------------------------

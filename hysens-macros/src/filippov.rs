@@ -51,11 +51,11 @@
 //! after the `#[guard]` functions, surface by surface in declaration order: its four, the
 //! inherited declared guards in declaration order, its guards on the surfaces it meets
 //! ([`Placement`]). The side a solve starts on can be chosen by the sign of `g` at `t0`
-//! (`#[mode(initial_if(s, positive))]`, which reads the surface's first guard, `g` itself); a
-//! solve cannot start in the sliding mode. A start exactly on the surface is decided by where
-//! the fields move `g`: both across it the same way, the side they move into; both at it, an
-//! event at `t0` (it should slide from the start), which the runtime refuses
-//! (`SolveError::InvalidArgument`); both away from it, `SolveError::RepulsiveSurface`.
+//! (`#[mode(initial_if(s, positive))]`, which reads the surface's first guard, `g` itself). A
+//! start exactly on the surface is decided by where the fields move `g`: both across it the
+//! same way, the side they move into; both at it, the solve slides from the start (an event
+//! at `t0` out of the side `initial_if` falls back to, whose sensitivities are those of an
+//! entry from either side); both away from it, `SolveError::RepulsiveSurface`.
 
 use crate::model::{Direction, Surface};
 

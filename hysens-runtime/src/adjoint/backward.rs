@@ -28,6 +28,7 @@ use super::jump::{
     jump_transpose, EventStepSeeds, PreEventAdjoint, RestartAdjoint, StateAdjoint,
     StepLengthDirection,
 };
+use super::start::start_event_transpose;
 use super::step::{StageLu, StageSeeds, Sweep};
 use super::tape::{AdjointTape, Recording, TapeEvent, TapeStep};
 use super::{AdjointGradient, AdjointStats, Costate};
@@ -145,6 +146,17 @@ where
         };
         trajectory.point(model, &problem.p, problem.t0, &start, &costate);
     }
+    // An event at t0: the first recorded segment started after it.
+    let first = match tape.start_event {
+        Some(event) => {
+            start_event_transpose(model, problem, event, &mut costate)?;
+            gradient.stats.events += 1;
+            // dG/dy0 is the adjoint before the event: of the zero-length segment 0.
+            trajectory.segment = 0;
+            InitialState::BeforeEvent(event.mode)
+        }
+        None => first.map_or(InitialState::Final, InitialState::FirstStep),
+    };
     initial_point(model, problem, first, sol, &mut costate, gradient)?;
     // dG/dy0, through the consistent z0 and the first memory as well.
     trajectory.emit(problem.t0, gradient.y0);
@@ -415,13 +427,22 @@ fn samples_before<const S: usize, const NY: usize, const NZ: usize>(
     }
 }
 
+/// Where the first mode's start is read: the first recorded step, the initial state before an
+/// event at `t0` in the initial mode, or the end of a solve without steps.
+#[derive(Clone, Copy)]
+enum InitialState<'s, const S: usize, const NY: usize, const NZ: usize> {
+    FirstStep(&'s TapeStep<S, NY, NZ>),
+    BeforeEvent(usize),
+    Final,
+}
+
 /// The initial point (module docs): the consistent `z_0` and the first mode's memory
 /// `y* = y_0` transposed; writes `dG/dy_0`, `dG/dp` into `gradient`. `first`: the first
 /// recorded step, if any.
 fn initial_point<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>(
     model: &M,
     problem: &HybridProblem<'_, NY, NZ, NP>,
-    first: Option<&TapeStep<S, NY, NZ>>,
+    first: InitialState<'_, S, NY, NZ>,
     sol: &HybridSolution<NY, NZ, NP>,
     costate: &mut Costate<NY, NZ, NP>,
     gradient: &mut AdjointGradient<NY, NP>,
@@ -434,8 +455,9 @@ where
         z: problem.z0,
     };
     let (t0, mode, y0, z0) = match first {
-        Some(s) => (s.t, s.mode, s.ys[0], s.zs[0]),
-        None => (sol.t, sol.mode, sol.y, sol.z),
+        InitialState::FirstStep(s) => (s.t, s.mode, s.ys[0], s.zs[0]),
+        InitialState::BeforeEvent(mode) => (problem.t0, mode, problem.y0, problem.z0),
+        InitialState::Final => (sol.t, sol.mode, sol.y, sol.z),
     };
     let at = Point {
         t: t0,

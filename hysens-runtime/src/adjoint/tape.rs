@@ -175,6 +175,19 @@ pub(crate) trait Recorder<const S: usize, const NY: usize, const NZ: usize> {
     /// An accepted step (the step to an event carries the event, whose post-event fields
     /// [`Recorder::segment_start`] completes).
     fn step(&mut self, step: &TapeStep<S, NY, NZ>);
+
+    /// The event of `guard` at `t0`, from the initial mode `mode` (`hybrid/start.rs`): the
+    /// first segment, after it, starts with a grid shift.
+    fn start_event(&mut self, guard: usize, mode: usize);
+}
+
+/// An event at `t0` (`hybrid/start.rs`): the guard that fired and the initial mode it left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StartEvent {
+    /// The guard.
+    pub guard: usize,
+    /// The initial mode.
+    pub mode: usize,
 }
 
 /// The recorder of a solve without a tape: every hook is empty.
@@ -198,6 +211,9 @@ impl<const S: usize, const NY: usize, const NZ: usize> Recorder<S, NY, NZ> for N
 
     #[inline(always)]
     fn step(&mut self, _: &TapeStep<S, NY, NZ>) {}
+
+    #[inline(always)]
+    fn start_event(&mut self, _: usize, _: usize) {}
 }
 
 /// Where storage first ran out.
@@ -221,6 +237,8 @@ pub(crate) struct Recording<'a, const S: usize, const NY: usize, const NZ: usize
     pub stop: usize,
     /// Samples recorded at `t0`, before the first step.
     pub initial_samples: usize,
+    /// An event at `t0`, before the first step.
+    pub start_event: Option<StartEvent>,
     /// Whether the next step's start time depends on the parameters ([`TapeStep::shifted`]).
     pub shifted: bool,
     /// Where storage first ran out.
@@ -236,6 +254,7 @@ impl<'a, const S: usize, const NY: usize, const NZ: usize> Recording<'a, S, NY, 
             next: 0,
             stop: usize::MAX,
             initial_samples: 0,
+            start_event: None,
             shifted: false,
             overflow: None,
         }
@@ -346,5 +365,10 @@ impl<const S: usize, const NY: usize, const NZ: usize> Recorder<S, NY, NZ>
             self.shifted = false;
         }
         self.next += 1;
+    }
+
+    fn start_event(&mut self, guard: usize, mode: usize) {
+        self.start_event = Some(StartEvent { guard, mode });
+        self.shifted = true;
     }
 }

@@ -14,9 +14,9 @@
 //! undecided and takes the sign of its value at the end of the first step (it cannot fire in
 //! that step). At `t0` there is no event this rule could be protecting: a guard of the initial
 //! mode that is zero and moving the way it fires is an event at `t0` (a ball on the floor moving
-//! down, a start on a switching surface), which is not supported and ends the solve with
-//! `SolveError::InvalidArgument` — not a guard armed as crossed, which would let the solution
-//! leave the mode's region without an event.
+//! down, a start on an attractive switching surface), applied before the first step
+//! (`hybrid/start.rs`) — not a guard armed as crossed, which would let the solution leave the
+//! mode's region without an event.
 //!
 //! **Detection** (`locate.rs`). Per computed step the guard is evaluated on the dense output
 //! (`step/dense.rs`) at `θ = k/`[`SCAN`], `k = 1..SCAN` (the last point is the step's end

@@ -48,6 +48,7 @@ mod io;
 mod output;
 mod record;
 mod setup;
+mod start;
 
 pub use io::{
     EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, Sample,
@@ -61,7 +62,7 @@ use crate::events::{
     self, apply_event, grazing, Armed, Crossing, ModeIntegrator, PostEvent, PreEvent, Zeno,
 };
 use crate::fsa::jump::{event_step_length_derivative, EventStep, PreEventSensitivities};
-use crate::model::{EventTarget, HybridModel, Memory, ModeAdapter, ModelSizes};
+use crate::model::{EventTarget, HybridModel, Memory, ModeAdapter, ModelSizes, Point};
 use crate::step::{h_roundoff, Esdirk, StepLength, Trial};
 use crate::tableau::Tableau;
 
@@ -346,7 +347,10 @@ where
             Some(armed) => armed,
             None => {
                 Self::sync(it, sol);
-                let armed = self.arm(it, adapter, sol.stats.events == 0)?;
+                let (armed, firing) = self.arm(it, adapter, sol.stats.events == 0)?;
+                if let Some(guard) = firing {
+                    return self.event_at_start(it, adapter, guard, outputs, sol);
+                }
                 self.record_samples(it, adapter, outputs, sol)?;
                 self.tape
                     .segment_start(sol.n_samples, it.y(), it.z(), adapter.memory());
@@ -501,7 +505,24 @@ where
         };
         self.log_step(entry, t_ev, adapter.mode(), outputs, sol)?;
         // 5. Apply the event.
-        let end = self.event(it, adapter, cr, &tau, outputs, sol)?;
+        let (msy, msz) = adapter.memory_sensitivities();
+        let (sy, sz) = it.sensitivities();
+        let pre = PreEvent {
+            t: it.t(),
+            mode: adapter.mode(),
+            y: it.y(),
+            z: it.z(),
+            p: &self.problem.p,
+            memory: adapter.memory(),
+            sens: self.fsa.then_some(PreEventSensitivities {
+                sy,
+                sz,
+                tau: &tau,
+                memory_sy: msy,
+                memory_sz: msz,
+            }),
+        };
+        let end = self.event(cr.guard, Some(cr), &pre, outputs, sol)?;
         if let (true, SegmentEnd::Event { to, .. }) = (R::RECORDS, &end) {
             self.record_event_step(it, adapter, cr.guard, *to, tn, h_ev, sol.n_samples)?;
         }
@@ -535,73 +556,49 @@ where
         Ok(*it.time_sensitivity())
     }
 
-    /// Applies the event after the step to it was accepted (`events/reset.rs`), with the Zeno
-    /// and grazing tests and the event log.
-    fn event<const N: usize>(
+    /// Applies the event of `guard` at `pre` (after the step to it was accepted, or at the
+    /// start of the solve) (`events/reset.rs`), with the Zeno and grazing tests (the latter on
+    /// the bracket of `crossing`) and the event log.
+    fn event(
         &mut self,
-        it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
-        cr: &Crossing,
-        tau: &[f64; NP],
+        guard: usize,
+        crossing: Option<&Crossing>,
+        pre: &PreEvent<'_, NY, NZ, NP>,
         outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
         sol: &mut HybridSolution<NY, NZ, NP>,
     ) -> Result<SegmentEnd<NY, NZ, NP>, SolveError> {
-        let mode = adapter.mode();
-        let t = it.t();
-        let Some(info) = M::GUARDS.get(cr.guard) else {
+        let (t, mode) = (pre.t, pre.mode);
+        let Some(info) = M::GUARDS.get(guard) else {
             return Err(self.invalid(t, mode, "guard index"));
         };
         self.zeno.check(t, mode, sol.stats.events, self.options)?;
-        let (msy, msz) = adapter.memory_sensitivities();
-        let (sy, sz) = it.sensitivities();
-        let pre = PreEvent {
-            t,
-            mode,
-            y: it.y(),
-            z: it.z(),
-            p: &self.problem.p,
-            memory: adapter.memory(),
-            sens: self.fsa.then_some(PreEventSensitivities {
-                sy,
-                sz,
-                tau,
-                memory_sy: msy,
-                memory_sz: msz,
-            }),
-        };
-        let post = apply_event(self.model, cr.guard, info.has_reset, &pre)?;
-        if grazing(cr, post.hdot, self.options.grazing_tol) {
-            return Err(SolveError::GrazingEvent {
-                t,
-                mode,
-                guard: cr.guard,
-            });
+        let post = apply_event(self.model, guard, info.has_reset, pre)?;
+        if crossing.is_some_and(|cr| grazing(cr, post.hdot, self.options.grazing_tol)) {
+            return Err(SolveError::GrazingEvent { t, mode, guard });
         }
         // The mode entered: the guard's target, or the one a switching surface chooses.
-        let at = adapter.point(t, it.y(), it.z(), &self.problem.p);
-        let to = match self.model.event_target(cr.guard, &at) {
+        let at = Point {
+            t,
+            y: pre.y,
+            z: pre.z,
+            p: pre.p,
+            memory: pre.memory,
+        };
+        let to = match self.model.event_target(guard, &at) {
             EventTarget::Mode(to) if to < M::MODES.len() => to,
             EventTarget::Mode(_) => return Err(self.invalid(t, mode, "event target mode")),
             EventTarget::RepulsiveSurface => {
-                return Err(SolveError::RepulsiveSurface {
-                    t,
-                    mode,
-                    guard: cr.guard,
-                })
+                return Err(SolveError::RepulsiveSurface { t, mode, guard });
             }
             EventTarget::SurfaceIntersection => {
-                return Err(SolveError::SurfaceIntersection {
-                    t,
-                    mode,
-                    guard: cr.guard,
-                })
+                return Err(SolveError::SurfaceIntersection { t, mode, guard });
             }
         };
         sol.stats.events += 1;
         self.zeno.record(t);
         let record = EventRecord {
             t,
-            guard: cr.guard,
+            guard,
             from: mode,
             to,
             tau: post.tau,

@@ -133,28 +133,29 @@ where
 
     /// Arms the guards of the segment's mode at its start (`events/`, "Arming"). At the start
     /// of the solve (`initial`), a guard that is zero and moving the way it fires means the
-    /// initial state is at an event (on a switching surface, a ball on the floor moving down):
-    /// events at `t0` are not supported, so that is an error rather than a guard armed as
-    /// already crossed (which would let the solution leave the mode's region without an event).
+    /// initial state is at an event (on a switching surface, a ball on the floor moving
+    /// down): returns the first such guard, whose event the driver applies at `t0`
+    /// (`hybrid/start.rs`), rather than a guard armed as already crossed (which would let the
+    /// solution leave the mode's region without an event).
     pub(super) fn arm<const N: usize>(
         &self,
         it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
         adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
         initial: bool,
-    ) -> Result<Armed, SolveError> {
+    ) -> Result<(Armed, Option<usize>), SolveError> {
         let mode = adapter.mode();
         let mut armed = Armed::default();
+        let mut firing = None;
         let at = adapter.point(it.t(), it.y(), it.z(), &self.problem.p);
         for (g, info) in M::GUARDS.iter().enumerate() {
             if info.from == mode {
                 let arming = arming_sign(self.model, &self.options.integrator, mode, g, &at)?;
                 if initial && arming.fires(info.direction) {
-                    let what = "initial state on a guard that is about to fire (an event at t0); start off it";
-                    return Err(self.invalid(it.t(), mode, what));
+                    firing.get_or_insert(g);
                 }
                 armed.set(g, arming.sign);
             }
         }
-        Ok(armed)
+        Ok((armed, firing))
     }
 }
