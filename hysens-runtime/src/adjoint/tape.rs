@@ -94,7 +94,9 @@ pub struct TapeStep<const S: usize, const NY: usize, const NZ: usize> {
     pub ys: [[f64; NY]; S],
     /// Algebraic stage values `Z_i`.
     pub zs: [[f64; NZ]; S],
-    /// Stage derivatives `F_i`.
+    /// Stage derivatives `F_i` (as the forward sensitivities use them: refined where the
+    /// step's length depends on the parameters, `Esdirk::refine_stage_derivatives`; the
+    /// backward pass reads them only there).
     pub fs: [[f64; NY]; S],
     /// Samples recorded from the start of the solve up to and including those at the end of
     /// this step (the running count of [`crate::HybridSolution::n_samples`]).
@@ -175,6 +177,10 @@ pub(crate) trait Recorder<const S: usize, const NY: usize, const NZ: usize> {
     /// An accepted step (the step to an event carries the event, whose post-event fields
     /// [`Recorder::segment_start`] completes).
     fn step(&mut self, step: &TapeStep<S, NY, NZ>);
+
+    /// Whether the start time of the step about to be recorded depends on the parameters
+    /// ([`TapeStep::shifted`]).
+    fn shifted(&self) -> bool;
 }
 
 /// The recorder of a solve without a tape: every hook is empty.
@@ -198,6 +204,11 @@ impl<const S: usize, const NY: usize, const NZ: usize> Recorder<S, NY, NZ> for N
 
     #[inline(always)]
     fn step(&mut self, _: &TapeStep<S, NY, NZ>) {}
+
+    #[inline(always)]
+    fn shifted(&self) -> bool {
+        false
+    }
 }
 
 /// Where storage first ran out.
@@ -346,5 +357,9 @@ impl<const S: usize, const NY: usize, const NZ: usize> Recorder<S, NY, NZ>
             self.shifted = false;
         }
         self.next += 1;
+    }
+
+    fn shifted(&self) -> bool {
+        self.shifted
     }
 }
