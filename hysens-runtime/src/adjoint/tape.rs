@@ -94,7 +94,9 @@ pub struct TapeStep<const S: usize, const NY: usize, const NZ: usize> {
     pub ys: [[f64; NY]; S],
     /// Algebraic stage values `Z_i`.
     pub zs: [[f64; NZ]; S],
-    /// Stage derivatives `F_i`.
+    /// Stage derivatives `F_i` (as the forward sensitivities use them: refined where the
+    /// step's length depends on the parameters, `Esdirk::refine_stage_derivatives`; the
+    /// backward pass reads them only there).
     pub fs: [[f64; NY]; S],
     /// Samples recorded from the start of the solve up to and including those at the end of
     /// this step (the running count of [`crate::HybridSolution::n_samples`]).
@@ -179,6 +181,10 @@ pub(crate) trait Recorder<const S: usize, const NY: usize, const NZ: usize> {
     /// The event of `guard` at `t0`, from the initial mode `mode` (`hybrid/start.rs`): the
     /// first segment, after it, starts with a grid shift.
     fn start_event(&mut self, guard: usize, mode: usize);
+
+    /// Whether the start time of the step about to be recorded depends on the parameters
+    /// ([`TapeStep::shifted`]).
+    fn shifted(&self) -> bool;
 }
 
 /// An event at `t0` (`hybrid/start.rs`): the guard that fired and the initial mode it left.
@@ -214,6 +220,11 @@ impl<const S: usize, const NY: usize, const NZ: usize> Recorder<S, NY, NZ> for N
 
     #[inline(always)]
     fn start_event(&mut self, _: usize, _: usize) {}
+
+    #[inline(always)]
+    fn shifted(&self) -> bool {
+        false
+    }
 }
 
 /// Where storage first ran out.
@@ -370,5 +381,9 @@ impl<const S: usize, const NY: usize, const NZ: usize> Recorder<S, NY, NZ>
     fn start_event(&mut self, guard: usize, mode: usize) {
         self.start_event = Some(StartEvent { guard, mode });
         self.shifted = true;
+    }
+
+    fn shifted(&self) -> bool {
+        self.shifted
     }
 }

@@ -42,7 +42,13 @@
 //!   the grid point `t_n(p)`, and `∂t_n/∂p` ("grid shift") is carried along
 //!   ([`Esdirk::time_sensitivity`]);
 //! * the **H-direction** `Φ_H = ∂(Y_i, Z_i)/∂H`: `(0, 0, 0, dH = 1)` without source, computed
-//!   only when a step's length depends on `p`.
+//!   only when a step's length depends on `p`. It carries the stage derivatives `F_i`
+//!   themselves (`Φ_H ≈ Σ b_i F_i`), not `H F_i` as everything else does, so the `F_i`
+//!   recovered from the Newton solution (error `e/(Hγ)` for an error `e` of `Y_i`, at least
+//!   its rounding) are first refined by one Newton correction of their stage equation
+//!   (`Esdirk::refine_stage_derivatives`, `length.rs`): without it a step of length `δ` from
+//!   an event to a sample time, or from a sample time to an event, gave sensitivities off by
+//!   about `ε|y|/δ`.
 //!
 //! **Step length** ([`crate::StepLength`]): with the step sequence frozen, a `Fixed` step has
 //! `∂H/∂p = 0` (its end moves with its start: `∂t_{n+1}/∂p = ∂t_n/∂p`); a `Landing` step on a

@@ -109,7 +109,7 @@ where
         self.fsa.sens.step_dt = self.fsa.sens.st;
         self.fsa.sens.step_dh = [0.0; NP];
         if need_h {
-            self.step_length_column(h, &partials)?;
+            self.step_length_column(self.t, h, &partials)?;
         }
         if length == StepLength::Landing && shifted {
             // H = t_target − t_n: ∂H/∂p = −∂t_n/∂p.
@@ -261,7 +261,7 @@ where
     /// — Robertson towards t = 4e10, cond(J) ≈ 1e10 — and cost more than the factorization for
     /// small systems.) With a constant Jacobian every `J_i` is the step's iteration matrix,
     /// whose factorization for this `h` is reused.
-    fn solve_stage<const K: usize>(
+    pub(super) fn solve_stage<const K: usize>(
         &mut self,
         jac: &ModeJacobian<NY, NZ>,
         h: f64,

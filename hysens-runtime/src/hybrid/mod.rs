@@ -462,7 +462,7 @@ where
             self.record_samples(it, adapter, outputs, sol)?;
         }
         if R::RECORDS {
-            self.record_step(it, adapter, tn, trial, sol.n_samples);
+            self.record_step(it, adapter, tn, trial, sol.n_samples)?;
         }
         Ok(())
     }

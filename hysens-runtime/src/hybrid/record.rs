@@ -71,12 +71,17 @@ where
     #[inline]
     pub(super) fn record_step<const N: usize>(
         &mut self,
-        it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
         adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
         tn: f64,
         trial: &Trial,
         samples: usize,
-    ) {
+    ) -> Result<(), SolveError> {
+        if trial.landing && !self.fsa && self.tape.shifted() {
+            // The adjoint's H-direction of this step reads its F_i; the forward sensitivities
+            // refine them at such a step, without them, here.
+            it.refine_stage_derivatives_of_last_step(tn, trial.h)?;
+        }
         let (ys, zs, fs) = it.stages();
         let length = if trial.landing {
             StepLength::Landing
@@ -96,6 +101,7 @@ where
             shifted: false,
             event: None,
         });
+        Ok(())
     }
 
     /// Records the event step just accepted (from `tn`, of size `h`) with its event of `guard`

@@ -31,6 +31,7 @@ where
         // no longer belong to it.
         self.fsa.pending = None;
         self.stages.computed = None;
+        self.stages.refined = false;
         // Stage 1 (explicit).
         self.stages.ys[0] = self.y;
         self.stages.zs[0] = self.z;

@@ -87,6 +87,7 @@ where
             self.stages.fs[i] = f1;
             self.stages.iters[i] = 0;
         }
+        self.stages.refined = false;
         self.stages.computed = Some((h, 0.0));
         Ok(0.0)
     }

@@ -13,7 +13,9 @@
 //!    Kristensen et al.'s Eq. 17 (Christensen et al.'s form): the Newton iterates are the same
 //!    under any row scaling, but the unscaled form keeps `cond(M)` bounded as `h → 0`.
 //! 3. Stage derivatives are recovered as `F_i = (Y_i − ψ_i)/(hγ)` (no extra `f` evaluation; it
-//!    keeps `Y_i = ψ_i + hγ F_i` exact, which stiff accuracy relies on).
+//!    keeps `Y_i = ψ_i + hγ F_i` exact, which stiff accuracy relies on). Where the step's
+//!    length depends on the parameters, its sensitivities need the `F_i` themselves, not only
+//!    `h F_i`, and they are refined then (`fsa/length.rs`).
 //! 4. Stiff accuracy: `y_{n+1} = Y_S`, `z_{n+1} = Z_S` (Kristensen et al. 2005, Eq. 14).
 //! 5. Local error estimate `e = h Σ_j (b_j − b̂_j) F_j` on the differential states, WRMS norm
 //!    with weights `atol + rtol·max(|y_n|, |y_{n+1}|)` (Kristensen et al. 2005, Eqs. 20–21).
@@ -77,7 +79,10 @@ pub struct StepRecord<'a, const S: usize, const NY: usize, const NZ: usize> {
     pub y: &'a [[f64; NY]; S],
     /// Algebraic stage values `Z_i` (`Z_1 = z_n`, `Z_S = z_{n+1}`).
     pub z: &'a [[f64; NZ]; S],
-    /// Stage derivatives `F_i` (`F_1 = f(t_n, y_n, z_n)`, `F_i = (Y_i − ψ_i)/(hγ)` for `i ≥ 2`).
+    /// Stage derivatives `F_i` (`F_1 = f(t_n, y_n, z_n)`, `F_i = (Y_i − ψ_i)/(hγ)` for `i ≥ 2`,
+    /// refined by one Newton correction where the step's length depends on the parameters: a
+    /// landing step after an event, the step to an event; module docs of `fsa/`, "Step
+    /// length").
     pub f: &'a [[f64; NY]; S],
     /// Newton iterations performed for each stage (0 for the explicit stage).
     pub newton_iterations: &'a [usize; S],
@@ -94,6 +99,10 @@ pub(crate) struct Stages<const S: usize, const NY: usize, const NZ: usize> {
     pub zs: [[f64; NZ]; S],
     /// Stage derivatives `F_i`.
     pub fs: [[f64; NY]; S],
+    /// Whether `F_i` (`i ≥ 2`) were refined for the step's H-direction
+    /// (`Esdirk::refine_stage_derivatives`, `fsa/length.rs`): at most once per step, so that
+    /// every user of the step sees the same values.
+    pub refined: bool,
     /// Newton iterations per stage.
     pub iters: [usize; S],
     /// The step in the storage, computed but not accepted: its size and error estimate (set by
@@ -108,6 +117,7 @@ impl<const S: usize, const NY: usize, const NZ: usize> Stages<S, NY, NZ> {
         ys: [[0.0; NY]; S],
         zs: [[0.0; NZ]; S],
         fs: [[0.0; NY]; S],
+        refined: false,
         iters: [0; S],
         computed: None,
     };
