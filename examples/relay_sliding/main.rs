@@ -70,10 +70,13 @@ use hysens::prelude::*;
 use hysens::runtime::HybridOptions;
 use num_dual::{Dual64, DualNum};
 
+#[path = "../common/closed_form.rs"]
+mod closed_form;
 mod model;
 #[path = "../common/plot.rs"]
 mod plot;
 
+use closed_form::{ClosedForm, Report, Summary, Switch};
 use model::relay;
 use plot::{split_at, Figure, LegendAt, Panel, XyFigure};
 
@@ -132,8 +135,7 @@ enum Piece {
     Sliding,
 }
 
-impl Piece {
-    /// The mode's name in the model.
+impl closed_form::Piece for Piece {
     fn mode(self) -> &'static str {
         match self {
             Piece::Below => "below",
@@ -141,25 +143,6 @@ impl Piece {
             Piece::Sliding => "line_sliding",
         }
     }
-}
-
-/// A switch of the closed form: its time (with its derivative), guard and modes.
-#[derive(Clone, Copy, Debug)]
-struct Switch {
-    t: Dual64,
-    guard: &'static str,
-    from: Piece,
-    to: Piece,
-}
-
-/// The closed form up to some time: the state there, its piece, the switches before it and
-/// the cost `∫ x₁² dt` up to it; each number with its derivative along one direction.
-#[derive(Clone, Debug)]
-struct ClosedForm {
-    x: [Dual64; 2],
-    piece: Piece,
-    switches: Vec<Switch>,
-    cost: Dual64,
 }
 
 /// The smallest positive root of `a τ² + b τ + c` (`a ≠ 0`), if any; the roots are computed
@@ -191,7 +174,7 @@ fn integral_of_square(c: [Dual64; 3], l: Dual64) -> Dual64 {
 /// The closed form (see the module docs) at `t_end`, for `θ = (x₁(0), x₂(0), λ, k, d)`, each
 /// a dual number (seed the direction to differentiate along). An error if the closed form
 /// does not cover the case (a start on the line, a repulsive line).
-fn closed_form(theta: [Dual64; 5], t_end: f64) -> Result<ClosedForm, String> {
+fn closed_form(theta: [Dual64; 5], t_end: f64) -> Result<ClosedForm<Piece, 2>, String> {
     let [x1_0, x2_0, lambda, k, d] = theta;
     let s0 = x2_0 + lambda * x1_0;
     if s0.re == 0.0 {
@@ -286,96 +269,6 @@ fn closed_form(theta: [Dual64; 5], t_end: f64) -> Result<ClosedForm, String> {
     })
 }
 
-/// The closed form at `t_end` with its derivatives along every direction of [`DIRECTIONS`]:
-/// the values (from the first) and, for each direction, the derivatives.
-struct ClosedFormGradient {
-    /// The closed form along each direction.
-    along: Vec<ClosedForm>,
-}
-
-impl ClosedFormGradient {
-    fn new(t_end: f64) -> Result<Self, String> {
-        let along = (0..DIRECTIONS.len())
-            .map(|j| {
-                let theta = std::array::from_fn(|i| {
-                    Dual64::new(DIRECTIONS[i].2, if i == j { 1.0 } else { 0.0 })
-                });
-                closed_form(theta, t_end)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(ClosedFormGradient { along })
-    }
-
-    /// The closed form's values (any direction's real parts).
-    fn values(&self) -> &ClosedForm {
-        &self.along[0]
-    }
-
-    /// `x_i` and its gradient.
-    fn state(&self, i: usize) -> (f64, [f64; 5]) {
-        (
-            self.values().x[i].re,
-            std::array::from_fn(|j| self.along[j].x[i].eps),
-        )
-    }
-
-    /// Switch `n`'s time and its gradient.
-    fn switch_time(&self, n: usize) -> (f64, [f64; 5]) {
-        (
-            self.values().switches[n].t.re,
-            std::array::from_fn(|j| self.along[j].switches[n].t.eps),
-        )
-    }
-
-    /// The cost and its gradient.
-    fn cost(&self) -> (f64, [f64; 5]) {
-        (
-            self.values().cost.re,
-            std::array::from_fn(|j| self.along[j].cost.eps),
-        )
-    }
-}
-
-/// The largest differences from the closed form seen so far: absolute, and relative to
-/// `max(1, |exact|)`. A missing value (NaN) counts as an infinite difference.
-#[derive(Clone, Copy, Debug, Default)]
-struct Differences {
-    absolute: f64,
-    relative: f64,
-}
-
-impl Differences {
-    /// Compares a value and its gradient with the closed form's.
-    fn record(&mut self, value: f64, gradient: [f64; 5], exact: (f64, [f64; 5])) {
-        let computed = std::iter::once(value).chain(gradient);
-        let expected = std::iter::once(exact.0).chain(exact.1);
-        for (c, e) in computed.zip(expected) {
-            let d = (c - e).abs();
-            let d = if d.is_nan() { f64::INFINITY } else { d };
-            self.absolute = self.absolute.max(d);
-            self.relative = self.relative.max(d / e.abs().max(1.0));
-        }
-    }
-
-    /// The larger of both.
-    fn max(self, other: Differences) -> Differences {
-        Differences {
-            absolute: self.absolute.max(other.absolute),
-            relative: self.relative.max(other.relative),
-        }
-    }
-}
-
-/// `|a − b| / max(|a|, |b|)` (0 if both are 0).
-fn relative(a: f64, b: f64) -> f64 {
-    let scale = a.abs().max(b.abs());
-    if scale == 0.0 {
-        0.0
-    } else {
-        (a - b).abs() / scale
-    }
-}
-
 fn main() -> Result<(), Box<dyn Error>> {
     let x0 = relay::X { x1: X1_0, x2: X2_0 };
     let p = relay::P {
@@ -397,7 +290,12 @@ fn main() -> Result<(), Box<dyn Error>> {
         .sensitivities_to(Params::All, InitialStates::All)
         .samples(&times)
         .solve(0.0, T_END, &x0, &p)?;
-    let exact = ClosedFormGradient::new(T_END)?;
+    let report = Report {
+        directions: DIRECTIONS,
+        states: [("x1", "m"), ("x2", "m/s")],
+        closed_form,
+    };
+    let exact = report.at(T_END)?;
 
     println!(
         "Relay with sliding: x1' = x2, x2' = u + d, u = -k sign(s), s = x2 + λ x1; \
@@ -411,178 +309,20 @@ fn main() -> Result<(), Box<dyn Error>> {
         (D + K) / (LAMBDA * LAMBDA)
     );
 
-    // The event log, against the closed form's switches.
-    println!();
-    print!(
-        "{:>2}  {:>17}  {:<18}  {:<24}",
-        "#", "t (s)", "guard", "from -> to"
-    );
-    for (name, _, _) in DIRECTIONS {
-        print!("  {:>13}", format!("dt/d{name}"));
-    }
-    println!("  {:>13}", "closed-form Δ");
-    let expected: Vec<_> = exact
-        .values()
-        .switches
-        .iter()
-        .map(|s| (s.guard, s.from.mode(), s.to.mode()))
-        .collect();
-    let found: Vec<_> = solution
-        .events
-        .iter()
-        .map(|e| (e.guard, e.from, e.to))
-        .collect();
-    if found != expected {
-        return Err(format!("events {found:?}, the closed form has {expected:?}").into());
-    }
-    let mut worst_events = Differences::default();
-    for (n, event) in solution.events.iter().enumerate() {
-        let dt = DIRECTIONS
-            .map(|(_, wrt, _)| solution.event_time_sensitivity(n, wrt).unwrap_or(f64::NAN));
-        let mut this_event = Differences::default();
-        this_event.record(event.t, dt, exact.switch_time(n));
-        worst_events = worst_events.max(this_event);
-        print!(
-            "{:>2}  {:>17.14}  {:<18}  {:<24}",
-            n + 1,
-            event.t,
-            event.guard,
-            format!("{} -> {}", event.from, event.to)
-        );
-        for d in dt {
-            print!("  {d:>13.9}");
-        }
-        println!("  {:>13.1e}", this_event.absolute);
-    }
-    for (n, switch) in exact.values().switches.iter().enumerate() {
-        let (t, dt) = exact.switch_time(n);
-        print!(
-            "{:>2}  {t:>17.14}  {:<18}  {:<24}",
-            "cf",
-            switch.guard,
-            format!("{} -> {}", switch.from.mode(), switch.to.mode())
-        );
-        for d in dt {
-            print!("  {d:>13.9}");
-        }
-        println!("  (closed form)");
-    }
-
-    // The state at T and its sensitivities, next to the closed form.
-    println!();
-    print!("{:<22}  {:>16}", format!("at t = {T_END} s"), "value");
-    for (name, _, _) in DIRECTIONS {
-        print!("  {:>16}", format!("d/d{name}"));
-    }
-    println!();
-    let mut worst_final = Differences::default();
-    for (i, (of, unit)) in [("x1", "m"), ("x2", "m/s")].into_iter().enumerate() {
-        let value = solution.y[i];
-        let gradient =
-            DIRECTIONS.map(|(_, wrt, _)| solution.sensitivity(of, wrt).unwrap_or(f64::NAN));
-        let closed = exact.state(i);
-        worst_final.record(value, gradient, closed);
-        for (source, value, gradient) in [
-            ("hysens", value, gradient),
-            ("closed form", closed.0, closed.1),
-        ] {
-            print!("{:<22}  {value:>16.12}", format!("{of} ({unit}), {source}"));
-            for d in gradient {
-                print!("  {d:>16.12}");
-            }
-            println!();
-        }
-    }
-    if solution.mode != exact.values().piece.mode() {
-        return Err(format!(
-            "the solve ends in {}, the closed form in {}",
-            solution.mode,
-            exact.values().piece.mode()
-        )
-        .into());
-    }
-
-    // Every sample against the closed form (its mode too).
-    let mut worst_samples = Differences::default();
-    for (n, sample) in sampled.samples.iter().enumerate() {
-        let at = ClosedFormGradient::new(sample.t)?;
-        if sample.mode != at.values().piece.mode() {
-            return Err(format!(
-                "at t = {}: mode {}, the closed form's {}",
-                sample.t,
-                sample.mode,
-                at.values().piece.mode()
-            )
-            .into());
-        }
-        for (i, of) in ["x1", "x2"].into_iter().enumerate() {
-            let gradient = DIRECTIONS
-                .map(|(_, wrt, _)| sampled.sample_sensitivity(n, of, wrt).unwrap_or(f64::NAN));
-            worst_samples.record(sample.y[i], gradient, at.state(i));
-        }
-    }
-
-    // The cost and its gradient: FSA, the adjoint, the closed form.
-    println!();
-    let (cost, cost_gradient) = exact.cost();
-    let mut worst_cost = Differences::default();
-    let fsa_gradient =
-        DIRECTIONS.map(|(_, wrt, _)| solution.cost_gradient(wrt).unwrap_or(f64::NAN));
-    worst_cost.record(solution.cost, fsa_gradient, exact.cost());
-    println!(
-        "G = ∫ x1² dt: FSA solve {:.13}, adjoint's forward pass {:.13}, \
-         closed form {cost:.13} (m²·s)",
-        solution.cost, adjoint.cost
-    );
-    println!(
-        "{:<8}  {:>20}  {:>20}  {:>20}  {:>12}  {:>14}",
-        "dG/d", "FSA", "adjoint", "closed form", "FSA vs adj.", "FSA vs c. f."
-    );
-    let mut worst_pair = relative(adjoint.cost, solution.cost);
-    for (j, (name, wrt, _)) in DIRECTIONS.into_iter().enumerate() {
-        let (forward, backward) = (fsa_gradient[j], adjoint.wrt(wrt).unwrap_or(f64::NAN));
-        let pair = relative(backward, forward);
-        worst_pair = worst_pair.max(if pair.is_nan() { f64::INFINITY } else { pair });
-        let closed = cost_gradient[j];
-        println!(
-            "{name:<8}  {forward:>20.12e}  {backward:>20.12e}  {closed:>20.12e}  {pair:>12.1e}  \
-             {:>14.1e}",
-            (forward - closed).abs() / closed.abs().max(1.0)
-        );
-    }
-
-    let worst = worst_final
-        .max(worst_events)
-        .max(worst_samples)
-        .max(worst_cost);
-    println!();
-    println!(
-        "largest difference from the closed form: {:.1e} \
-         (relative to max(1, |closed form|): {:.1e})",
-        worst.absolute, worst.relative
-    );
-    println!(
-        "  state at T and sensitivities {:.1e}, event times and their sensitivities {:.1e}, \
-         the {} samples {:.1e}, G and dG/dθ {:.1e}",
-        worst_final.absolute,
-        worst_events.absolute,
-        sampled.samples.len(),
-        worst_samples.absolute,
-        worst_cost.absolute
-    );
-    println!("FSA vs adjoint: largest relative difference {worst_pair:.1e} (G and dG/dθ)");
-    let s = &solution.stats;
-    println!(
-        "steps {}, rejected {}, f evaluations {}, Jacobians {}, LU factorizations {}, \
-         Newton iterations {}, events {}",
-        s.steps,
-        s.rejected_steps,
-        s.f_evals,
-        s.jacobian_evals,
-        s.lu_factorizations,
-        s.newton_iterations,
-        s.events
-    );
+    // The event log, against the closed form's switches; the state at T; every sample; the
+    // cost and its gradient by FSA, the adjoint and the closed form (`common/closed_form.rs`).
+    let events = report.events(&solution, &exact)?;
+    let final_state = report.final_state(&solution, &exact, T_END)?;
+    let samples = report.samples(&sampled)?;
+    let (cost, fsa_vs_adjoint) = report.cost("G = ∫ x1² dt", "m²·s", &solution, &adjoint, &exact);
+    let summary = Summary {
+        events,
+        final_state,
+        samples,
+        cost,
+        fsa_vs_adjoint,
+    };
+    summary.print(sampled.samples.len(), RTOL, &solution.stats);
 
     let event_times: Vec<f64> = solution.events.iter().map(|e| e.t).collect();
     let (phase, time) = draw(&x0, &p, &event_times)?;
@@ -591,14 +331,12 @@ fn main() -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-/// Draws the phase plane and the quantities over time, from two solves with dense samples (of
-/// their own, so the numbers printed above are those of the solves before):
-///
-/// - the states, from a solve whose samples include the event times `events` of the solve
-///   above, so the pieces of the trajectory join and the dots are the states at the events;
-/// - the sensitivities, from a solve with sensitivities on the even grid only: a sample time
-///   within round-off of an event spoils the sensitivities after it (a library bug, reported;
-///   the states are not affected).
+/// Draws the phase plane and the quantities over time, from a solve with dense samples (of its
+/// own, so the numbers printed above are those of the solves before) whose sample times
+/// include the event times `events` of the solve above, so the pieces of the trajectory join
+/// and the dots are the states at the events. Samples that close to an event are exact too:
+/// the sensitivities after a sample within round-off of an event are those of the event
+/// (`tests/short_steps.rs`).
 fn draw(
     x0: &relay::X,
     p: &relay::P,
@@ -612,13 +350,8 @@ fn draw(
     let states = relay::Model
         .solver()
         .options(options())
-        .samples(&times)
-        .solve(0.0, T_END, x0, p)?;
-    let sensitivities = relay::Model
-        .solver()
-        .options(options())
         .sensitivities_to(Params::All, InitialStates::All)
-        .samples(&grid)
+        .samples(&times)
         .solve(0.0, T_END, x0, p)?;
 
     // The sample indices of each piece between the events of `solution`.
@@ -702,11 +435,11 @@ fn draw(
             .map(|piece| piece.iter().map(|&k| (samples[k].t, value(k))).collect())
             .collect()
     };
-    let sensitivity_pieces = pieces_of(&sensitivities);
+    let sensitivity_pieces = pieces_of(&states);
     let sensitivity = |of: &'static str, wrt: Wrt<'static>| -> Vec<Vec<(f64, f64)>> {
         let at = |k: usize| {
-            let value = sensitivities.sample_sensitivity(k, of, wrt);
-            (sensitivities.samples[k].t, value.unwrap_or(f64::NAN))
+            let value = states.sample_sensitivity(k, of, wrt);
+            (states.samples[k].t, value.unwrap_or(f64::NAN))
         };
         let pieces = sensitivity_pieces.iter();
         pieces

@@ -94,10 +94,13 @@ use hysens::prelude::*;
 use hysens::runtime::HybridOptions;
 use num_dual::{Dual64, DualNum};
 
+#[path = "../common/closed_form.rs"]
+mod closed_form;
 mod model;
 #[path = "../common/plot.rs"]
 mod plot;
 
+use closed_form::{ClosedForm, Report, Summary, Switch};
 use model::oscillator;
 use plot::{split_at, Figure, LegendAt, Panel, XyFigure};
 
@@ -153,8 +156,7 @@ enum Piece {
     Stick,
 }
 
-impl Piece {
-    /// The mode's name in the model.
+impl closed_form::Piece for Piece {
     fn mode(self) -> &'static str {
         match self {
             Piece::SlipBack => "slip_back",
@@ -162,25 +164,6 @@ impl Piece {
             Piece::Stick => "belt_sliding",
         }
     }
-}
-
-/// A switch of the closed form: its time (with its derivative), guard and modes.
-#[derive(Clone, Copy, Debug)]
-struct Switch {
-    t: Dual64,
-    guard: &'static str,
-    from: Piece,
-    to: Piece,
-}
-
-/// The closed form up to some time: the state there, its piece, the switches before it and
-/// the cost `∫ x² dt` up to it; each number with its derivative along one direction.
-#[derive(Clone, Debug)]
-struct ClosedForm {
-    x: [Dual64; 2],
-    piece: Piece,
-    switches: Vec<Switch>,
-    cost: Dual64,
 }
 
 /// A slip piece from `(x₀, v₀)`: `x(τ) = x_e + e^{βτ}(A cos ω_d τ + B sin ω_d τ)`.
@@ -305,7 +288,7 @@ impl Slip {
 /// The closed form (see the module docs) at `t_end`, for `θ = (x(0), v(0), ω, a, b, v_b)`,
 /// each a dual number (seed the direction to differentiate along). An error if the closed
 /// form does not cover the case (a start on the belt's speed, `b = 0` or `b ≥ 2ω`).
-fn closed_form(theta: [Dual64; N_THETA], t_end: f64) -> Result<ClosedForm, String> {
+fn closed_form(theta: [Dual64; N_THETA], t_end: f64) -> Result<ClosedForm<Piece, 2>, String> {
     let [x0, v0, omega, a, b, vb] = theta;
     if v0.re == vb.re {
         return Err("the closed form does not start on the belt's speed".into());
@@ -389,96 +372,6 @@ fn closed_form(theta: [Dual64; N_THETA], t_end: f64) -> Result<ClosedForm, Strin
     })
 }
 
-/// The closed form at `t_end` with its derivatives along every direction of [`DIRECTIONS`]:
-/// the values (from the first) and, for each direction, the derivatives.
-struct ClosedFormGradient {
-    /// The closed form along each direction.
-    along: Vec<ClosedForm>,
-}
-
-impl ClosedFormGradient {
-    fn new(t_end: f64) -> Result<Self, String> {
-        let along = (0..N_THETA)
-            .map(|j| {
-                let theta = std::array::from_fn(|i| {
-                    Dual64::new(DIRECTIONS[i].2, if i == j { 1.0 } else { 0.0 })
-                });
-                closed_form(theta, t_end)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(ClosedFormGradient { along })
-    }
-
-    /// The closed form's values (any direction's real parts).
-    fn values(&self) -> &ClosedForm {
-        &self.along[0]
-    }
-
-    /// State `i` and its gradient.
-    fn state(&self, i: usize) -> (f64, [f64; N_THETA]) {
-        (
-            self.values().x[i].re,
-            std::array::from_fn(|j| self.along[j].x[i].eps),
-        )
-    }
-
-    /// Switch `n`'s time and its gradient.
-    fn switch_time(&self, n: usize) -> (f64, [f64; N_THETA]) {
-        (
-            self.values().switches[n].t.re,
-            std::array::from_fn(|j| self.along[j].switches[n].t.eps),
-        )
-    }
-
-    /// The cost and its gradient.
-    fn cost(&self) -> (f64, [f64; N_THETA]) {
-        (
-            self.values().cost.re,
-            std::array::from_fn(|j| self.along[j].cost.eps),
-        )
-    }
-}
-
-/// The largest differences from the closed form seen so far: absolute, and relative to
-/// `max(1, |exact|)`. A missing value (NaN) counts as an infinite difference.
-#[derive(Clone, Copy, Debug, Default)]
-struct Differences {
-    absolute: f64,
-    relative: f64,
-}
-
-impl Differences {
-    /// Compares a value and its gradient with the closed form's.
-    fn record(&mut self, value: f64, gradient: [f64; N_THETA], exact: (f64, [f64; N_THETA])) {
-        let computed = std::iter::once(value).chain(gradient);
-        let expected = std::iter::once(exact.0).chain(exact.1);
-        for (c, e) in computed.zip(expected) {
-            let d = (c - e).abs();
-            let d = if d.is_nan() { f64::INFINITY } else { d };
-            self.absolute = self.absolute.max(d);
-            self.relative = self.relative.max(d / e.abs().max(1.0));
-        }
-    }
-
-    /// The larger of both.
-    fn max(self, other: Differences) -> Differences {
-        Differences {
-            absolute: self.absolute.max(other.absolute),
-            relative: self.relative.max(other.relative),
-        }
-    }
-}
-
-/// `|a − b| / max(|a|, |b|)` (0 if both are 0).
-fn relative(a: f64, b: f64) -> f64 {
-    let scale = a.abs().max(b.abs());
-    if scale == 0.0 {
-        0.0
-    } else {
-        (a - b).abs() / scale
-    }
-}
-
 fn main() -> Result<(), Box<dyn Error>> {
     let x0 = oscillator::X { x: X_0, v: V_0 };
     let p = oscillator::P {
@@ -501,7 +394,12 @@ fn main() -> Result<(), Box<dyn Error>> {
         .sensitivities_to(Params::All, InitialStates::All)
         .samples(&times)
         .solve(0.0, T_END, &x0, &p)?;
-    let exact = ClosedFormGradient::new(T_END)?;
+    let report = Report {
+        directions: DIRECTIONS,
+        states: [("x", "m"), ("v", "m/s")],
+        closed_form,
+    };
+    let exact = report.at(T_END)?;
 
     println!(
         "Stick-slip: x' = v, v' = -ω² x + F, F = -a sign(v - v_b) + b (v - v_b); \
@@ -515,62 +413,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         A / (OMEGA * OMEGA)
     );
 
-    // The event log, against the closed form's switches.
-    println!();
-    print!(
-        "{:>2}  {:>17}  {:<22}  {:<25}",
-        "#", "t (s)", "guard", "from -> to"
-    );
-    for (name, _, _) in DIRECTIONS {
-        print!("  {:>13}", format!("dt/d{name}"));
-    }
-    println!("  {:>13}", "closed-form Δ");
-    let expected: Vec<_> = exact
-        .values()
-        .switches
-        .iter()
-        .map(|s| (s.guard, s.from.mode(), s.to.mode()))
-        .collect();
-    let found: Vec<_> = solution
-        .events
-        .iter()
-        .map(|e| (e.guard, e.from, e.to))
-        .collect();
-    if found != expected {
-        return Err(format!("events {found:?}, the closed form has {expected:?}").into());
-    }
-    let mut worst_events = Differences::default();
-    for (n, event) in solution.events.iter().enumerate() {
-        let dt = DIRECTIONS
-            .map(|(_, wrt, _)| solution.event_time_sensitivity(n, wrt).unwrap_or(f64::NAN));
-        let mut this_event = Differences::default();
-        this_event.record(event.t, dt, exact.switch_time(n));
-        worst_events = worst_events.max(this_event);
-        print!(
-            "{:>2}  {:>17.14}  {:<22}  {:<25}",
-            n + 1,
-            event.t,
-            event.guard,
-            format!("{} -> {}", event.from, event.to)
-        );
-        for d in dt {
-            print!("  {d:>13.9}");
-        }
-        println!("  {:>13.1e}", this_event.absolute);
-    }
-    for (n, switch) in exact.values().switches.iter().enumerate() {
-        let (t, dt) = exact.switch_time(n);
-        print!(
-            "{:>2}  {t:>17.14}  {:<22}  {:<25}",
-            "cf",
-            switch.guard,
-            format!("{} -> {}", switch.from.mode(), switch.to.mode())
-        );
-        for d in dt {
-            print!("  {d:>13.9}");
-        }
-        println!("  (closed form)");
-    }
+    // The event log, against the closed form's switches; the state at T; every sample; the
+    // cost and its gradient by FSA, the adjoint and the closed form (`common/closed_form.rs`).
+    let events = report.events(&solution, &exact)?;
     // The limit cycle: from one breaking loose to the next, stuck from the last sticking
     // between them.
     let switches = &exact.values().switches;
@@ -594,130 +439,17 @@ fn main() -> Result<(), Box<dyn Error>> {
             limit - VB * stuck,
         );
     }
-
-    // The state at T and its sensitivities, next to the closed form.
-    println!();
-    print!("{:<21}  {:>16}", format!("at t = {T_END} s"), "value");
-    for (name, _, _) in DIRECTIONS {
-        print!("  {:>16}", format!("d/d{name}"));
-    }
-    println!();
-    let mut worst_final = Differences::default();
-    for (i, (of, unit)) in [("x", "m"), ("v", "m/s")].into_iter().enumerate() {
-        let value = solution.y[i];
-        let gradient =
-            DIRECTIONS.map(|(_, wrt, _)| solution.sensitivity(of, wrt).unwrap_or(f64::NAN));
-        let closed = exact.state(i);
-        worst_final.record(value, gradient, closed);
-        for (source, value, gradient) in [
-            ("hysens", value, gradient),
-            ("closed form", closed.0, closed.1),
-        ] {
-            print!("{:<21}  {value:>16.12}", format!("{of} ({unit}), {source}"));
-            for d in gradient {
-                print!("  {d:>16.12}");
-            }
-            println!();
-        }
-    }
-    if solution.mode != exact.values().piece.mode() {
-        return Err(format!(
-            "the solve ends in {}, the closed form in {}",
-            solution.mode,
-            exact.values().piece.mode()
-        )
-        .into());
-    }
-
-    // Every sample against the closed form (its mode too).
-    let mut worst_samples = Differences::default();
-    for (n, sample) in sampled.samples.iter().enumerate() {
-        let at = ClosedFormGradient::new(sample.t)?;
-        if sample.mode != at.values().piece.mode() {
-            return Err(format!(
-                "at t = {}: mode {}, the closed form's {}",
-                sample.t,
-                sample.mode,
-                at.values().piece.mode()
-            )
-            .into());
-        }
-        for (i, of) in ["x", "v"].into_iter().enumerate() {
-            let gradient = DIRECTIONS
-                .map(|(_, wrt, _)| sampled.sample_sensitivity(n, of, wrt).unwrap_or(f64::NAN));
-            worst_samples.record(sample.y[i], gradient, at.state(i));
-        }
-    }
-
-    // The cost and its gradient: FSA, the adjoint, the closed form.
-    println!();
-    let (cost, cost_gradient) = exact.cost();
-    let mut worst_cost = Differences::default();
-    let fsa_gradient =
-        DIRECTIONS.map(|(_, wrt, _)| solution.cost_gradient(wrt).unwrap_or(f64::NAN));
-    worst_cost.record(solution.cost, fsa_gradient, exact.cost());
-    println!(
-        "G = ∫ x² dt: FSA solve {:.13}, adjoint's forward pass {:.13}, \
-         closed form {cost:.13} (m²·s)",
-        solution.cost, adjoint.cost
-    );
-    println!(
-        "{:<8}  {:>20}  {:>20}  {:>20}  {:>12}  {:>14}",
-        "dG/d", "FSA", "adjoint", "closed form", "FSA vs adj.", "FSA vs c. f."
-    );
-    let mut worst_pair = relative(adjoint.cost, solution.cost);
-    for (j, (name, wrt, _)) in DIRECTIONS.into_iter().enumerate() {
-        let (forward, backward) = (fsa_gradient[j], adjoint.wrt(wrt).unwrap_or(f64::NAN));
-        let pair = relative(backward, forward);
-        worst_pair = worst_pair.max(if pair.is_nan() { f64::INFINITY } else { pair });
-        let closed = cost_gradient[j];
-        println!(
-            "{name:<8}  {forward:>20.12e}  {backward:>20.12e}  {closed:>20.12e}  {pair:>12.1e}  \
-             {:>14.1e}",
-            (forward - closed).abs() / closed.abs().max(1.0)
-        );
-    }
-
-    let worst = worst_final
-        .max(worst_events)
-        .max(worst_samples)
-        .max(worst_cost);
-    println!();
-    println!(
-        "largest difference from the closed form: {:.1e} \
-         (relative to max(1, |closed form|): {:.1e})",
-        worst.absolute, worst.relative
-    );
-    println!(
-        "  state at T and sensitivities {:.1e}, event times and their sensitivities {:.1e}, \
-         the {} samples {:.1e}, G and dG/dθ {:.1e}",
-        worst_final.absolute,
-        worst_events.absolute,
-        sampled.samples.len(),
-        worst_samples.absolute,
-        worst_cost.absolute
-    );
-    println!("FSA vs adjoint: largest relative difference {worst_pair:.1e} (G and dG/dθ)");
-    let yes = |ok: bool| if ok { "yes" } else { "no" };
-    println!(
-        "verdict: hysens within 1000 rtol = {:.0e} of the closed form (relative): {}; \
-         FSA and the adjoint within 1e-12 of each other: {}",
-        1e3 * RTOL,
-        yes(worst.relative <= 1e3 * RTOL),
-        yes(worst_pair <= 1e-12)
-    );
-    let s = &solution.stats;
-    println!(
-        "steps {}, rejected {}, f evaluations {}, Jacobians {}, LU factorizations {}, \
-         Newton iterations {}, events {}",
-        s.steps,
-        s.rejected_steps,
-        s.f_evals,
-        s.jacobian_evals,
-        s.lu_factorizations,
-        s.newton_iterations,
-        s.events
-    );
+    let final_state = report.final_state(&solution, &exact, T_END)?;
+    let samples = report.samples(&sampled)?;
+    let (cost, fsa_vs_adjoint) = report.cost("G = ∫ x² dt", "m²·s", &solution, &adjoint, &exact);
+    let summary = Summary {
+        events,
+        final_state,
+        samples,
+        cost,
+        fsa_vs_adjoint,
+    };
+    summary.print(sampled.samples.len(), RTOL, &solution.stats);
 
     let event_times: Vec<f64> = solution.events.iter().map(|e| e.t).collect();
     let (phase, time) = draw(&x0, &p, &event_times)?;
@@ -726,14 +458,12 @@ fn main() -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-/// Draws the phase plane and the quantities over time, from two solves with dense samples (of
-/// their own, so the numbers printed above are those of the solves before):
-///
-/// - the states, from a solve whose samples include the event times `events` of the solve
-///   above, so the pieces of the trajectory join and the dots are the states at the events;
-/// - the sensitivities, from a solve with sensitivities on the even grid only: a sample time
-///   within round-off of an event spoils the sensitivities after it (a library bug, reported;
-///   the states are not affected).
+/// Draws the phase plane and the quantities over time, from a solve with dense samples (of its
+/// own, so the numbers printed above are those of the solves before) whose sample times
+/// include the event times `events` of the solve above, so the pieces of the trajectory join
+/// and the dots are the states at the events. Samples that close to an event are exact too:
+/// the sensitivities after a sample within round-off of an event are those of the event
+/// (`tests/short_steps.rs`).
 fn draw(
     x0: &oscillator::X,
     p: &oscillator::P,
@@ -747,13 +477,8 @@ fn draw(
     let states = oscillator::Model
         .solver()
         .options(options())
-        .samples(&times)
-        .solve(0.0, T_END, x0, p)?;
-    let sensitivities = oscillator::Model
-        .solver()
-        .options(options())
         .sensitivities_to(Params::All, InitialStates::All)
-        .samples(&grid)
+        .samples(&times)
         .solve(0.0, T_END, x0, p)?;
 
     // The sample indices of each piece between the events of `solution`.
@@ -820,11 +545,11 @@ fn draw(
             .map(|piece| piece.iter().map(|&k| (samples[k].t, value(k))).collect())
             .collect()
     };
-    let sensitivity_pieces = pieces_of(&sensitivities);
+    let sensitivity_pieces = pieces_of(&states);
     let sensitivity = |wrt: Wrt<'static>| -> Vec<Vec<(f64, f64)>> {
         let at = |k: usize| {
-            let value = sensitivities.sample_sensitivity(k, "x", wrt);
-            (sensitivities.samples[k].t, value.unwrap_or(f64::NAN))
+            let value = states.sample_sensitivity(k, "x", wrt);
+            (states.samples[k].t, value.unwrap_or(f64::NAN))
         };
         let pieces = sensitivity_pieces.iter();
         pieces
