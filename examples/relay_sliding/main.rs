@@ -73,12 +73,15 @@ use num_dual::{Dual64, DualNum};
 #[path = "../common/closed_form.rs"]
 mod closed_form;
 mod model;
+#[path = "../common/pieces.rs"]
+mod pieces;
 #[path = "../common/plot.rs"]
 mod plot;
 
 use closed_form::{ClosedForm, Report, Summary, Switch};
 use model::relay;
-use plot::{split_at, Figure, LegendAt, Panel, XyFigure};
+use pieces::{grid_with, joined_in_mode, over_time, pieces};
+use plot::{Figure, LegendAt, Panel, XyFigure};
 
 /// Initial position (m).
 const X1_0: f64 = 6.0;
@@ -342,11 +345,7 @@ fn draw(
     p: &relay::P,
     events: &[f64],
 ) -> Result<(std::path::PathBuf, std::path::PathBuf), Box<dyn Error>> {
-    let grid: Vec<f64> = (0..PLOT_SAMPLES)
-        .map(|k| T_END * k as f64 / (PLOT_SAMPLES - 1) as f64)
-        .collect();
-    let mut times: Vec<f64> = grid.iter().chain(events).copied().collect();
-    times.sort_by(f64::total_cmp);
+    let times = grid_with(T_END, PLOT_SAMPLES, events);
     let states = relay::Model
         .solver()
         .options(options())
@@ -354,31 +353,9 @@ fn draw(
         .samples(&times)
         .solve(0.0, T_END, x0, p)?;
 
-    // The sample indices of each piece between the events of `solution`.
-    let pieces_of = |solution: &Solution<relay::X, 2, 0, 3>| -> Vec<Vec<usize>> {
-        let own_events: Vec<f64> = solution.events.iter().map(|e| e.t).collect();
-        let indexed = solution.samples.iter().enumerate();
-        split_at(indexed.map(|(k, s)| (s.t, k as f64)), &own_events)
-            .into_iter()
-            .map(|piece| piece.into_iter().map(|(_, k)| k as usize).collect())
-            .collect()
-    };
     let samples = &states.samples;
-    let pieces = pieces_of(&states);
-    // The pieces in `mode`, each from the last sample of the piece before (the state is
-    // continuous: in the phase plane, the pieces join).
-    let joined = |mode: &str| -> Vec<Vec<(f64, f64)>> {
-        pieces
-            .iter()
-            .enumerate()
-            .filter(|(_, piece)| piece.first().is_some_and(|&k| samples[k].mode == mode))
-            .map(|(i, piece)| {
-                let before = i.checked_sub(1).and_then(|j| pieces[j].last()).copied();
-                let points = before.into_iter().chain(piece.iter().copied());
-                points.map(|k| (samples[k].x.x1, samples[k].x.x2)).collect()
-            })
-            .collect()
-    };
+    let pieces = pieces(&states);
+    let joined = |mode: &str| joined_in_mode(samples, &pieces, mode, |s| (s.x.x1, s.x.x2));
 
     // (a) The phase plane: the line s = 0 across the trajectory's box, the pieces by mode.
     let range = |value: &dyn Fn(&relay::X) -> f64| {
@@ -429,22 +406,10 @@ fn draw(
     .save()?;
 
     // (b) Over time.
-    let over_time = |value: &dyn Fn(usize) -> f64| -> Vec<Vec<(f64, f64)>> {
-        pieces
-            .iter()
-            .map(|piece| piece.iter().map(|&k| (samples[k].t, value(k))).collect())
-            .collect()
-    };
-    let sensitivity_pieces = pieces_of(&states);
-    let sensitivity = |of: &'static str, wrt: Wrt<'static>| -> Vec<Vec<(f64, f64)>> {
-        let at = |k: usize| {
-            let value = states.sample_sensitivity(k, of, wrt);
-            (states.samples[k].t, value.unwrap_or(f64::NAN))
-        };
-        let pieces = sensitivity_pieces.iter();
-        pieces
-            .map(|piece| piece.iter().map(|&k| at(k)).collect())
-            .collect()
+    let sensitivity = |of: &'static str, wrt: Wrt<'static>| {
+        over_time(samples, &pieces, |k| {
+            states.sample_sensitivity(k, of, wrt).unwrap_or(f64::NAN)
+        })
     };
     // The relay's output: ∓k off the line, the equivalent control −(λ x₂ + d) on it.
     let relay_output = |k: usize| {
@@ -468,15 +433,20 @@ fn draw(
     .events("events: crossing, entry, exit", own_events)
     .panel(
         Panel::new("position x₁ (m)")
-            .line("x₁(t)", over_time(&|k| samples[k].x.x1))
+            .line("x₁(t)", over_time(samples, &pieces, |k| samples[k].x.x1))
             .legend(LegendAt::UpperRight),
     )
     .panel(
         Panel::new("velocity (m/s)")
-            .line("velocity x₂(t)", over_time(&|k| samples[k].x.x2))
+            .line(
+                "velocity x₂(t)",
+                over_time(samples, &pieces, |k| samples[k].x.x2),
+            )
             .line(
                 "s = x₂ + λx₁ (zero while sliding)",
-                over_time(&|k| samples[k].x.x2 + p.lambda * samples[k].x.x1),
+                over_time(samples, &pieces, |k| {
+                    samples[k].x.x2 + p.lambda * samples[k].x.x1
+                }),
             )
             .legend(LegendAt::LowerRight),
     )
@@ -484,7 +454,7 @@ fn draw(
         Panel::new("relay output u (m/s²)")
             .line(
                 "u: −k above, +k below the line, u_eq = −(λx₂ + d) on it",
-                over_time(&relay_output),
+                over_time(samples, &pieces, relay_output),
             )
             .legend(LegendAt::MiddleRight),
     )

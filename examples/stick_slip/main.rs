@@ -97,12 +97,15 @@ use num_dual::{Dual64, DualNum};
 #[path = "../common/closed_form.rs"]
 mod closed_form;
 mod model;
+#[path = "../common/pieces.rs"]
+mod pieces;
 #[path = "../common/plot.rs"]
 mod plot;
 
 use closed_form::{ClosedForm, Report, Summary, Switch};
 use model::oscillator;
-use plot::{split_at, Figure, LegendAt, Panel, XyFigure};
+use pieces::{grid_with, joined_in_mode, over_time, pieces};
+use plot::{Figure, LegendAt, Panel, XyFigure};
 
 /// Initial position (m).
 const X_0: f64 = 0.0;
@@ -469,11 +472,7 @@ fn draw(
     p: &oscillator::P,
     events: &[f64],
 ) -> Result<(std::path::PathBuf, std::path::PathBuf), Box<dyn Error>> {
-    let grid: Vec<f64> = (0..PLOT_SAMPLES)
-        .map(|k| T_END * k as f64 / (PLOT_SAMPLES - 1) as f64)
-        .collect();
-    let mut times: Vec<f64> = grid.iter().chain(events).copied().collect();
-    times.sort_by(f64::total_cmp);
+    let times = grid_with(T_END, PLOT_SAMPLES, events);
     let states = oscillator::Model
         .solver()
         .options(options())
@@ -481,31 +480,9 @@ fn draw(
         .samples(&times)
         .solve(0.0, T_END, x0, p)?;
 
-    // The sample indices of each piece between the events of `solution`.
-    let pieces_of = |solution: &Solution<oscillator::X, 2, 0, 4>| -> Vec<Vec<usize>> {
-        let own_events: Vec<f64> = solution.events.iter().map(|e| e.t).collect();
-        let indexed = solution.samples.iter().enumerate();
-        split_at(indexed.map(|(k, s)| (s.t, k as f64)), &own_events)
-            .into_iter()
-            .map(|piece| piece.into_iter().map(|(_, k)| k as usize).collect())
-            .collect()
-    };
     let samples = &states.samples;
-    let pieces = pieces_of(&states);
-    // The pieces in `mode`, each from the last sample of the piece before (the state is
-    // continuous: in the phase plane, the pieces join).
-    let joined = |mode: &str| -> Vec<Vec<(f64, f64)>> {
-        pieces
-            .iter()
-            .enumerate()
-            .filter(|(_, piece)| piece.first().is_some_and(|&k| samples[k].mode == mode))
-            .map(|(i, piece)| {
-                let before = i.checked_sub(1).and_then(|j| pieces[j].last()).copied();
-                let points = before.into_iter().chain(piece.iter().copied());
-                points.map(|k| (samples[k].x.x, samples[k].x.v)).collect()
-            })
-            .collect()
-    };
+    let pieces = pieces(&states);
+    let joined = |mode: &str| joined_in_mode(samples, &pieces, mode, |s| (s.x.x, s.x.v));
 
     // (a) The phase plane: the belt's speed across the trajectory's box, the pieces by mode.
     let (x_lo, x_hi) = samples
@@ -539,22 +516,10 @@ fn draw(
     .save()?;
 
     // (b) Over time.
-    let over_time = |value: &dyn Fn(usize) -> f64| -> Vec<Vec<(f64, f64)>> {
-        pieces
-            .iter()
-            .map(|piece| piece.iter().map(|&k| (samples[k].t, value(k))).collect())
-            .collect()
-    };
-    let sensitivity_pieces = pieces_of(&states);
-    let sensitivity = |wrt: Wrt<'static>| -> Vec<Vec<(f64, f64)>> {
-        let at = |k: usize| {
-            let value = states.sample_sensitivity(k, "x", wrt);
-            (states.samples[k].t, value.unwrap_or(f64::NAN))
-        };
-        let pieces = sensitivity_pieces.iter();
-        pieces
-            .map(|piece| piece.iter().map(|&k| at(k)).collect())
-            .collect()
+    let sensitivity = |wrt: Wrt<'static>| {
+        over_time(samples, &pieces, |k| {
+            states.sample_sensitivity(k, "x", wrt).unwrap_or(f64::NAN)
+        })
     };
     // The friction: ±a + b(v − v_b) slipping, the equivalent friction ω² x stuck.
     let friction = |k: usize| {
@@ -584,7 +549,7 @@ fn draw(
     .events("events: crossing, sticking, breaking loose", own_events)
     .panel(
         Panel::new("position x (m)")
-            .line("x(t)", over_time(&|k| samples[k].x.x))
+            .line("x(t)", over_time(samples, &pieces, |k| samples[k].x.x))
             .line(
                 "±a/ω², the ends of the sticking band",
                 levels(&[-limit, limit]),
@@ -593,7 +558,10 @@ fn draw(
     )
     .panel(
         Panel::new("velocity (m/s)")
-            .line("velocity v(t)", over_time(&|k| samples[k].x.v))
+            .line(
+                "velocity v(t)",
+                over_time(samples, &pieces, |k| samples[k].x.v),
+            )
             .line("belt speed v_b", levels(&[p.vb]))
             .legend(LegendAt::LowerRight),
     )
@@ -601,7 +569,7 @@ fn draw(
         Panel::new("friction F (m/s²)")
             .line(
                 "F: ±a + b(v − v_b) slipping, F_eq = ω²x stuck",
-                over_time(&friction),
+                over_time(samples, &pieces, friction),
             )
             .legend(LegendAt::LowerRight),
     )
