@@ -202,63 +202,6 @@ fn all_parameters_and_initial_states_against_the_closed_form() {
     println!("largest error of ∂(h, v)(T)/∂(h0, v0, g, e): {worst:.1e}");
 }
 
-/// A ball on the floor moving down bounces at `t0` (an event at `t0`, `hybrid/start.rs`): the
-/// closed form above with `h0 = 0`, `v0 < 0` has its impact at `t1 = (v0 + |v0|)/g = 0`, and
-/// its derivatives are those of the solutions that start above the floor (`h0 ≥ 0`, the
-/// one-sided derivative: below the floor there is no flight to compare with). The same
-/// round-off tolerance as above (every piece is a polynomial); the adjoint equals the forward
-/// gradient to the round-off of the two summation orders.
-#[test]
-fn a_ball_on_the_floor_moving_down_bounces_at_t0() {
-    let (v0, t) = (-2.0, 0.3);
-    let (x0, p) = (ball::X { h: 0.0, v: v0 }, ball::P { g: G, e: E });
-    let solver = ball::Model.solver().tolerances(1e-10, 1e-12);
-    let solution = solver
-        .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, t, &x0, &p)
-        .expect("the ball solves");
-    assert_eq!(solution.events.len(), 1);
-    assert_eq!(
-        (solution.events[0].t, solution.events[0].guard),
-        (0.0, "impact")
-    );
-    let adjoint = solver.gradient(0.0, t, &x0, &p).expect("the ball solves");
-    let directions = [
-        Wrt::InitialState("h"),
-        Wrt::InitialState("v"),
-        Wrt::Param("g"),
-        Wrt::Param("e"),
-    ];
-    for (k, wrt) in directions.into_iter().enumerate() {
-        let seed = |i: usize, x: f64| Dual64::new(x, if i == k { 1.0 } else { 0.0 });
-        let g = seed(2, G);
-        let [h, v] = closed_form(seed(0, 0.0), seed(1, v0), g, seed(3, E), t);
-        let cost = h + v * v * 0.5 + g * h;
-        assert!((solution.x.h - h.re).abs() < 1e-12 && (solution.x.v - v.re).abs() < 1e-12);
-        for (of, exact) in [("h", h.eps), ("v", v.eps)] {
-            let computed = solution.sensitivity(of, wrt).expect("a chosen direction");
-            assert!(
-                (computed - exact).abs() < 1e-12,
-                "∂{of}/∂{wrt:?}: {computed} vs {exact}"
-            );
-        }
-        let dt = solution.event_time_sensitivity(0, wrt).unwrap();
-        let t1 = (seed(1, v0) + (seed(1, v0).powi(2) + g * seed(0, 0.0) * 2.0).sqrt()) / g;
-        assert!(
-            (dt - t1.eps).abs() < 1e-12,
-            "dt1/d{wrt:?}: {dt} vs {}",
-            t1.eps
-        );
-        let forward = solution.cost_gradient(wrt).unwrap();
-        assert!((forward - cost.eps).abs() < 1e-12 * cost.eps.abs().max(1.0));
-        let backward = adjoint.wrt(wrt).unwrap();
-        assert!(
-            (backward - forward).abs() <= 1e-12 * forward.abs().max(1.0),
-            "dφ/d{wrt:?}: adjoint {backward} vs forward {forward}"
-        );
-    }
-}
-
 #[test]
 fn a_subset_of_directions_gives_the_same_columns() {
     let full = Solver::new(&ball::Model)

@@ -18,77 +18,9 @@
 #[path = "support/event_models.rs"]
 mod event_models;
 
-use event_models::ball;
-use hysens::hybrid_model;
+use event_models::{ball, dae_ball};
 use hysens::runtime::{InitialStates, Params, Solver, Wrt};
 use num_dual::{Dual64, DualNum};
-
-/// The ball as an index-1 DAE: `v' = v² − w` with the algebraic `w` from
-/// `0 = r + r³/10`, `r = w − v² − g` (solution `w = v² + g`, so `v' = −g` as for the ball,
-/// but `f` reads `z`, `g` reads `y`, the constraint is nonlinear in `w` and `w` changes along
-/// the flight: Newton's method and the sensitivities go through the algebraic rows).
-#[hybrid_model]
-pub mod dae_ball {
-    /// The differential states.
-    #[states]
-    pub struct X {
-        /// Height.
-        pub h: f64,
-        /// Velocity.
-        pub v: f64,
-    }
-
-    /// The algebraic variable.
-    #[algebraic]
-    pub struct Z {
-        /// `v² + g`.
-        pub w: f64,
-    }
-
-    /// The parameters.
-    #[params]
-    pub struct P {
-        /// Gravity.
-        pub g: f64,
-        /// Restitution.
-        pub e: f64,
-    }
-
-    #[mode(initial)]
-    fn flight(x: &X, z: &Z, p: &P) -> (X, [f64; 1]) {
-        let r = z.w - x.v.powi(2) - p.g;
-        (
-            X {
-                h: x.v,
-                v: x.v.powi(2) - z.w,
-            },
-            [r + 0.1 * r.powi(3)],
-        )
-    }
-
-    #[guard(flight -> flight, falling)]
-    fn impact(x: &X) -> f64 {
-        x.h
-    }
-
-    #[reset(impact)]
-    fn bounce(x: &X, p: &P) -> X {
-        X {
-            h: x.h,
-            v: -p.e * x.v,
-        }
-    }
-
-    #[cost(terminal)]
-    fn height(x: &X) -> f64 {
-        x.h
-    }
-
-    #[cost(terminal)]
-    fn energy(x: &X, p: &P) -> f64 {
-        0.5 * x.v.powi(2) + p.g * x.h
-    }
-}
 
 const H0: f64 = 1.0;
 const V0: f64 = 0.5;

@@ -149,11 +149,10 @@ where
     // An event at t0: the first recorded segment started after it.
     let first = match tape.start_event {
         Some(event) => {
-            start_event_transpose(model, problem, event, &mut costate)?;
-            gradient.stats.events += 1;
+            start_event_transpose(model, problem, &event, &mut costate, &mut gradient.stats)?;
             // dG/dy0 is the adjoint before the event: of the zero-length segment 0.
             trajectory.segment = 0;
-            InitialState::BeforeEvent(event.mode)
+            InitialState::BeforeEvent(event.mode, event.z0)
         }
         None => first.map_or(InitialState::Final, InitialState::FirstStep),
     };
@@ -428,11 +427,12 @@ fn samples_before<const S: usize, const NY: usize, const NZ: usize>(
 }
 
 /// Where the first mode's start is read: the first recorded step, the initial state before an
-/// event at `t0` in the initial mode, or the end of a solve without steps.
+/// event at `t0` (the initial mode and the consistent `z0`), or the end of a solve without
+/// steps.
 #[derive(Clone, Copy)]
 enum InitialState<'s, const S: usize, const NY: usize, const NZ: usize> {
     FirstStep(&'s TapeStep<S, NY, NZ>),
-    BeforeEvent(usize),
+    BeforeEvent(usize, [f64; NZ]),
     Final,
 }
 
@@ -456,7 +456,7 @@ where
     };
     let (t0, mode, y0, z0) = match first {
         InitialState::FirstStep(s) => (s.t, s.mode, s.ys[0], s.zs[0]),
-        InitialState::BeforeEvent(mode) => (problem.t0, mode, problem.y0, problem.z0),
+        InitialState::BeforeEvent(mode, z0) => (problem.t0, mode, problem.y0, z0),
         InitialState::Final => (sol.t, sol.mode, sol.y, sol.z),
     };
     let at = Point {

@@ -1,19 +1,28 @@
 //! Transpose of an event at `t0` (`hybrid/start.rs`): the zero-length step to it from the
 //! initial state and its jump, at the end of the backward pass.
 //!
-//! Forward, in the initial mode `m₀` with `f⁻ = f(m₀, t0, y0)`: `τ = dH` from the root
-//! condition with `S = s0`, `Φ_H = f⁻`, `dt_n = 0`; `s⁻ = s0 + f⁻ dH`; the jump to `s⁺`, and
-//! `τ` as the first segment's grid shift. Backward, from the adjoints `(s̄⁺, τ̄, s̄*⁺)` of the
-//! first recorded segment's start: [`jump_transpose`] gives `(s̄⁻, τ̄)`; the step length's
-//! transpose takes `H̄ = f⁻·s̄⁻ + τ̄` (`apply_step_length_transpose` with one stage, the end)
-//! and returns the adjoint of `S = s0` ([`step_length_derivative_transpose`]), so that
-//! `s̄0 = s̄⁻ + κ h_y` with `κ = −H̄/den`; the zero-length segment's memory adjoint (its
-//! memory sensitivities are `s*0 = s0`) is left for `initial_algebraic_transpose`.
+//! Forward, in the initial mode `m₀` with the direction `(f⁻, ż⁻)` at `(t0, y0, z0)`:
+//! `τ = dH` from the root condition with `(S, W) = (s0, w0)`, `(Φ_H, Z_H) = (f⁻, ż⁻)`,
+//! `dt_n = 0`; `s⁻ = s0 + f⁻ dH`, `w⁻ = w0 + ż⁻ dH`; the jump to `s⁺`, and `τ` as the first
+//! segment's grid shift; the consistent `w⁺` in the mode entered.
+//!
+//! Backward, from the adjoints `(s̄⁺, w̄⁺, τ̄, s̄*⁺)` of the first recorded segment's start:
+//! `consistent_algebraic_transpose` folds `w̄⁺` in, as after any event; [`jump_transpose`]
+//! gives `(s̄⁻, w̄⁻, τ̄)`; the step length's transpose takes `H̄ = f⁻·s̄⁻ + ż⁻·w̄⁻ + τ̄`
+//! (`apply_step_length_transpose` with one stage, the end) and returns the adjoints of
+//! `S = s0`, `W = w0` ([`step_length_derivative_transpose`]), so that `s̄0 = s̄⁻ + κ h_y`,
+//! `w̄0 = w̄⁻ + κ h_z` with `κ = −H̄/den`; `w0`'s dependence on `s0` (the constraint at `t0`)
+//! and the zero-length segment's memory adjoint (its memory sensitivities are `s*0 = s0`) are
+//! left to `initial_algebraic_transpose`.
 
-use super::jump::{jump_transpose, step_length_derivative_transpose, RestartAdjoint, StateAdjoint};
+use super::jump::{
+    consistent_algebraic_transpose, jump_transpose, step_length_derivative_transpose,
+    RestartAdjoint, StateAdjoint,
+};
 use super::tape::StartEvent;
-use super::Costate;
+use super::{AdjointStats, Costate};
 use crate::error::SolveError;
+use crate::hybrid::start_direction;
 use crate::model::{HybridModel, Memory, Point};
 use crate::HybridProblem;
 
@@ -22,14 +31,39 @@ use crate::HybridProblem;
 pub(crate) fn start_event_transpose<M, const NY: usize, const NZ: usize, const NP: usize>(
     model: &M,
     problem: &HybridProblem<'_, NY, NZ, NP>,
-    event: StartEvent,
+    event: &StartEvent<NY, NZ>,
     costate: &mut Costate<NY, NZ, NP>,
+    stats: &mut AdjointStats,
 ) -> Result<(), SolveError>
 where
     M: HybridModel<NY, NZ, NP>,
 {
     let (guard, mode) = (event.guard, event.mode);
     let has_reset = M::GUARDS.get(guard).is_some_and(|g| g.has_reset);
+    let mut post = RestartAdjoint {
+        sy: costate.y,
+        tau: costate.t,
+        memory: StateAdjoint {
+            y: costate.memory_y,
+            z: costate.memory_z,
+        },
+    };
+    // The consistent w⁺ in the mode entered, as after any event.
+    if NZ > 0 {
+        let after = Point {
+            t: problem.t0,
+            y: &event.y,
+            z: &event.z,
+            p: &problem.p,
+            memory: &event.memory,
+        };
+        let w_bar = &costate.z;
+        consistent_algebraic_transpose(model, event.to, &after, w_bar, &mut post, &mut costate.p)?;
+        stats.jacobian_evals += 1;
+        stats.lu_factorizations += 1;
+        stats.lu_solves += 1;
+    }
+    stats.events += 1;
     let memory = Memory {
         y: problem.y0,
         z: problem.z0,
@@ -37,17 +71,9 @@ where
     let at = Point {
         t: problem.t0,
         y: &problem.y0,
-        z: &problem.z0,
+        z: &event.z0,
         p: &problem.p,
         memory: &memory,
-    };
-    let post = RestartAdjoint {
-        sy: costate.y,
-        tau: costate.t,
-        memory: StateAdjoint {
-            y: costate.memory_y,
-            z: costate.memory_z,
-        },
     };
     let mut first_memory = StateAdjoint::ZERO;
     let pre = jump_transpose(
@@ -60,17 +86,16 @@ where
         &mut first_memory,
         &mut costate.p,
     )?;
-    let mut f = [0.0; NY];
-    let mut g = [0.0; NZ];
-    model.residual(mode, &at, &mut f, &mut g);
-    let h_bar = f.iter().zip(&pre.sy).map(|(f, s)| f * s).sum::<f64>() + pre.tau;
+    let (f, zdot) = start_direction(model, mode, &at)?;
+    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a * b).sum::<f64>();
+    let h_bar = dot(&f, &pre.sy) + dot(&zdot, &pre.sz) + pre.tau;
     let length = step_length_derivative_transpose(
         model,
         guard,
         mode,
         &at,
         &f,
-        &[0.0; NZ],
+        &zdot,
         h_bar,
         &mut first_memory,
         &mut costate.p,

@@ -178,22 +178,34 @@ pub(crate) trait Recorder<const S: usize, const NY: usize, const NZ: usize> {
     /// [`Recorder::segment_start`] completes).
     fn step(&mut self, step: &TapeStep<S, NY, NZ>);
 
-    /// The event of `guard` at `t0`, from the initial mode `mode` (`hybrid/start.rs`): the
-    /// first segment, after it, starts with a grid shift.
-    fn start_event(&mut self, guard: usize, mode: usize);
+    /// An event at `t0` (`hybrid/start.rs`): the first segment, after it, starts with a grid
+    /// shift.
+    fn start_event(&mut self, event: StartEvent<NY, NZ>);
 
     /// Whether the start time of the step about to be recorded depends on the parameters
     /// ([`TapeStep::shifted`]).
     fn shifted(&self) -> bool;
 }
 
-/// An event at `t0` (`hybrid/start.rs`): the guard that fired and the initial mode it left.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct StartEvent {
+/// An event at `t0` (`hybrid/start.rs`): the guard that fired, the initial mode it left with
+/// the consistent algebraic variables there, and the restart (completed by
+/// [`Recorder::segment_start`], as a [`TapeEvent`]'s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct StartEvent<const NY: usize, const NZ: usize> {
     /// The guard.
     pub guard: usize,
     /// The initial mode.
     pub mode: usize,
+    /// `z0`, consistent in the initial mode.
+    pub z0: [f64; NZ],
+    /// The mode entered.
+    pub to: usize,
+    /// `y⁺` after the reset.
+    pub y: [f64; NY],
+    /// The consistent `z⁺` in the new mode.
+    pub z: [f64; NZ],
+    /// The new mode's memory.
+    pub memory: Memory<NY, NZ>,
 }
 
 /// The recorder of a solve without a tape: every hook is empty.
@@ -219,7 +231,7 @@ impl<const S: usize, const NY: usize, const NZ: usize> Recorder<S, NY, NZ> for N
     fn step(&mut self, _: &TapeStep<S, NY, NZ>) {}
 
     #[inline(always)]
-    fn start_event(&mut self, _: usize, _: usize) {}
+    fn start_event(&mut self, _: StartEvent<NY, NZ>) {}
 
     #[inline(always)]
     fn shifted(&self) -> bool {
@@ -249,7 +261,7 @@ pub(crate) struct Recording<'a, const S: usize, const NY: usize, const NZ: usize
     /// Samples recorded at `t0`, before the first step.
     pub initial_samples: usize,
     /// An event at `t0`, before the first step.
-    pub start_event: Option<StartEvent>,
+    pub start_event: Option<StartEvent<NY, NZ>>,
     /// Whether the next step's start time depends on the parameters ([`TapeStep::shifted`]).
     pub shifted: bool,
     /// Where storage first ran out.
@@ -341,6 +353,11 @@ impl<const S: usize, const NY: usize, const NZ: usize> Recorder<S, NY, NZ>
     ) {
         let Some(last) = self.next.checked_sub(1) else {
             self.initial_samples = n_samples;
+            if let Some(event) = self.start_event.as_mut() {
+                event.y = *y;
+                event.z = *z;
+                event.memory = *memory;
+            }
             return;
         };
         let slot = self.slot(last);
@@ -378,8 +395,8 @@ impl<const S: usize, const NY: usize, const NZ: usize> Recorder<S, NY, NZ>
         self.next += 1;
     }
 
-    fn start_event(&mut self, guard: usize, mode: usize) {
-        self.start_event = Some(StartEvent { guard, mode });
+    fn start_event(&mut self, event: StartEvent<NY, NZ>) {
+        self.start_event = Some(event);
         self.shifted = true;
     }
 

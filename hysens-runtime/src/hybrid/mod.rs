@@ -50,6 +50,8 @@ mod record;
 mod setup;
 mod start;
 
+pub(crate) use start::start_direction;
+
 pub use io::{
     EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, Sample,
     StepKind, StepPlan, ZENO_CLOSE_EVENTS,

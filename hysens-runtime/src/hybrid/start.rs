@@ -19,17 +19,21 @@
 //! of the surface, `(f⁻ − f_F)/σ⁻ = (f² − f¹)/(σ₂ − σ₁)` (`σᵢ = g_t + g_x fⁱ`), so the jump is
 //! the same projection onto the surface, which is what makes the Filippov flow Lipschitz.
 //!
-//! The adjoint's backward pass transposes the same chain at its end (`adjoint/backward.rs`):
-//! the tape keeps the guard and `m₀`, and the model gives `f⁻` and the guard's partials
-//! at `t0` again. Models with algebraic variables keep the error: the zero-length step of an
-//! index-1 DAE would need `ż⁻` from the differentiated constraint, not built yet.
+//! For an index-1 DAE mode the algebraic variables move along the constraint during the
+//! zero-length step: `Z_H = ż⁻ = −g_z⁻¹ (g_y f⁻ + g_t)`, `w⁻ = w0 + ż⁻ τ`, and `h_z Z_H` joins
+//! the denominator (the end stage of a stiffly accurate step satisfies the constraint for
+//! every `H`).
+//!
+//! The adjoint's backward pass transposes the same chain at its end (`adjoint/start.rs`): the
+//! tape keeps the guard and `m₀`, and the model gives the direction and the guard's partials
+//! at `t0` again.
 
 use super::{Driver, HybridOutputs, HybridSolution, SegmentEnd};
-use crate::adjoint::tape::Recorder;
+use crate::adjoint::tape::{Recorder, StartEvent};
 use crate::error::SolveError;
-use crate::events::{ModeIntegrator, PreEvent};
+use crate::events::{algebraic_rate, ModeIntegrator, PreEvent};
 use crate::fsa::jump::{event_step_length_derivative, EventStep, PreEventSensitivities};
-use crate::model::{HybridModel, ModeAdapter};
+use crate::model::{HybridModel, ModeAdapter, Point};
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, R>
     Driver<'_, M, S, NY, NZ, NP, R>
@@ -47,24 +51,18 @@ where
         sol: &mut HybridSolution<NY, NZ, NP>,
     ) -> Result<SegmentEnd<NY, NZ, NP>, SolveError> {
         let (t, mode, p) = (it.t(), adapter.mode(), &self.problem.p);
-        if NZ > 0 {
-            let what = "initial state on a guard that is about to fire (an event at t0) in a model with algebraic variables; start off it";
-            return Err(self.invalid(t, mode, what));
-        }
         let at = adapter.point(t, it.y(), it.z(), p);
         let (msy, msz) = adapter.memory_sensitivities();
         let (s0, w0) = it.sensitivities();
-        let mut s_minus = *s0;
+        let (mut s_minus, mut w_minus) = (*s0, *w0);
         let mut tau = [0.0; NP];
         if self.fsa {
-            let mut f = [0.0; NY];
-            let mut g = [0.0; NZ];
-            self.model.residual(mode, &at, &mut f, &mut g);
+            let (f, zdot) = start_direction(self.model, mode, &at)?;
             let step = EventStep {
                 sy: s0,
                 sz: w0,
                 yh: &f,
-                zh: &[0.0; NZ],
+                zh: &zdot,
                 dt: &[0.0; NP],
                 memory_sy: msy,
                 memory_sz: msz,
@@ -73,6 +71,11 @@ where
             for (row, fr) in s_minus.iter_mut().zip(f) {
                 for (s, dh) in row.iter_mut().zip(tau) {
                     *s += fr * dh;
+                }
+            }
+            for (row, zr) in w_minus.iter_mut().zip(zdot) {
+                for (w, dh) in row.iter_mut().zip(tau) {
+                    *w += zr * dh;
                 }
             }
         }
@@ -85,14 +88,42 @@ where
             memory: adapter.memory(),
             sens: self.fsa.then_some(PreEventSensitivities {
                 sy: &s_minus,
-                sz: w0,
+                sz: &w_minus,
                 tau: &tau,
                 memory_sy: msy,
                 memory_sz: msz,
             }),
         };
         let end = self.event(guard, None, &pre, outputs, sol)?;
-        self.tape.start_event(guard, mode);
+        if let SegmentEnd::Event { to, post } = &end {
+            self.tape.start_event(StartEvent {
+                guard,
+                mode,
+                z0: *it.z(),
+                to: *to,
+                y: post.y,
+                z: post.z,
+                memory: post.memory,
+            });
+        }
         Ok(end)
     }
+}
+
+/// The H-direction of the zero-length step to an event at `t0` in `mode` (module docs):
+/// `Φ_H = f⁻` and, for the algebraic variables, `Z_H = ż⁻ = −g_z⁻¹ (g_y f⁻ + g_t)` from the
+/// constraint held along the step (the memory is constant during it).
+pub(crate) fn start_direction<M, const NY: usize, const NZ: usize, const NP: usize>(
+    model: &M,
+    mode: usize,
+    at: &Point<'_, NY, NZ, NP>,
+) -> Result<([f64; NY], [f64; NZ]), SolveError>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    let mut f = [0.0; NY];
+    let mut g = [0.0; NZ];
+    model.residual(mode, at, &mut f, &mut g);
+    let zdot = algebraic_rate(model, mode, at, &f)?;
+    Ok((f, zdot))
 }
