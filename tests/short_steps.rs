@@ -232,3 +232,24 @@ fn dae_ball_sample_and_final_time_next_to_the_impact() {
         DAE_TOL,
     );
 }
+
+/// A sample `δ` after the impact costs one step, the landing on it: the step from the impact
+/// is cut to `δ` but the controller keeps the proposal it was cut from, instead of growing
+/// from `δ` by `fac_max` per step (which cost 8–13 extra steps for `δ = 1e-13…1e-9`).
+#[test]
+fn a_short_landing_does_not_reset_the_step_size() {
+    let solver = ball::Model.solver().tolerances(1e-10, 1e-12);
+    let (x0, p) = ([H0, V0], [G, E]);
+    let plain = solver.solve(0.0, 0.9, &x0, &p).expect("the ball solves");
+    let t1 = plain.events[0].t;
+    for delta in DELTAS {
+        let times = [t1 + delta];
+        let sampled = solver
+            .samples(&times)
+            .solve(0.0, 0.9, &x0, &p)
+            .expect("the ball solves");
+        assert_eq!(sampled.samples.len(), 1);
+        let extra = sampled.stats.steps as i64 - plain.stats.steps as i64;
+        assert!(extra <= 1, "δ = {delta:e}: {extra} extra steps");
+    }
+}

@@ -396,9 +396,10 @@ where
     ) -> Result<(Trial, bool), SolveError> {
         let t = it.t();
         let remaining = stop - t;
+        let pr = self.problem;
         let h = match self.plan {
             StepPlan::Adaptive if remaining > h_roundoff(stop) => {
-                return Ok((it.try_step(stop)?, true));
+                return Ok((it.try_step_within(stop, pr.tf)?, true));
             }
             // A stop within round-off ahead (an event a few ulps before a sample time or
             // t_f): an adaptive step of this size would shrink the next steps to round-off.

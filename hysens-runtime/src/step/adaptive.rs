@@ -112,6 +112,21 @@ where
     /// [`Esdirk::commit`]. A caller that finds an event in the step instead re-takes a shorter
     /// step with [`Esdirk::evaluate_fixed`] (the hybrid driver, [`crate::solve`]).
     pub fn try_step(&mut self, t_stop: f64) -> Result<Trial, SolveError> {
+        self.try_step_within(t_stop, t_stop)
+    }
+
+    /// [`Esdirk::try_step`] towards `t_stop` in an integration that goes on to `horizon ≥
+    /// t_stop` (the hybrid driver: the next sample time within the solve to `t_f`): the
+    /// initial step size, if one is to be selected, is chosen for the span to `horizon`, not
+    /// cut to the distance to `t_stop` — the step is then clipped to land on `t_stop`, and the
+    /// proposal survives the landing (`controller.rs`, `StepControl::accepted`). (A new
+    /// segment starting `δ` before a sample time used to select `δ` and grow from it by
+    /// `fac_max` per step.)
+    pub(crate) fn try_step_within(
+        &mut self,
+        t_stop: f64,
+        horizon: f64,
+    ) -> Result<Trial, SolveError> {
         if !t_stop.is_finite() || t_stop <= self.t {
             return Err(SolveError::InvalidArgument {
                 t: self.t,
@@ -120,7 +135,9 @@ where
             });
         }
         if !positive_finite(self.control.h) {
-            self.control.h = self.initial_step(t_stop - self.t)?;
+            // (`horizon` NaN or short: the span to the stop.)
+            let span = (t_stop - self.t).max(horizon - self.t);
+            self.control.h = self.initial_step(span)?;
         }
         let k = self.tableau.error_estimate_order();
         let mut failures = Failures::default();

@@ -63,6 +63,7 @@ where
                 }
             }
             let (mut yi, mut zi) = self.predictor(i, hg, &psi);
+            self.stats.lu_solves += 1;
             let ti = t + tab.c[i] * h;
             let eq = StageEquation {
                 t: ti,
@@ -145,27 +146,60 @@ where
     }
 
     /// The Newton starting values `(Y_i⁰, Z_i⁰)` of stage `i ≥ 1` (0-based) with `hγ` = `hg`
-    /// and `ψ_i` = `psi`.
+    /// and `ψ_i` = `psi`: one linearly implicit step from the latest stage `j = i − 1` (module
+    /// docs of `step/`, "Predictors"). With `J = [f_y, f_z; g_y, g_z]` the stored Jacobian
+    /// and `M` the factorized iteration matrix, `f` is modelled near stage `j` as
+    /// `f(T_i, Y, Z) ≈ F_j + f_y (Y − Y_j) + f_z (Z − Z_j) + ρ w_f` and `g` as
+    /// `g_y (Y − Y_j) + g_z (Z − Z_j) + ρ w_g`, where `w = [F_j − F_1; 0] − J [Y_j − Y_1; Z_j − Z_1]`
+    /// is the change from stage 1 to stage `j` that `J` does not explain (the explicit time
+    /// dependence, the non-stiff trend) and `ρ = (c_i − c_j)/c_j` extrapolates it (0 for
+    /// `c_j = 0`). The stage equation of that model is linear with matrix `M`:
+    /// `(Y⁰, Z⁰) = (Y_j, Z_j) + M⁻¹ [ψ_i + hγ (F_j + ρ w_f) − Y_j; −ρ w_g]`.
+    /// One LU solve, no `f` evaluation. For a non-stiff component (`hγ J` small) this is the
+    /// linear extrapolation of the stage derivatives in `c`, `F_i⁰ = F_1 + (c_i/c_j)(F_j − F_1)`,
+    /// that was the predictor before; for a stiff one it is a Newton step from the latest
+    /// stage instead of an explicit extrapolation over `hλ ≫ 1`.
     #[inline(always)]
     fn predictor(&self, i: usize, hg: f64, psi: &[f64; NY]) -> ([f64; NY], [f64; NZ]) {
         let tab = self.tableau;
-        // Predictor (module docs of `step/`): linear extrapolation in c of the stage
-        // derivatives and algebraic values through stage 1 (c = 0) and the latest stage,
-        // F_i⁰ = F_1 + ρ (F_{i−1} − F_1), Z_i⁰ = Z_1 + ρ (Z_{i−1} − Z_1), ρ = c_i / c_{i−1};
-        // for stage 2 (only F_1 known, or c_{i−1} = 0) ρ = 0. Then Y_i⁰ = ψ_i + hγ F_i⁰.
-        let rho = if i >= 2 && tab.c[i - 1] != 0.0 {
-            tab.c[i] / tab.c[i - 1]
-        } else {
-            0.0
-        };
-        let mut yi = *psi;
+        let j = i - 1;
+        let (fs, ys, zs) = (&self.stages.fs, &self.stages.ys, &self.stages.zs);
+        let mut r = [0.0; N];
         for k in 0..NY {
-            let f0 = self.stages.fs[0][k];
-            yi[k] += hg * (f0 + rho * (self.stages.fs[i - 1][k] - f0));
+            r[k] = psi[k] + hg * fs[j][k] - ys[j][k];
         }
-        let mut zi = self.z;
+        if j > 0 && tab.c[j] != 0.0 {
+            let rho = (tab.c[i] - tab.c[j]) / tab.c[j];
+            let jac = &self.matrix.jac;
+            for k in 0..NY {
+                let mut w = fs[j][k] - fs[0][k];
+                for c in 0..NY {
+                    w -= jac.fy[k][c] * (ys[j][c] - ys[0][c]);
+                }
+                for c in 0..NZ {
+                    w -= jac.fz[k][c] * (zs[j][c] - zs[0][c]);
+                }
+                r[k] += hg * rho * w;
+            }
+            for k in 0..NZ {
+                let mut w = 0.0;
+                for c in 0..NY {
+                    w += jac.gy[k][c] * (ys[j][c] - ys[0][c]);
+                }
+                for c in 0..NZ {
+                    w += jac.gz[k][c] * (zs[j][c] - zs[0][c]);
+                }
+                r[NY + k] = rho * w;
+            }
+        }
+        self.matrix.lu.solve(&mut r);
+        let mut yi = ys[j];
+        let mut zi = zs[j];
+        for k in 0..NY {
+            yi[k] += r[k];
+        }
         for k in 0..NZ {
-            zi[k] += rho * (self.stages.zs[i - 1][k] - self.z[k]);
+            zi[k] += r[NY + k];
         }
         (yi, zi)
     }

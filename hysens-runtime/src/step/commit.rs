@@ -29,16 +29,19 @@ where
             StepLength::Fixed
         };
         let error = self.accept(trial.h, trial.t_end, length, observer)?;
-        let fac = self.control.pi.accept(
+        // `control.h` is still the proposal the step was taken with (`try_step` changes it
+        // only on failed attempts).
+        self.control.accepted(
             trial.h,
             error,
+            trial.landing,
             self.tableau.error_estimate_order(),
             self.opts.target,
             self.opts.fac_min,
             self.opts.fac_max,
+            self.opts.h_max,
         );
         self.matrix.accepted();
-        self.control.h = trial.h * fac;
         Ok(())
     }
 

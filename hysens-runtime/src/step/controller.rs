@@ -37,6 +37,47 @@ impl StepControl {
             attempts: 0,
         }
     }
+
+    /// Updates the proposal after an accepted step of size `h` with error estimate `r`
+    /// (`k`: order of the estimate; `opts`: the controller's settings). `landing`: the step
+    /// was clipped to end on its stop time (a sample or the final time), so `h` may be shorter
+    /// than the proposal it was taken with.
+    ///
+    /// **A step shortened only to land does not reset the controller.** Its length was set by
+    /// the stop, not by the error, and a short landing (a sample a hair after an event, say)
+    /// has an estimate near zero: with the usual update the next step would be at most
+    /// `fac_max·h` and grow from there by `fac_max` per step (a landing of `1e-9` cost 8–13
+    /// extra steps on the bouncing ball). So, as SUNDIALS CVODE and ARKODE do for a step
+    /// limited by `tstop`, such a step keeps the proposal it was cut from, and the controller
+    /// keeps the history of the last step the error chose (`prev`, `rejected`) — unless its
+    /// own estimate argues otherwise: if it is above the target even at the shorter length,
+    /// or if its asymptotic factor (eq. 27; not the predictive one, whose `h/h_prev` only
+    /// reflects the cut) proposes more than the kept proposal, the step is recorded as any
+    /// accepted step.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn accepted(
+        &mut self,
+        h: f64,
+        r: f64,
+        landing: bool,
+        k: u32,
+        target: f64,
+        fac_min: f64,
+        fac_max: f64,
+        h_max: f64,
+    ) {
+        if landing && h < self.h.min(h_max) {
+            // Judged by the asymptotic factor alone: the predictive one scales with
+            // `h/h_prev`, which for a cut step says nothing about the error.
+            let growth = self.pi.asymptotic_growth(r, k, target, fac_max);
+            if growth.is_some_and(|fac| h * fac < self.h) {
+                return;
+            }
+        }
+        let fac = self.pi.accept(h, r, k, target, fac_min, fac_max);
+        self.h = h * fac;
+    }
 }
 
 /// Controller history.
@@ -79,11 +120,28 @@ impl PiController {
             }
             _ => root(target / r, k),
         };
-        let upper = if self.rejected { 1.0 } else { fac_max };
+        let upper = self.upper(fac_max);
         self.prev = Some((r, h));
         self.rejected = false;
         // max/min rather than f64::clamp, which panics for fac_min > upper (bad options).
         fac.max(fac_min).min(upper)
+    }
+
+    /// The largest factor an accepted step may take: `fac_max`, or 1 after a rejection.
+    fn upper(&self, fac_max: f64) -> f64 {
+        if self.rejected {
+            1.0
+        } else {
+            fac_max
+        }
+    }
+
+    /// The asymptotic factor (eq. 27) of a step with estimate `r` if it is at least 1 (the
+    /// estimate is within the target), clamped like [`PiController::accept`]'s; `None` if
+    /// the estimate is above the target. Records nothing.
+    fn asymptotic_growth(&self, r: f64, k: u32, target: f64, fac_max: f64) -> Option<f64> {
+        let r = r.max(R_FLOOR);
+        (r <= target).then(|| root(target / r, k).min(self.upper(fac_max)))
     }
 
     /// Step-size factor after a step rejected by the error test (eq. 27, never growing).
@@ -137,6 +195,31 @@ mod tests {
         assert!(c.reject(1.5, 4, 0.8, 0.2) < 1.0);
         // After a rejection an accepted step cannot grow.
         assert!(c.accept(1.0, 1e-6, 4, 0.8, 0.2, 5.0) <= 1.0);
+    }
+
+    /// A landing cut short keeps the proposal and the history, unless its own estimate asks
+    /// for less (factor < 1) or for more than the proposal.
+    #[test]
+    fn a_landing_cut_short_keeps_the_proposal() {
+        let (k, target, fac_min, fac_max, h_max) = (4, 0.8, 0.2, 5.0, f64::INFINITY);
+        let mut c = StepControl::new(1.0);
+        c.accepted(1.0, 0.05, false, k, target, fac_min, fac_max, h_max);
+        assert!((c.h - 2.0).abs() < 1e-15);
+        let before = c;
+        // A landing of 1e-9 with a negligible estimate: nothing changes.
+        c.accepted(1e-9, 0.0, true, k, target, fac_min, fac_max, h_max);
+        assert_eq!(c, before);
+        // A landing nearly as long as the proposal whose estimate proposes more: recorded.
+        c.accepted(1.9, 1e-6, true, k, target, fac_min, fac_max, h_max);
+        assert!(c.h > 2.0 && c.pi.prev == Some((1e-6, 1.9)));
+        // A short landing whose estimate is above the target: the step size shrinks.
+        let mut c = before;
+        c.accepted(0.5, 0.9, true, k, target, fac_min, fac_max, h_max);
+        assert!(c.h < 0.5);
+        // The same step not cut short (h = proposal) is an ordinary accepted step.
+        let mut c = before;
+        c.accepted(2.0, 0.05, true, k, target, fac_min, fac_max, h_max);
+        assert_eq!(c.pi.prev, Some((0.05, 2.0)));
     }
 
     /// The root-free choice between the two factors agrees with evaluating both by `pow`.
