@@ -10,8 +10,10 @@
 //! `[0, 40]` (the dose fires once, near `t ≈ 11`), rtol 1e-6, atol 1e-9, ESDIRK4(3)6L[2]SA.
 //!
 //! Run with `cargo bench --bench gradient`. The runtime keeps everything on the stack: the
-//! FSA solve of this 101 × 100 problem needs 8–16 MiB in a release build (more than a main
-//! thread's usual 8 MiB), so the benchmarks run on a thread with a 64 MiB stack.
+//! FSA solve of this 101 × 100 problem needs about 8 MiB in a release build. The builder's
+//! solves would grow the stack themselves, but the no-heap `solve_adjoint` does not, so the
+//! benchmarks run on a thread sized by the model's estimate (`chain100::Model::STACK_ESTIMATE`,
+//! with 4 MiB more for criterion's frames): then no benchmark runs on a grown segment.
 
 use std::hint::black_box;
 
@@ -143,10 +145,10 @@ fn gradient(c: &mut Criterion) {
 }
 
 criterion_group!(benches, gradient);
-/// `criterion_main!`, on a thread with a 64 MiB stack.
+/// `criterion_main!`, on a thread with the stack the chain's no-heap solves need.
 fn main() {
     std::thread::Builder::new()
-        .stack_size(64 << 20)
+        .stack_size(chain100::Model::STACK_ESTIMATE + (4 << 20))
         .spawn(|| {
             benches();
             Criterion::default().configure_from_args().final_summary();

@@ -29,6 +29,18 @@
 //!   jobs) — never per item or per step (`tests/batch_alloc.rs` counts them on every
 //!   thread).
 //!
+//! - **Any model size on rayon's threads**: an item runs on its worker's stack (2 MiB by
+//!   default) when that suffices, else on a larger segment mapped for the item — the
+//!   builder's stack growth ([`crate::runtime::stack_estimate`]). A small model never needs
+//!   it; a large one (the 101-state chain with sensitivities needs up to 15 MiB in release)
+//!   pays one mapping per item, not a heap allocation — but its pages are new to every
+//!   item, and faulting them in costs about 1.5 µs per 4 KiB touched (+50 % on a 31-state
+//!   FSA solve of 0.9 ms). For such a model, run the batch in a pool whose threads have the
+//!   stack it needs, and no item grows it:
+//!   `rayon::ThreadPoolBuilder::new().stack_size(Solver::STACK_ESTIMATE + (1 << 20))`
+//!   `.build()?.install(..)` (1 MiB more for rayon's own frames)
+//!   ([`Solver::STACK_ESTIMATE`] covers every solve of the builder).
+//!
 //! The batch runs on rayon's global pool (one thread per core by default). For another
 //! number of threads, run it inside a pool of your own:
 //! `rayon::ThreadPoolBuilder::new().num_threads(4).build()?.install(|| solver.solve_batch(..))`.

@@ -4,10 +4,13 @@
 //!
 //! The first species decays on its own, `a_0(t) = a_0(0) e^{−k_0 t}`, until the dose adds
 //! `DOSE = 1` to it at the event time `t_e`. The runtime keeps everything on the stack, and a
-//! 101 × 100 sensitivity problem needs more than a test thread's 2 MiB (about 20–30 MiB in a
-//! debug build), so each test runs on a thread with a larger stack. The FSA solve is the
-//! expensive part in debug builds (100 columns, ~0.1 s per step), so it is done once, at the
-//! benchmark's tolerances, on a short horizon.
+//! 101 × 100 sensitivity problem needs far more than a test thread's 2 MiB (about 20–45 MiB in
+//! a debug build, `hysens::runtime::stack_estimate`). The builder's solves and gradients and
+//! the batches grow the stack themselves, so they run on the test thread, on a thread of
+//! 256 KiB and on rayon's pool as they are; the no-heap core calls do not, so their test runs
+//! on a thread sized by `Model::STACK_ESTIMATE`. The FSA solve is the expensive part in debug
+//! builds (100 columns, ~0.1 s per step), so it is done once, at the benchmark's tolerances,
+//! on a short horizon.
 #![deny(missing_docs)]
 
 use hysens::prelude::*;
@@ -19,10 +22,10 @@ use hysens::runtime::{
 mod chain;
 use chain::chain100;
 
-/// Runs `f` on a thread with a 64 MiB stack.
-fn with_stack(f: impl FnOnce() + Send + 'static) {
+/// Runs `f` on a thread with a stack of `bytes`.
+fn with_stack(bytes: usize, f: impl FnOnce() + Send + 'static) {
     std::thread::Builder::new()
-        .stack_size(64 << 20)
+        .stack_size(bytes)
         .spawn(f)
         .expect("a thread")
         .join()
@@ -47,34 +50,33 @@ fn tables() {
 
 /// Without the event (on `[0, 1]` the end product stays below 1e-20, far from the threshold
 /// 0.5): `a_0` and `a_1` against the closed form, at tight tolerances (a plain solve is cheap).
+/// On the test thread's own stack: the builder grows it.
 #[test]
 fn first_species_closed_form() {
-    with_stack(|| {
-        let p = chain::rates();
-        let (k0, k1) = (p.k0, p.k1);
-        let solution = chain100::Model
-            .solver()
-            .tolerances(1e-10, 1e-14)
-            .samples(&[0.25, 0.5])
-            .solve(0.0, 1.0, &chain::initial_state(), &p)
-            .expect("the chain solves");
-        assert!(solution.events.is_empty());
-        assert!(solution.x.a100 < 1e-20);
-        let states = solution
-            .samples
-            .iter()
-            .map(|s| (s.t, s.x.a0, s.x.a1))
-            .chain([(1.0, solution.x.a0, solution.x.a1)]);
-        for (t, a0, a1) in states {
-            let a1_exact = k0 / (k1 - k0) * ((-k0 * t).exp() - (-k1 * t).exp());
-            // rtol 1e-10: the global error of a0, a1 (both O(0.1–1)) stays below ~1e-12 here;
-            // 1e-10 leaves a wide margin.
-            assert!((a0 - (-k0 * t).exp()).abs() < 1e-10, "a0({t}) = {a0}");
-            assert!((a1 - a1_exact).abs() < 1e-10, "a1({t}) = {a1}");
-        }
-        // Mass is conserved (the scheme preserves linear invariants up to round-off).
-        assert!((solution.y.iter().sum::<f64>() - 1.0).abs() < 1e-13);
-    });
+    let p = chain::rates();
+    let (k0, k1) = (p.k0, p.k1);
+    let solution = chain100::Model
+        .solver()
+        .tolerances(1e-10, 1e-14)
+        .samples(&[0.25, 0.5])
+        .solve(0.0, 1.0, &chain::initial_state(), &p)
+        .expect("the chain solves");
+    assert!(solution.events.is_empty());
+    assert!(solution.x.a100 < 1e-20);
+    let states = solution
+        .samples
+        .iter()
+        .map(|s| (s.t, s.x.a0, s.x.a1))
+        .chain([(1.0, solution.x.a0, solution.x.a1)]);
+    for (t, a0, a1) in states {
+        let a1_exact = k0 / (k1 - k0) * ((-k0 * t).exp() - (-k1 * t).exp());
+        // rtol 1e-10: the global error of a0, a1 (both O(0.1–1)) stays below ~1e-12 here;
+        // 1e-10 leaves a wide margin.
+        assert!((a0 - (-k0 * t).exp()).abs() < 1e-10, "a0({t}) = {a0}");
+        assert!((a1 - a1_exact).abs() < 1e-10, "a1({t}) = {a1}");
+    }
+    // Mass is conserved (the scheme preserves linear invariants up to round-off).
+    assert!((solution.y.iter().sum::<f64>() - 1.0).abs() < 1e-13);
 }
 
 /// The FSA gradient across the dose: from `a_0 = 1, a_99 = 1, a_100 = 0.4`, `a_99` decays into
@@ -83,11 +85,13 @@ fn first_species_closed_form() {
 /// `∂a_0/∂k_0` (the brief's `−t a_0`, summed over both doses) and `∂a_0/∂k_99` (through the
 /// event time) against the closed form; every column's total mass is constant; and the
 /// columns of `k_0`, `k_1`, `k_99` against central differences of replays of the same step
-/// sequence.
+/// sequence. The core calls (`solve_with_sensitivities`, `solve_with`) run on the caller's
+/// stack: a thread sized by the model's estimate, and 1 MiB for this test's own frames (its
+/// solutions and problems, copied in a debug build).
 #[test]
 fn sensitivities_across_the_dose() {
     const T: f64 = 0.5;
-    with_stack(|| {
+    with_stack(chain100::Model::STACK_ESTIMATE + (1 << 20), || {
         let p = chain::rates();
         let mut x0 = [0.0; 101];
         (x0[0], x0[99], x0[100]) = (1.0, 1.0, 0.4);
@@ -183,4 +187,96 @@ fn sensitivities_across_the_dose() {
             assert!(worst < 1e-8, "column {j}: worst difference {worst:e}");
         }
     });
+}
+
+/// The state where the dose fires early (`t_e` ≈ 3e-4), with `a_100(0)` as given.
+fn dosing_start(a100: f64) -> chain100::X {
+    let mut x0 = [0.0; 101];
+    (x0[0], x0[99], x0[100]) = (1.0, 1.0, a100);
+    chain100::X::from_array(x0)
+}
+
+/// The builder on a thread of 256 KiB, a small fraction of what the chain needs: forward
+/// sensitivities to all 100 rates and 101 initial states (201 columns) and the adjoint
+/// gradient, across the dose; the two are derivatives of the same discrete solve, so they
+/// agree to round-off.
+#[test]
+fn builder_on_a_small_thread() {
+    const T: f64 = 2e-3;
+    with_stack(256 << 10, || {
+        let (x0, p) = (dosing_start(0.4), chain::rates());
+        let solver = chain100::Model.solver().tolerances(1e-6, 1e-9);
+        let fsa = solver
+            .sensitivities_to(Params::All, InitialStates::All)
+            .solve(0.0, T, &x0, &p)
+            .expect("the chain solves");
+        assert_eq!(fsa.events.len(), 1);
+        let asa = solver.gradient(0.0, T, &x0, &p).expect("the chain solves");
+        assert_eq!(asa.cost.to_bits(), fsa.cost.to_bits());
+        let wrt = chain100::P::NAMES
+            .iter()
+            .map(|&k| (Wrt::from(k), asa.wrt(k)))
+            .chain(chain100::X::NAMES.iter().map(|&a| {
+                let wrt = Wrt::InitialState(a);
+                (wrt, asa.wrt(wrt))
+            }));
+        for (wrt, asa) in wrt {
+            let (asa, fsa) = (
+                asa.expect("a name"),
+                fsa.cost_gradient(wrt).expect("chosen"),
+            );
+            // Round-off of the two orders of summation: ~1e-15 relative observed.
+            assert!(
+                (asa - fsa).abs() <= 1e-12 * fsa.abs().max(1.0),
+                "dG/d{wrt:?}: ASA {asa:e}, FSA {fsa:e}"
+            );
+        }
+        // The dose is felt: a_99(0) moves the event, a_0(0) does not reach a_100 by T.
+        assert!(fsa.cost_gradient(Wrt::InitialState("a99")).expect("chosen") > 0.0);
+    });
+}
+
+/// Batches of the chain on rayon's global pool (worker threads with the default 2 MiB stack):
+/// solves, gradients and solves into caller storage, each item equal to the sequential call
+/// to the bit.
+#[test]
+fn batches_on_rayons_default_pool() {
+    const T: f64 = 2e-3;
+    let items: Vec<_> = [0.4, 0.3, 0.45, 0.2]
+        .into_iter()
+        .map(|a100| (dosing_start(a100), chain::rates()))
+        .collect();
+    let solver = chain100::Model.solver().tolerances(1e-6, 1e-9);
+
+    let solutions = solver.solve_batch(0.0, T, &items);
+    let gradients = solver.gradient_batch(0.0, T, &items);
+    let mut slots: Vec<_> = items
+        .iter()
+        .map(|_| hysens::batch::Slot::summary())
+        .collect();
+    solver
+        .solve_batch_into(0.0, T, &items, &mut slots)
+        .expect("a slot per item");
+    for (k, (x0, p)) in items.iter().enumerate() {
+        let solution = solutions[k].as_ref().expect("the chain solves");
+        let sequential = solver.solve(0.0, T, x0, p).expect("the chain solves");
+        assert_eq!(solution.y.map(f64::to_bits), sequential.y.map(f64::to_bits));
+        assert_eq!(slots[k].result, Ok(()));
+        assert_eq!(
+            slots[k].solution.y.map(f64::to_bits),
+            sequential.y.map(f64::to_bits)
+        );
+        let gradient = gradients[k].as_ref().expect("the chain solves");
+        let sequential = solver.gradient(0.0, T, x0, p).expect("the chain solves");
+        assert_eq!(
+            gradient.params.map(f64::to_bits),
+            sequential.params.map(f64::to_bits)
+        );
+        assert_eq!(
+            gradient.initial_states.map(f64::to_bits),
+            sequential.initial_states.map(f64::to_bits)
+        );
+    }
+    // Across the dose: a_99 = 1 decays into a_100 (k_99 ≈ 351) and adds ~0.5 by T.
+    assert_eq!(solutions[0].as_ref().expect("solved").events.len(), 1);
 }

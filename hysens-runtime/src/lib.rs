@@ -20,6 +20,17 @@
 //! | `events/` | guards: arming, detection, location, polishing, reset, grazing, Zeno |
 //! | `hybrid/` | the driver of a hybrid solve, its problem and solution types |
 //! | `adjoint/` | the discrete adjoint: the tape of a solve and its backward pass (no events yet) |
+//! | `solver/` | the [`Solver`] builder; with `std`, owned results |
+//! | `stack.rs` | how much stack a solve needs ([`stack_estimate`]); with `std`, growing it |
+//!
+//! **Stack.** Every array lives on the stack, sized by the model, so a solve needs a multiple
+//! of the integrator's size: 0.3–0.6 MiB for 11 states, 20–45 MiB for 101 states with
+//! sensitivities in a debug build (a third of that in release). [`stack_estimate`] (and a
+//! `#[hybrid_model]`'s `Model::STACK_ESTIMATE`) gives it with a safety margin. With feature
+//! `std` the builder's [`Solver::solve`], [`Solver::solve_into`] and [`Solver::gradient`] use
+//! it to run on a larger stack segment when the thread has less left (so any thread can call
+//! them); the `no_std` calls ([`solve`], [`solve_adjoint`], and `solve_into` without `std`)
+//! run on the caller's stack: give them a thread of [`stack_estimate`]'s size.
 //!
 //! The solve of one smooth mode:
 //!
@@ -73,6 +84,7 @@ mod newton;
 mod norm;
 mod options;
 mod solver;
+mod stack;
 mod stats;
 mod step;
 pub mod tableau;
@@ -105,6 +117,7 @@ pub use options::Options;
 #[cfg(feature = "std")]
 pub use solver::{Event, Gradient, SampleState, Solution, SolveFailure};
 pub use solver::{Fields, InitialStates, Params, Solver, Variable, Wrt};
+pub use stack::stack_estimate;
 pub use stats::Stats;
 pub use step::{Esdirk, StepLength, StepRecord, Trial};
 pub use tableau::{Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};

@@ -118,6 +118,8 @@ fn inherent_items(model: &Model, variables: &Variables<'_>, target: &Target) -> 
     let mode_name = name_lookup("mode_name", "mode", model.mode_names().into_iter());
     let guard_name = name_lookup("guard_name", "guard", model.guard_names().into_iter());
     let entry_points = entry_points(variables, target);
+    let rt = &target.rt;
+    let n = Literal::usize_unsuffixed(target.ny + target.nz);
     quote! {
         impl Model {
             /// Number of differential states `y`.
@@ -126,6 +128,12 @@ fn inherent_items(model: &Model, variables: &Variables<'_>, target: &Target) -> 
             pub const NZ: usize = #nz;
             /// Number of parameters and inputs `p`.
             pub const NP: usize = #np;
+            /// Bytes of stack the no-heap solves of this model need (`solve`,
+            /// `solve_with_sensitivities`, `solve_adjoint`, `solve_with` with a tableau of at
+            /// most six stages), with a safety margin: `hysens_runtime::stack_estimate` of its
+            /// sizes. Run them on a thread with this much stack to spare (plus the caller's
+            /// frames); `solver()`'s `solve` and `gradient` grow the stack themselves.
+            pub const STACK_ESTIMATE: usize = #rt::stack_estimate::<6, #ny, #nz, #np, #n>();
             /// Names of the named outputs, in index order.
             pub const OUTPUT_NAMES: &'static [&'static str] = &[#(#output_names),*];
             #mode_name

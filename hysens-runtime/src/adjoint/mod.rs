@@ -159,6 +159,11 @@ impl<const NY: usize, const NZ: usize, const NP: usize> Costate<NY, NZ, NP> {
 /// per sample time (the backward pass reads the sampled states from it); the sensitivity
 /// fields of the samples and of `solution` stay zero.
 ///
+/// It runs on the caller's stack and needs up to [`crate::stack_estimate`]`::<S, NY, NZ, NP,
+/// N>()` bytes of it (a `#[hybrid_model]`'s `Model::STACK_ESTIMATE` with the default
+/// tableau): run it on a thread with that much to spare (the builder's owned
+/// [`crate::Solver::gradient`] grows the stack itself).
+///
 /// ```
 /// use hysens_runtime::*;
 ///

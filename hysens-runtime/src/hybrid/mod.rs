@@ -78,6 +78,11 @@ use crate::tableau::Tableau;
 /// On error `solution` holds the last accepted state and everything computed before the
 /// error (samples, events and steps written so far are counted in it).
 ///
+/// It runs on the caller's stack and needs up to [`crate::stack_estimate`]`::<S, NY, NZ, NP,
+/// N>()` bytes of it (a `#[hybrid_model]`'s `Model::STACK_ESTIMATE` with the default
+/// tableau): run it on a thread with that much to spare (the builder's owned
+/// [`crate::Solver::solve`] grows the stack itself).
+///
 /// # Example
 ///
 /// A bouncing ball with sensitivities of the final height to gravity and restitution (what the

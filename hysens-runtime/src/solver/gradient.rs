@@ -75,7 +75,24 @@ where
     /// The tape is owned here: a first try with room for a few hundred steps, and a solve too
     /// long for it is computed again with the room it named ([`SolveError::TapeFull`]); for
     /// caller storage, no heap and checkpointing, use [`crate::solve_adjoint`].
+    ///
+    /// Runs on a larger stack segment when the thread has less stack left than the model
+    /// needs ([`crate::stack_estimate`]), so any thread can call it, whatever the model's
+    /// size.
     pub fn gradient<X: Fields<NY>>(
+        &self,
+        t0: f64,
+        tf: f64,
+        x0: &X,
+        p: &impl Fields<NP>,
+    ) -> Result<Gradient<NY, NP>, SolveError> {
+        crate::stack::on_stack(Self::PARAMS_STACK_ESTIMATE, || {
+            self.gradient_here(t0, tf, x0, p)
+        })
+    }
+
+    /// [`Solver::gradient`] on the current stack.
+    fn gradient_here<X: Fields<NY>>(
         &self,
         t0: f64,
         tf: f64,

@@ -22,6 +22,7 @@ pub use solution::{Event, SampleState, Solution, SolveFailure};
 
 use crate::error::SolveError;
 use crate::solve;
+use crate::stack_estimate;
 use crate::tableau::{Tableau, ESDIRK436L2SA};
 use crate::{HybridModel, ModelSizes};
 use crate::{HybridOptions, HybridOutputs, HybridProblem, HybridSolution, StepPlan};
@@ -155,6 +156,17 @@ impl<
 where
     M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
 {
+    /// Bytes of stack [`Solver::solve_into`] needs, with the margin of
+    /// [`crate::stack_estimate`] (`NS` sensitivity columns, this solver's tableau). With
+    /// feature `std` the builder grows the stack itself; a `no_std` caller sizes the thread
+    /// that runs `solve_into` with it.
+    pub const STACK_ESTIMATE: usize = stack_estimate::<S, NY, NZ, NS, N>();
+
+    /// Bytes of stack a solve with the `NP` parameter columns needs: [`Solver::solve`]
+    /// without initial-state directions and [`Solver::gradient`].
+    #[cfg(feature = "std")]
+    const PARAMS_STACK_ESTIMATE: usize = stack_estimate::<S, NY, NZ, NP, N>();
+
     /// Uniform relative and absolute tolerances for every state (the other settings unchanged).
     pub fn tolerances(mut self, rtol: f64, atol: f64) -> Self {
         let integrator = &mut self.options.integrator;
@@ -264,6 +276,10 @@ where
     /// Only the chosen directions are reported. Without initial states the solve carries the
     /// `NP` parameter columns; with any initial state it carries all `NS = NP + NY` columns
     /// (parameters and initial states in one pass).
+    ///
+    /// Runs on a larger stack segment when the thread has less stack left than the model
+    /// needs ([`crate::stack_estimate`]), so any thread can call it, whatever the model's
+    /// size.
     #[cfg(feature = "std")]
     pub fn solve<X: Fields<NY>>(
         &self,
@@ -272,7 +288,25 @@ where
         x0: &X,
         p: &impl Fields<NP>,
     ) -> Result<Solution<X, NY, NZ, NP>, SolveFailure<X, NY, NZ, NP>> {
-        let selection = match self.selection(t0) {
+        let selection = self.selection(t0);
+        let need = match &selection {
+            Ok(selection) if selection.any_state() => Self::STACK_ESTIMATE,
+            _ => Self::PARAMS_STACK_ESTIMATE,
+        };
+        crate::stack::on_stack(need, || self.solve_here(selection, t0, tf, x0, p))
+    }
+
+    /// [`Solver::solve`] on the current stack.
+    #[cfg(feature = "std")]
+    fn solve_here<X: Fields<NY>>(
+        &self,
+        selection: Result<Selection<NY, NP>, SolveError>,
+        t0: f64,
+        tf: f64,
+        x0: &X,
+        p: &impl Fields<NP>,
+    ) -> Result<Solution<X, NY, NZ, NP>, SolveFailure<X, NY, NZ, NP>> {
+        let selection = match selection {
             Ok(selection) => selection,
             Err(error) => {
                 let raw = Raw::<NY, NZ, NP>::failed_at_start(error, t0, x0.to_array(), self.z0);
@@ -283,7 +317,7 @@ where
         let (n_samples, max_events) = (self.sample_times.len(), self.options.max_events);
         if selection.any_state() {
             let raw = Raw::<NY, NZ, NS>::run(n_samples, max_events, |outputs, solution| {
-                self.solve_into(t0, tf, x0, p, outputs, solution)
+                self.solve_into_here(t0, tf, x0, p, outputs, solution)
             });
             raw.into_solution::<M, X, NP>(directions, |d| match d {
                 Variable::Param(i) => i,
@@ -318,7 +352,29 @@ where
     /// chosen is zero. (To pay only for parameter columns without initial states, call the
     /// core [`crate::solve`] with `NP` columns.) `outputs.samples` must hold one entry per
     /// sample time. On failure `solution` and `outputs` keep what was computed.
+    ///
+    /// With feature `std` it runs on a larger stack segment (mapped for the call, not on the
+    /// heap) when the thread has less stack left than [`Solver::STACK_ESTIMATE`]; without it,
+    /// run it on a thread with that much stack to spare.
     pub fn solve_into(
+        &self,
+        t0: f64,
+        tf: f64,
+        x0: &impl Fields<NY>,
+        p: &impl Fields<NP>,
+        outputs: &mut HybridOutputs<'_, NY, NZ, NS>,
+        solution: &mut HybridSolution<NY, NZ, NS>,
+    ) -> Result<(), SolveError> {
+        #[cfg(feature = "std")]
+        return crate::stack::on_stack(Self::STACK_ESTIMATE, || {
+            self.solve_into_here(t0, tf, x0, p, outputs, solution)
+        });
+        #[cfg(not(feature = "std"))]
+        self.solve_into_here(t0, tf, x0, p, outputs, solution)
+    }
+
+    /// [`Solver::solve_into`] on the current stack.
+    fn solve_into_here(
         &self,
         t0: f64,
         tf: f64,
