@@ -138,7 +138,13 @@ fn checkpointed_adjoint_with_the_cost_in_the_error_test() {
     let problem = fall::Model::problem(0.0, 1.2, &x0, &p);
     let mut options = HybridOptions::new(1e-8, 1e-10);
     options.integrator.cost_error_test = Some((1e-8, 1e-10));
-    every_tableau("fall, cost in the error test", &fall::Model, &problem, &options, true);
+    every_tableau(
+        "fall, cost in the error test",
+        &fall::Model,
+        &problem,
+        &options,
+        true,
+    );
     // The test changes the steps.
     let steps = |cost_test: Option<(f64, f64)>| {
         let mut options = HybridOptions::new(1e-8, 1e-10);

@@ -142,9 +142,8 @@ impl<const NY: usize, const NZ: usize> Options<NY, NZ> {
                 "jacobian_reuse_rate (must be ≥ 0)",
             ),
             (
-                self.cost_error_test.is_none_or(|(rtol, atol)| {
-                    finite_nonneg(&rtol) && finite_positive(&atol)
-                }),
+                self.cost_error_test
+                    .is_none_or(|(rtol, atol)| finite_nonneg(&rtol) && finite_positive(&atol)),
                 "cost_error_test (rtol_q must be finite and ≥ 0, atol_q finite and > 0)",
             ),
             (
@@ -194,7 +193,10 @@ mod tests {
             (|o| o.max_newton_iterations = 0, "max_newton_iterations"),
             (|o| o.newton_tol = 0.0, "newton_tol"),
             (|o| o.jacobian_reuse_rate = f64::NAN, "jacobian_reuse_rate"),
-            (|o| o.cost_error_test = Some((-1.0, 1e-9)), "cost_error_test"),
+            (
+                |o| o.cost_error_test = Some((-1.0, 1e-9)),
+                "cost_error_test",
+            ),
             (|o| o.cost_error_test = Some((1e-6, 0.0)), "cost_error_test"),
             (|o| o.target = 1.5, "target"),
             (|o| o.fac_min = 0.0, "fac_min"),

@@ -157,12 +157,9 @@ where
                 continue;
             }
             let tj = self.t + tab.c[j] * h;
-            let l = self.model.integral_cost(
-                tj,
-                &self.stages.ys[j],
-                &self.stages.zs[j],
-                &self.p,
-            );
+            let l = self
+                .model
+                .integral_cost(tj, &self.stages.ys[j], &self.stages.zs[j], &self.p);
             sum_b += b * l;
             sum_d += d * l;
         }
