@@ -57,10 +57,13 @@ fn generated_dae_model_with_memory_solves_without_allocating() {
     problem.z0 = z0.to_array();
     let times = [1.0, 2.0, 5.0];
     problem.sample_times = &times;
-    let options = HybridOptions::new(1e-7, 1e-9);
     let mut samples = [Sample::ZERO; 3];
     let mut events = [EventRecord::ZERO; 64];
-    for with_sensitivities in [false, true] {
+    // Plain, with sensitivities, and with sensitivities and the integral cost in the error
+    // test (`Options::cost_error_test`).
+    for (with_sensitivities, cost_test) in [(false, false), (true, false), (true, true)] {
+        let mut options = HybridOptions::new(1e-7, 1e-9);
+        options.integrator.cost_error_test = cost_test.then_some((1e-7, 1e-9));
         let mut solution = HybridSolution::ZERO;
         let (result, allocations) = count(|| {
             let mut outputs = HybridOutputs {
@@ -77,7 +80,10 @@ fn generated_dae_model_with_memory_solves_without_allocating() {
         assert_eq!(result, Ok(()));
         assert!(solution.n_events >= 1, "the relay switches");
         assert_eq!(solution.n_samples, 3);
-        assert_eq!(allocations, 0, "sensitivities: {with_sensitivities}");
+        assert_eq!(
+            allocations, 0,
+            "sensitivities: {with_sensitivities}, cost in the error test: {cost_test}"
+        );
     }
 }
 

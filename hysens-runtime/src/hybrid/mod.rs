@@ -293,6 +293,9 @@ where
         let mut memory_sy = sy;
         let mut memory_sz = [[0.0; NP]; NZ];
         sol.memory = memory;
+        // The integral cost accumulated by the integrators for its error test
+        // (`Options::cost_error_test`), carried from segment to segment.
+        let mut quadrature = 0.0;
         loop {
             let adapter = ModeAdapter::new(self.model, mode, memory, memory_sy, memory_sz);
             let end = {
@@ -301,9 +304,13 @@ where
                     Some(c) => {
                         Esdirk::restore(&adapter, tableau, mode, pr.p, options, &c.integrator)?
                     }
-                    None => Esdirk::<_, S, NY, NZ, NP, N>::new(
-                        &adapter, tableau, mode, pr.p, t, y, z, options,
-                    )?,
+                    None => {
+                        let mut it = Esdirk::<_, S, NY, NZ, NP, N>::new(
+                            &adapter, tableau, mode, pr.p, t, y, z, options,
+                        )?;
+                        it.set_quadrature(quadrature);
+                        it
+                    }
                 };
                 let armed = start.take().map(|c| c.armed);
                 let r = if self.fsa {
@@ -313,6 +320,7 @@ where
                     self.segment(&mut it, &adapter, armed, outputs, sol)
                 };
                 sol.stats.add(it.stats());
+                quadrature = it.quadrature();
                 r?
             };
             match end {

@@ -164,6 +164,15 @@ where
         add_memory_terms(&mj, &self.memory_sy, &self.memory_sz, fp, gp);
     }
 
+    fn has_integral_cost(&self) -> bool {
+        M::HAS_INTEGRAL_COST
+    }
+
+    /// [`HybridModel::integral_cost`] of the mode, with its memory.
+    fn integral_cost(&self, t: f64, y: &[f64; NY], z: &[f64; NZ], p: &[f64; NP]) -> f64 {
+        self.model.integral_cost(self.mode, &self.point(t, y, z, p))
+    }
+
     fn time_partials(
         &self,
         t: f64,

@@ -116,6 +116,20 @@ pub trait SmoothMode<const NY: usize, const NZ: usize, const NP: usize> {
         false
     }
 
+    /// Whether the mode has an integral cost `∫ L dt` ([`SmoothMode::integral_cost`]) for the
+    /// local error test ([`crate::Options::cost_error_test`]). Default `false`.
+    fn has_integral_cost(&self) -> bool {
+        false
+    }
+
+    /// The integrand `L(t, y, z, p)` of the integral cost, evaluated at the stages by the
+    /// error test of [`crate::Options::cost_error_test`] if [`SmoothMode::has_integral_cost`]
+    /// (else never called). The default returns 0. The modes of a hybrid model
+    /// (`model/adapter.rs`) return [`crate::HybridModel::integral_cost`].
+    fn integral_cost(&self, _t: f64, _y: &[f64; NY], _z: &[f64; NZ], _p: &[f64; NP]) -> f64 {
+        0.0
+    }
+
     /// Time partials `f_t` (`NY`) and `g_t` (`NZ`) at `(t, y, z, p)`, zeroed by the caller.
     ///
     /// Needed only for sensitivities of steps whose start time or length depends on the

@@ -177,6 +177,15 @@ where
         self
     }
 
+    /// Puts the integral cost's quadrature into the local error test, with relative and
+    /// absolute tolerances for the accumulated cost ([`crate::Options::cost_error_test`];
+    /// default off). The cost and its gradient are computed as without it; the steps resolve
+    /// `∫ L dt` too.
+    pub fn cost_error_test(mut self, rtol: f64, atol: f64) -> Self {
+        self.options.integrator.cost_error_test = Some((rtol, atol));
+        self
+    }
+
     /// All settings at once (tolerances per component, step limits, Newton, events).
     pub fn options(mut self, options: HybridOptions<NY, NZ>) -> Self {
         self.options = options;

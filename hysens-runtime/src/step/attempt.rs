@@ -32,6 +32,7 @@ where
         self.fsa.pending = None;
         self.stages.computed = None;
         self.stages.refined = false;
+        self.stages.quadrature = 0.0;
         // Stage 1 (explicit).
         self.stages.ys[0] = self.y;
         self.stages.zs[0] = self.z;
@@ -94,7 +95,15 @@ where
             &self.stages.ys[S - 1],
             &mut w,
         );
-        let error = rms(sum_sq(&e, &w), NY);
+        let mut error = rms(sum_sq(&e, &w), NY);
+        if let Some(tol) = self.opts.cost_error_test {
+            if self.model.has_integral_cost() {
+                // The larger of the two norms (CVODES' `errconQ`): the states' test is
+                // unchanged (module docs of `Options::cost_error_test`). A NaN must fail.
+                let eq = self.quadrature_error(h, tol);
+                error = if eq.is_nan() { eq } else { error.max(eq) };
+            }
+        }
         if !error.is_finite() {
             // Treat like a failed iteration: the step is too large.
             return Ok(Attempt::NewtonFailed {
@@ -129,6 +138,39 @@ where
         let mut filtered = [0.0; NY];
         filtered.copy_from_slice(&r[..NY]);
         (e, filtered)
+    }
+
+    /// The integral cost's part of the error test ([`crate::Options::cost_error_test`] with
+    /// tolerances `(rtol_q, atol_q)` = `tol`) for the step of size `h` in the stage storage:
+    /// `|e_q|/w_q` with the embedded estimate `e_q = h Σ_j d_j L_j` of the quadrature
+    /// `q' = L` (Kristensen et al. 2005, Eq. 20, as for the states; unfiltered, since `q` does
+    /// not feed back) and `w_q = atol_q + rtol_q·max(|Q_n|, |Q_n + h Σ_i b_i L_i|)`. Stores the
+    /// step's quadrature `h Σ_i b_i L_i` for the commit. `L` is evaluated at the stages with
+    /// `b_j ≠ 0` or `d_j ≠ 0` only; a non-finite value makes the result infinite (the attempt
+    /// then fails like one whose states' estimate is not finite).
+    fn quadrature_error(&mut self, h: f64, (rtol_q, atol_q): (f64, f64)) -> f64 {
+        let tab = self.tableau;
+        let (mut sum_b, mut sum_d) = (0.0, 0.0);
+        for j in 0..S {
+            let (b, d) = (tab.b[j], tab.d(j));
+            if b == 0.0 && d == 0.0 {
+                continue;
+            }
+            let tj = self.t + tab.c[j] * h;
+            let l = self
+                .model
+                .integral_cost(tj, &self.stages.ys[j], &self.stages.zs[j], &self.p);
+            sum_b += b * l;
+            sum_d += d * l;
+        }
+        let dq = h * sum_b;
+        if !(dq.is_finite() && sum_d.is_finite()) {
+            return f64::INFINITY;
+        }
+        self.stages.quadrature = dq;
+        let qn = self.quadrature;
+        let w = atol_q + rtol_q * qn.abs().max((qn + dq).abs());
+        (h * sum_d / w).abs()
     }
 
     /// Inverse Newton test weights, once per attempt at `(y_n, z_n)` as in RADAU5 (Hairer &

@@ -112,6 +112,7 @@ where
         self.t = t_end;
         self.y = self.stages.ys[S - 1];
         self.z = self.stages.zs[S - 1];
+        self.quadrature += self.stages.quadrature;
         self.stages.computed = None;
         Ok(error)
     }

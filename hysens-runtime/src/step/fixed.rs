@@ -88,6 +88,8 @@ where
             self.stages.iters[i] = 0;
         }
         self.stages.refined = false;
+        // The quadrature of a step of round-off size is below round-off of `Q_n`.
+        self.stages.quadrature = 0.0;
         self.stages.computed = Some((h, 0.0));
         Ok(0.0)
     }

@@ -18,7 +18,8 @@
 //!    `h F_i`, and they are refined then (`fsa/length.rs`).
 //! 4. Stiff accuracy: `y_{n+1} = Y_S`, `z_{n+1} = Z_S` (Kristensen et al. 2005, Eq. 14).
 //! 5. Local error estimate `e = h Σ_j (b_j − b̂_j) F_j` on the differential states, WRMS norm
-//!    with weights `atol + rtol·max(|y_n|, |y_{n+1}|)` (Kristensen et al. 2005, Eqs. 20–21).
+//!    with weights `atol + rtol·max(|y_n|, |y_{n+1}|)` (Kristensen et al. 2005, Eqs. 20–21);
+//!    optionally also that of the integral cost's quadrature (`Options::cost_error_test`).
 //!
 //! Files: `attempt.rs` (stages and Newton, error estimate), `matrix.rs` (Jacobian reuse and the
 //! iteration matrix), `adaptive.rs` (error-controlled steps, initial step), `commit.rs`
@@ -121,6 +122,10 @@ pub(crate) struct Stages<const S: usize, const NY: usize, const NZ: usize> {
     /// [`Esdirk::try_step`] and [`Esdirk::evaluate_fixed`], taken by the commit, which accepts
     /// nothing else).
     pub computed: Option<(f64, f64)>,
+    /// The step's quadrature of the integral cost `h Σ_i b_i L_i`, computed by the attempt
+    /// for the error test ([`Options::cost_error_test`]; 0 without it), added to
+    /// [`Esdirk::quadrature`](Esdirk) when the step is accepted.
+    pub quadrature: f64,
 }
 
 impl<const S: usize, const NY: usize, const NZ: usize> Stages<S, NY, NZ> {
@@ -132,6 +137,7 @@ impl<const S: usize, const NY: usize, const NZ: usize> Stages<S, NY, NZ> {
         refined: false,
         iters: [0; S],
         computed: None,
+        quadrature: 0.0,
     };
 }
 
@@ -179,6 +185,11 @@ pub struct Esdirk<
     pub(crate) stages: Stages<S, NY, NZ>,
     /// Forward sensitivities (`fsa/`).
     pub(crate) fsa: Fsa<S, NY, NZ, NP, N>,
+    /// `Q_n`, the integral cost accumulated so far, for the weight of its error test
+    /// ([`Options::cost_error_test`]; stays 0 without it): the sum of the accepted steps'
+    /// quadratures `h Σ_i b_i L_i` (in another order than the cost the hybrid driver adds
+    /// up, `fsa/cost.rs`, which is what the caller receives; the weight needs no more).
+    pub(crate) quadrature: f64,
 }
 
 /// How the length `H` of an accepted step depends on the parameters (for the forward
@@ -255,6 +266,7 @@ where
             matrix: IterationMatrix::new(model.jacobian_is_constant()),
             stages: Stages::ZERO,
             fsa: Fsa::new(),
+            quadrature: 0.0,
         };
         s.make_consistent()?;
         Ok(s)
@@ -278,6 +290,20 @@ where
     /// Statistics so far.
     pub fn stats(&self) -> &Stats {
         &self.stats
+    }
+
+    /// The integral cost accumulated so far by the error test of
+    /// [`Options::cost_error_test`] (0 without it): the starting value (see
+    /// [`Esdirk::set_quadrature`]) plus the quadratures `h Σ_i b_i L_i` of the accepted steps.
+    pub fn quadrature(&self) -> f64 {
+        self.quadrature
+    }
+
+    /// Sets the integral cost accumulated so far (`Q_n` of the error test of
+    /// [`Options::cost_error_test`], e.g. that of the previous mode segments of a hybrid
+    /// solve).
+    pub fn set_quadrature(&mut self, q: f64) {
+        self.quadrature = q;
     }
 
     /// Proposed size of the next step (0 before the first step if it is to be selected).

@@ -3,7 +3,8 @@
 //! (`adjoint/checkpoint.rs`).
 //!
 //! Everything that decides the next steps is kept: the accepted point, the controller history,
-//! the Jacobian's reuse state and the contraction rates, the last stages and the counters.
+//! the Jacobian's reuse state and the contraction rates, the last stages, the integral cost
+//! accumulated for its error test (`Options::cost_error_test`) and the counters.
 //! Neither the Jacobian nor the LU factors of the iteration matrix are kept, only the point
 //! the Jacobian was evaluated at and the step size the LU was built for: both are deterministic
 //! functions of these (the model's Jacobian of the same point; `matrix.rs`), so
@@ -35,6 +36,7 @@ pub(crate) struct IntegratorSnapshot<const S: usize, const NY: usize, const NZ: 
     theta_last: f64,
     theta_step: f64,
     stages: Stages<S, NY, NZ>,
+    quadrature: f64,
 }
 
 impl<const S: usize, const NY: usize, const NZ: usize> IntegratorSnapshot<S, NY, NZ> {
@@ -55,6 +57,7 @@ impl<const S: usize, const NY: usize, const NZ: usize> IntegratorSnapshot<S, NY,
         theta_last: 0.0,
         theta_step: 0.0,
         stages: Stages::ZERO,
+        quadrature: 0.0,
     };
 }
 
@@ -77,6 +80,7 @@ where
             theta_last: self.matrix.theta_last,
             theta_step: self.matrix.theta_step,
             stages: self.stages,
+            quadrature: self.quadrature,
         }
     }
 
@@ -117,6 +121,7 @@ where
             matrix,
             stages: snapshot.stages,
             fsa: Fsa::new(),
+            quadrature: snapshot.quadrature,
         };
         if snapshot.lu_h.is_finite() && snapshot.jac_state != JacState::Invalid {
             it.factor(snapshot.lu_h).map_err(|e| it.lu_error(e))?;
