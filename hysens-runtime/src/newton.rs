@@ -31,8 +31,8 @@
 //! pinned the step at `h/t ≈ 2e-3…1e-2`: 2842 steps, 42 416 `f` evaluations. Iterating once
 //! more instead, those iterations converge with `θ_2` median 9e-3 (90% below 0.08; 12 of 818
 //! really diverged, at `h/t ≈ 0.1…0.6`): 190 steps, 21 Newton failures, 3306 `f` evaluations
-//! (those 21 were the explicit stage predictor's; with the linearly implicit one, `step/`,
-//! "Predictors": 178 steps, 1 failure).
+//! (those 21 were the explicit stage predictor's; retried from the linearly implicit one,
+//! `step/`, "Predictors": 178 steps, 1 failure).
 //! The rule costs one extra iteration before a genuine failure is detected, against a whole
 //! retried step and a cut of `h` for a false one. (Also measured: failing at `θ_1 ≥ 2` gave
 //! 231 steps; predicting `Y_i⁰ = Y_{i−1}` instead of extrapolating removed most failures too,

@@ -63,8 +63,6 @@ where
                     psi[k] += a * self.stages.fs[j][k];
                 }
             }
-            let (mut yi, mut zi) = self.predictor(i, hg, &psi);
-            self.stats.lu_solves += 1;
             let ti = t + tab.c[i] * h;
             let eq = StageEquation {
                 t: ti,
@@ -72,8 +70,21 @@ where
                 psi: &psi,
                 inv_w: &inv_w,
             };
+            // Newton from the explicit predictor; if it fails, once more from the linearly
+            // implicit one (module docs of `step/`, "Predictors"), before the step is retried
+            // with a smaller h.
+            let theta_before = self.matrix.theta_step;
+            let (mut yi, mut zi) = self.explicit_predictor(i, hg, &psi);
             let theta = &mut self.matrix.theta_step;
-            match newton.solve(&eq, &mut yi, &mut zi, &mut self.stats, theta) {
+            let mut result = newton.solve(&eq, &mut yi, &mut zi, &mut self.stats, theta);
+            if result.is_err() {
+                (yi, zi) = self.implicit_predictor(i, hg, &psi);
+                self.stats.lu_solves += 1;
+                self.matrix.theta_step = theta_before;
+                let theta = &mut self.matrix.theta_step;
+                result = newton.solve(&eq, &mut yi, &mut zi, &mut self.stats, theta);
+            }
+            match result {
                 Ok(n) => self.stages.iters[i] = n,
                 Err(diverged) => return Ok(Attempt::NewtonFailed { stage: i, diverged }),
             }
@@ -187,8 +198,34 @@ where
         inv_w
     }
 
-    /// The Newton starting values `(Y_i⁰, Z_i⁰)` of stage `i ≥ 1` (0-based) with `hγ` = `hg`
-    /// and `ψ_i` = `psi`: one linearly implicit step from the latest stage `j = i − 1` (module
+    /// The explicit Newton starting values `(Y_i⁰, Z_i⁰)` of stage `i ≥ 1` (0-based) with
+    /// `hγ` = `hg` and `ψ_i` = `psi` (module docs of `step/`, "Predictors"): the stage
+    /// derivatives and algebraic values linearly extrapolated in `c` through stage 1 (`c = 0`)
+    /// and the latest stage, `F_i⁰ = F_1 + ρ (F_{i−1} − F_1)`, `Z_i⁰ = Z_1 + ρ (Z_{i−1} − Z_1)`,
+    /// `ρ = c_i / c_{i−1}` (for stage 2, or `c_{i−1} = 0`, `ρ = 0`); then `Y_i⁰ = ψ_i + hγ F_i⁰`.
+    #[inline(always)]
+    fn explicit_predictor(&self, i: usize, hg: f64, psi: &[f64; NY]) -> ([f64; NY], [f64; NZ]) {
+        let tab = self.tableau;
+        let rho = if i >= 2 && tab.c[i - 1] != 0.0 {
+            tab.c[i] / tab.c[i - 1]
+        } else {
+            0.0
+        };
+        let mut yi = *psi;
+        for k in 0..NY {
+            let f0 = self.stages.fs[0][k];
+            yi[k] += hg * (f0 + rho * (self.stages.fs[i - 1][k] - f0));
+        }
+        let mut zi = self.z;
+        for k in 0..NZ {
+            zi[k] += rho * (self.stages.zs[i - 1][k] - self.z[k]);
+        }
+        (yi, zi)
+    }
+
+    /// The linearly implicit Newton starting values `(Y_i⁰, Z_i⁰)` of stage `i ≥ 1` (0-based),
+    /// for a retry after Newton failed from the explicit ones, with `hγ` = `hg` and `ψ_i` =
+    /// `psi`: one linearly implicit step from the latest stage `j = i − 1` (module
     /// docs of `step/`, "Predictors"). With `J = [f_y, f_z; g_y, g_z]` the stored Jacobian
     /// and `M` the factorized iteration matrix, `f` is modelled near stage `j` as
     /// `f(T_i, Y, Z) ≈ F_j + f_y (Y − Y_j) + f_z (Z − Z_j) + ρ w_f` and `g` as
@@ -197,12 +234,11 @@ where
     /// dependence, the non-stiff trend) and `ρ = (c_i − c_j)/c_j` extrapolates it (0 for
     /// `c_j = 0`). The stage equation of that model is linear with matrix `M`:
     /// `(Y⁰, Z⁰) = (Y_j, Z_j) + M⁻¹ [ψ_i + hγ (F_j + ρ w_f) − Y_j; −ρ w_g]`.
-    /// One LU solve, no `f` evaluation. For a non-stiff component (`hγ J` small) this is the
-    /// linear extrapolation of the stage derivatives in `c`, `F_i⁰ = F_1 + (c_i/c_j)(F_j − F_1)`,
-    /// that was the predictor before; for a stiff one it is a Newton step from the latest
-    /// stage instead of an explicit extrapolation over `hλ ≫ 1`.
+    /// One LU solve and a product with the Jacobian, no `f` evaluation. For a non-stiff
+    /// component (`hγ J` small) this is the explicit predictor; for a stiff one it is a Newton
+    /// step from the latest stage instead of an explicit extrapolation over `hλ ≫ 1`.
     #[inline(always)]
-    fn predictor(&self, i: usize, hg: f64, psi: &[f64; NY]) -> ([f64; NY], [f64; NZ]) {
+    fn implicit_predictor(&self, i: usize, hg: f64, psi: &[f64; NY]) -> ([f64; NY], [f64; NZ]) {
         let tab = self.tableau;
         let j = i - 1;
         let (fs, ys, zs) = (&self.stages.fs, &self.stages.ys, &self.stages.zs);

@@ -32,22 +32,25 @@
 //! the previous step's last stage (FSAL): one extra `f` call per step, but each step then
 //! depends only on `(t_n, y_n, z_n, p)`, which keeps the sensitivity and adjoint recursions
 //! step-local and is correct across discontinuities (where FSAL would carry `f` of the old mode
-//! or input over the switch). **Predictors**: Newton starts from one linearly implicit step
-//! from the latest stage: the stage equation with `f` and `g` linearized at the latest stage
-//! (the stored Jacobian), plus the change since stage 1 that the Jacobian does not explain,
-//! extrapolated in `c`; its matrix is the iteration matrix, so it costs one LU solve
-//! (`attempt.rs`, `predictor`; Kristensen et al. 2005, §4, and Christensen et al., Eq. 11,
-//! describe other choices). For non-stiff components it is the linear extrapolation of the
-//! stage derivatives through stage 1 and the latest stage, `Y_i⁰ = ψ_i + hγ F_i⁰`, which was
-//! the predictor before; for stiff ones that extrapolation is explicit over `hλ ≫ 1` and
-//! started Newton far outside its region of convergence: Robertson to 4e10 (rtol 1e-6,
-//! atol 1e-10, FSA) had 22 Newton failures in 190 steps with the default tableau and 52 in
-//! 388 with ESDIRK34, all with a fresh Jacobian at `h/t ≈ 0.1–0.6`, most in the first
-//! implicit stage (diverging, θ up to 1e8) or, with ESDIRK4(3)6L\[2\]SA, in the stage whose
-//! extrapolation factor is `c_4/c_3 = 4.3`; each cut `h` by 1/4 or 1/2, after which the
-//! controller grew it back ×5 into the next failure. With this predictor: 1 and 2 failures,
-//! 178 and 353 steps, `f` evaluations 3078 → 2197 and 3906 → 2674. The first Newton correction
-//! is accepted on its own only if it is already below the Newton tolerance (`newton.rs`).
+//! or input over the switch). **Predictors**: Newton starts from `Y_i⁰ = ψ_i + hγ F_i⁰`, with
+//! `F_i⁰` and `Z_i⁰` linearly extrapolated in `c` through stage 1 and the latest stage
+//! (`attempt.rs`, `explicit_predictor`; Kristensen et al. 2005, §4, and Christensen et al.,
+//! Eq. 11, describe other choices). For stiff components that extrapolation is explicit over
+//! `hλ ≫ 1` and can start Newton far outside its region of convergence: Robertson to 4e10
+//! (rtol 1e-6, atol 1e-10, FSA) had 22 Newton failures in 190 steps with the default tableau
+//! and 52 in 388 with ESDIRK34, all with a fresh Jacobian at `h/t ≈ 0.1–0.6`, most in the
+//! first implicit stage (diverging, θ up to 1e8) or in the stage whose extrapolation factor is
+//! `c_4/c_3 = 4.3`; each cut `h` by 1/4 or 1/2, after which the controller grew it back ×5
+//! into the next failure. So when Newton fails from the explicit predictor, the stage is
+//! tried once more from a linearly implicit one (`implicit_predictor`): the stage equation
+//! with `f` and `g` linearized at the latest stage (the stored Jacobian), plus the change
+//! since stage 1 that the Jacobian does not explain, extrapolated in `c` — one LU solve and a
+//! product with the Jacobian. Robertson: 1 and 2 failures, 178 and 354 steps, `f` evaluations
+//! 3078 → 2813 and 3906 → 3370. It is a retry, not the first guess: as the first guess it
+//! removed the failures as well, but its `O(N²)` cost per stage doubled the plain solve of the
+//! 101-state chain (`benches/gradient.rs`: 11 → 21.5 ms), where Newton converges from the
+//! explicit guess anyway. The first Newton correction is accepted on its own only if it is
+//! already below the Newton tolerance (`newton.rs`).
 //!
 //! **Affine modes.** If the model declares its Jacobian constant
 //! ([`SmoothMode::jacobian_is_constant`]; the macro proves it symbolically), `M` is the exact
