@@ -109,6 +109,21 @@ pub enum SolveError {
         /// Guard index.
         guard: usize,
     },
+    /// A guard fires at the entry of a mode (on its zero, moving the way it fires) and its
+    /// event leads back to a mode and state already entered at this instant: the model has no
+    /// continuation there (a ball with restitution 0, or at rest, on the floor; a relay whose
+    /// two thresholds are equal). Model what happens on the guard — a mode that rests or
+    /// sticks on it, or, for a relay, one `#[switching_surface]` on which the solution slides.
+    StuckAtGuard {
+        /// Time of the instant.
+        t: f64,
+        /// The mode the guard fires from.
+        mode: usize,
+        /// The guard.
+        guard: usize,
+        /// The mode its event leads to.
+        to: usize,
+    },
     /// A switching surface reached where both neighbouring fields point away from it
     /// ([`crate::HybridModel::event_target`]): no Filippov solution continues uniquely.
     RepulsiveSurface {
@@ -174,6 +189,7 @@ impl SolveError {
             | SolveError::TapeFull { t, .. }
             | SolveError::TooManyEvents { t, .. }
             | SolveError::GrazingEvent { t, .. }
+            | SolveError::StuckAtGuard { t, .. }
             | SolveError::RepulsiveSurface { t, .. }
             | SolveError::SurfaceIntersection { t, .. }
             | SolveError::InvalidArgument { t, .. }
@@ -193,6 +209,7 @@ impl SolveError {
             | SolveError::TapeFull { mode, .. }
             | SolveError::TooManyEvents { mode, .. }
             | SolveError::GrazingEvent { mode, .. }
+            | SolveError::StuckAtGuard { mode, .. }
             | SolveError::RepulsiveSurface { mode, .. }
             | SolveError::SurfaceIntersection { mode, .. }
             | SolveError::InvalidArgument { mode, .. }
@@ -241,6 +258,10 @@ impl fmt::Display for SolveError {
             SolveError::GrazingEvent { t, mode, guard } => {
                 write!(f, "grazing event of guard {guard} at t = {t:?} in mode {mode}")
             }
+            SolveError::StuckAtGuard { t, mode, guard, to } => write!(
+                f,
+                "guard {guard} fires as mode {mode} is entered at t = {t:?}, and its event (to mode {to}) leads back to a state already reached at this instant: the model has no continuation on the guard (add a mode that rests or sticks on it, or make a relay's two thresholds one #[switching_surface])"
+            ),
             SolveError::RepulsiveSurface { t, mode, guard } => write!(
                 f,
                 "repulsive switching surface (guard {guard}): both fields point away from it at t = {t:?} in mode {mode}"

@@ -28,7 +28,6 @@ use super::jump::{
     jump_transpose, EventStepSeeds, PreEventAdjoint, RestartAdjoint, StateAdjoint,
     StepLengthDirection,
 };
-use super::start::start_event_transpose;
 use super::step::{StageLu, StageSeeds, Sweep};
 use super::tape::{AdjointTape, Recording, TapeEvent, TapeStep};
 use super::{AdjointGradient, AdjointStats, Costate};
@@ -146,16 +145,7 @@ where
         };
         trajectory.point(model, &problem.p, problem.t0, &start, &costate);
     }
-    // An event at t0: the first recorded segment started after it.
-    let first = match tape.start_event {
-        Some(event) => {
-            start_event_transpose(model, problem, &event, &mut costate, &mut gradient.stats)?;
-            // dG/dy0 is the adjoint before the event: of the zero-length segment 0.
-            trajectory.segment = 0;
-            InitialState::BeforeEvent(event.mode, event.z0)
-        }
-        None => first.map_or(InitialState::Final, InitialState::FirstStep),
-    };
+    let first = first.map_or(InitialState::Final, InitialState::FirstStep);
     initial_point(model, problem, first, sol, &mut costate, gradient)?;
     // dG/dy0, through the consistent z0 and the first memory as well.
     trajectory.emit(problem.t0, gradient.y0);
@@ -426,13 +416,11 @@ fn samples_before<const S: usize, const NY: usize, const NZ: usize>(
     }
 }
 
-/// Where the first mode's start is read: the first recorded step, the initial state before an
-/// event at `t0` (the initial mode and the consistent `z0`), or the end of a solve without
-/// steps.
+/// Where the first mode's start is read: the first recorded step (the zero-length step of an
+/// event at `t0` too, `hybrid/entry.rs`), or the end of a solve without steps.
 #[derive(Clone, Copy)]
 enum InitialState<'s, const S: usize, const NY: usize, const NZ: usize> {
     FirstStep(&'s TapeStep<S, NY, NZ>),
-    BeforeEvent(usize, [f64; NZ]),
     Final,
 }
 
@@ -456,7 +444,6 @@ where
     };
     let (t0, mode, y0, z0) = match first {
         InitialState::FirstStep(s) => (s.t, s.mode, s.ys[0], s.zs[0]),
-        InitialState::BeforeEvent(mode, z0) => (problem.t0, mode, problem.y0, z0),
         InitialState::Final => (sol.t, sol.mode, sol.y, sol.z),
     };
     let at = Point {

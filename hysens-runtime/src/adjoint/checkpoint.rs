@@ -33,6 +33,9 @@ pub struct Checkpoint<const S: usize, const NY: usize, const NZ: usize> {
     pub(crate) integrator: IntegratorSnapshot<S, NY, NZ>,
     /// Armed signs of the mode's guards.
     pub(crate) armed: Armed,
+    /// The guard whose event at the segment's entry the step about to be taken is
+    /// (`hybrid/entry.rs`), if it is one.
+    pub(crate) entry_event: Option<usize>,
     /// The driver: Zeno history, next sample, position in a replayed step plan.
     pub(crate) zeno: Zeno,
     pub(crate) next_sample: usize,
@@ -57,6 +60,7 @@ impl<const S: usize, const NY: usize, const NZ: usize> Checkpoint<S, NY, NZ> {
         memory: Memory::ZERO,
         integrator: IntegratorSnapshot::ZERO,
         armed: Armed::NONE,
+        entry_event: None,
         zeno: Zeno::new(),
         next_sample: 0,
         plan_index: 0,

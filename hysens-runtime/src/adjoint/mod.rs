@@ -38,7 +38,6 @@ mod checkpoint;
 mod cost;
 /// Transposes of the event maps of the forward sensitivities (step length, jump, consistent `w⁺`).
 mod jump;
-mod start;
 mod step;
 pub(crate) mod tape;
 

@@ -259,12 +259,16 @@ impl<M, const S: usize, const NP: usize> Sweep<'_, M, S, NP> {
         };
         // (e)ᵀ
         let mut psibar = [0.0; NY];
-        for c in 0..NY {
-            let v = rev.fbar[i][c] / hg;
-            rev.ybar[i][c] += v;
-            psibar[c] = -v;
-            if rev.need_h {
-                rev.hbar -= step.fs[i][c] * rev.fbar[i][c] / h;
+        // A step of length zero (an event at a mode's entry) has `F̄_i = H (…) = 0`: its stage
+        // derivatives enter no later stage.
+        if hg != 0.0 {
+            for c in 0..NY {
+                let v = rev.fbar[i][c] / hg;
+                rev.ybar[i][c] += v;
+                psibar[c] = -v;
+                if rev.need_h {
+                    rev.hbar -= step.fs[i][c] * rev.fbar[i][c] / h;
+                }
             }
         }
         // (d)ᵀ

@@ -178,34 +178,9 @@ pub(crate) trait Recorder<const S: usize, const NY: usize, const NZ: usize> {
     /// [`Recorder::segment_start`] completes).
     fn step(&mut self, step: &TapeStep<S, NY, NZ>);
 
-    /// An event at `t0` (`hybrid/start.rs`): the first segment, after it, starts with a grid
-    /// shift.
-    fn start_event(&mut self, event: StartEvent<NY, NZ>);
-
     /// Whether the start time of the step about to be recorded depends on the parameters
     /// ([`TapeStep::shifted`]).
     fn shifted(&self) -> bool;
-}
-
-/// An event at `t0` (`hybrid/start.rs`): the guard that fired, the initial mode it left with
-/// the consistent algebraic variables there, and the restart (completed by
-/// [`Recorder::segment_start`], as a [`TapeEvent`]'s).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct StartEvent<const NY: usize, const NZ: usize> {
-    /// The guard.
-    pub guard: usize,
-    /// The initial mode.
-    pub mode: usize,
-    /// `z0`, consistent in the initial mode.
-    pub z0: [f64; NZ],
-    /// The mode entered.
-    pub to: usize,
-    /// `y⁺` after the reset.
-    pub y: [f64; NY],
-    /// The consistent `z⁺` in the new mode.
-    pub z: [f64; NZ],
-    /// The new mode's memory.
-    pub memory: Memory<NY, NZ>,
 }
 
 /// The recorder of a solve without a tape: every hook is empty.
@@ -229,9 +204,6 @@ impl<const S: usize, const NY: usize, const NZ: usize> Recorder<S, NY, NZ> for N
 
     #[inline(always)]
     fn step(&mut self, _: &TapeStep<S, NY, NZ>) {}
-
-    #[inline(always)]
-    fn start_event(&mut self, _: StartEvent<NY, NZ>) {}
 
     #[inline(always)]
     fn shifted(&self) -> bool {
@@ -260,8 +232,6 @@ pub(crate) struct Recording<'a, const S: usize, const NY: usize, const NZ: usize
     pub stop: usize,
     /// Samples recorded at `t0`, before the first step.
     pub initial_samples: usize,
-    /// An event at `t0`, before the first step.
-    pub start_event: Option<StartEvent<NY, NZ>>,
     /// Whether the next step's start time depends on the parameters ([`TapeStep::shifted`]).
     pub shifted: bool,
     /// Where storage first ran out.
@@ -277,7 +247,6 @@ impl<'a, const S: usize, const NY: usize, const NZ: usize> Recording<'a, S, NY, 
             next: 0,
             stop: usize::MAX,
             initial_samples: 0,
-            start_event: None,
             shifted: false,
             overflow: None,
         }
@@ -353,11 +322,6 @@ impl<const S: usize, const NY: usize, const NZ: usize> Recorder<S, NY, NZ>
     ) {
         let Some(last) = self.next.checked_sub(1) else {
             self.initial_samples = n_samples;
-            if let Some(event) = self.start_event.as_mut() {
-                event.y = *y;
-                event.z = *z;
-                event.memory = *memory;
-            }
             return;
         };
         let slot = self.slot(last);
@@ -393,11 +357,6 @@ impl<const S: usize, const NY: usize, const NZ: usize> Recorder<S, NY, NZ>
             self.shifted = false;
         }
         self.next += 1;
-    }
-
-    fn start_event(&mut self, event: StartEvent<NY, NZ>) {
-        self.start_event = Some(event);
-        self.shifted = true;
     }
 
     fn shifted(&self) -> bool {

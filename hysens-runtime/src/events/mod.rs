@@ -57,11 +57,11 @@
 //! the entry), and the `α_x` terms enter through the sliding field's Jacobian.
 
 mod arming;
-mod locate;
+pub(crate) mod locate;
 mod polish;
 mod reset;
 
-pub(crate) use arming::{algebraic_rate, arming_sign, Armed};
+pub(crate) use arming::{algebraic_rate, arming_sign, fires_at_entry, AfterEvent, Armed, Entry};
 pub(crate) use locate::detect;
 pub(crate) use polish::polish;
 pub(crate) use reset::{apply_event, grazing, PostEvent, PreEvent, Zeno};

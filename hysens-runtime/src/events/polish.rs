@@ -1,7 +1,7 @@
 //! Moving a root found on the dense output onto the discrete solution (module docs of
 //! `events/`, "Polishing").
 
-use super::locate::dense_guard;
+use super::locate::DenseGuard;
 use super::{t_eps, Crossing, ModeIntegrator};
 use crate::error::SolveError;
 use crate::model::{HybridModel, ModeAdapter};
@@ -43,9 +43,8 @@ where
         .min(0.5 * cr.theta)
         .min(0.5 * (1.0 - cr.theta))
         .max(1e-12);
-    let slope = (dense_guard(it, adapter, p, g, h, cr.theta + dth)
-        - dense_guard(it, adapter, p, g, h, cr.theta - dth))
-        / (2.0 * dth * h);
+    let dense = DenseGuard::new(it, adapter, p, g, h);
+    let slope = (dense.value(cr.theta + dth)? - dense.value(cr.theta - dth)?) / (2.0 * dth * h);
     let eval = |it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
                 hh: f64|
      -> Result<f64, SolveError> {

@@ -16,11 +16,13 @@
 //!
 //! The continuous rate `ḣ⁻ = h_y ẏ⁻ + h_z ż⁻ + h_t` (`ẏ⁻ = f(t*, y⁻, z⁻)`, the transversality
 //! quantity of their Eq. 4) is computed for the grazing test only; it enters no sensitivity.
+//! So is the motion of the state after the event with the event time,
+//! `∂y⁺/∂t* = R_t + R_y ẏ⁻ + R_z ż⁻`, for the arming of the next mode's guards (`arming.rs`).
 #![allow(clippy::needless_range_loop)]
 
-use super::{algebraic_rate, Crossing};
+use super::{algebraic_rate, t_eps, AfterEvent, Crossing};
 use crate::error::{all_finite, SolveError};
-use crate::fsa::jump::{jump_sensitivities, PreEventSensitivities};
+use crate::fsa::jump::{jump_sensitivities, reset_jacobian, PreEventSensitivities};
 use crate::hybrid::HybridOptions;
 use crate::model::{HybridModel, Memory, Point, ScalarPartials};
 
@@ -49,6 +51,9 @@ pub(crate) struct PreEvent<'a, const NY: usize, const NZ: usize, const NP: usize
 pub(crate) struct PostEvent<const NY: usize, const NZ: usize, const NP: usize> {
     /// Continuous `ḣ⁻ = h_y ẏ⁻ + h_z ż⁻ + h_t` (grazing test only).
     pub hdot: f64,
+    /// The event as the arming of the next mode's guards sees it: the guard, its rate, how
+    /// `y⁺` and the new memory move with the event time.
+    pub after: AfterEvent<NY, NZ>,
     /// `τ = dt*/dp` (zero without sensitivities).
     pub tau: [f64; NP],
     /// `y⁺`.
@@ -113,6 +118,25 @@ where
             return Err(nonfinite("reset"));
         }
     }
+    // How y⁺ moves with t*: ∂y⁺/∂t* = R_t + R_y ẏ⁻ + R_z ż⁻ (the memory of the mode being left
+    // is constant).
+    let rj = reset_jacobian(model, guard, has_reset, &at);
+    let mut motion_y = rj.t;
+    for r in 0..NY {
+        for c in 0..NY {
+            motion_y[r] += rj.y[r][c] * ydot_m[c];
+        }
+        for c in 0..NZ {
+            motion_y[r] += rj.z[r][c] * zdot_m[c];
+        }
+    }
+    let after = AfterEvent {
+        guard,
+        rate_before: hdot,
+        y: motion_y,
+        memory_z: zdot_m,
+        dt: t_eps(t),
+    };
     // 2. New memory (3. z⁺ is made consistent by the next segment's integrator).
     let memory = Memory {
         y: y_plus,
@@ -120,6 +144,7 @@ where
     };
     let mut post = PostEvent {
         hdot,
+        after,
         tau: [0.0; NP],
         y: y_plus,
         z: *pre.z,

@@ -178,6 +178,27 @@ fn reset_sensitivity<const NY: usize, const NZ: usize, const NP: usize>(
     out
 }
 
+/// The Jacobian of the reset of `guard` at `at` (that of `y⁺ = y⁻` without a reset).
+pub(crate) fn reset_jacobian<M, const NY: usize, const NZ: usize, const NP: usize>(
+    model: &M,
+    guard: usize,
+    has_reset: bool,
+    at: &Point<'_, NY, NZ, NP>,
+) -> ResetJacobian<NY, NZ, NP>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    let mut rj = ResetJacobian::ZERO;
+    if has_reset {
+        model.reset_jacobian(guard, at, &mut rj);
+    } else {
+        for i in 0..NY {
+            rj.y[i][i] = 1.0;
+        }
+    }
+    rj
+}
+
 /// The sensitivities after the event of `guard` at `at` (the state just before it, in the mode
 /// being left; module docs, "The jump").
 ///
@@ -193,14 +214,7 @@ pub(crate) fn jump_sensitivities<M, const NY: usize, const NZ: usize, const NP: 
 where
     M: HybridModel<NY, NZ, NP>,
 {
-    let mut rj = ResetJacobian::ZERO;
-    if has_reset {
-        model.reset_jacobian(guard, at, &mut rj);
-    } else {
-        for i in 0..NY {
-            rj.y[i][i] = 1.0;
-        }
-    }
+    let rj = reset_jacobian(model, guard, has_reset, at);
     let sy = reset_sensitivity(&rj, pre);
     if !sy.iter().all(all_finite) {
         return Err(SolveError::NonFiniteValue {

@@ -150,7 +150,9 @@ where
         h: f64,
         jac: &[ModeJacobian<NY, NZ>; S],
     ) -> Result<(), SolveError> {
-        if self.stages.refined {
+        // A step of length zero (an event at a mode's entry, `hybrid/entry.rs`) has the exact
+        // `F_i = f(t_n, y_n, z_n)` already (`Esdirk::evaluate_roundoff`).
+        if self.stages.refined || h == 0.0 {
             return Ok(());
         }
         let tab = self.tableau;

@@ -44,13 +44,11 @@
 //! [`HybridSolution`] is kept up to date so that it holds the last accepted state after an
 //! error.
 
+mod entry;
 mod io;
 mod output;
 mod record;
 mod setup;
-mod start;
-
-pub(crate) use start::start_direction;
 
 pub use io::{
     EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, Sample,
@@ -61,7 +59,7 @@ use crate::adjoint::tape::{NoTape, Recorder};
 use crate::adjoint::Checkpoint;
 use crate::error::SolveError;
 use crate::events::{
-    self, apply_event, grazing, Armed, Crossing, ModeIntegrator, PostEvent, PreEvent, Zeno,
+    self, apply_event, grazing, Armed, Crossing, Entry, ModeIntegrator, PostEvent, PreEvent, Zeno,
 };
 use crate::fsa::jump::{event_step_length_derivative, EventStep, PreEventSensitivities};
 use crate::model::{EventTarget, HybridModel, Memory, ModeAdapter, ModelSizes, Point};
@@ -224,6 +222,7 @@ where
         plan_index: 0,
         next_sample: 0,
         zeno: Zeno::new(),
+        instant: entry::Instant::new(),
         fsa,
         tape,
     };
@@ -251,6 +250,8 @@ struct Driver<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP:
     plan_index: usize,
     next_sample: usize,
     zeno: Zeno,
+    /// The modes and states entered at the current instant (`entry.rs`, "No progress").
+    instant: entry::Instant<NY>,
     fsa: bool,
     /// Where accepted steps are recorded for the adjoint ([`NoTape`]: nowhere).
     tape: &'a mut R,
@@ -296,6 +297,8 @@ where
         // The integral cost accumulated by the integrators for its error test
         // (`Options::cost_error_test`), carried from segment to segment.
         let mut quadrature = 0.0;
+        // How the segment's mode is entered (for the arming of its guards).
+        let mut entry = Entry::Start;
         loop {
             let adapter = ModeAdapter::new(self.model, mode, memory, memory_sy, memory_sz);
             let end = {
@@ -312,12 +315,13 @@ where
                         it
                     }
                 };
-                let armed = start.take().map(|c| c.armed);
+                let resumed = start.take().map(|c| (c.armed, c.entry_event));
                 let r = if self.fsa {
-                    it.enable_sensitivities_at(sy, st)
-                        .and_then(|()| self.segment(&mut it, &adapter, armed, outputs, sol))
+                    it.enable_sensitivities_at(sy, st).and_then(|()| {
+                        self.segment(&mut it, &adapter, &entry, resumed, outputs, sol)
+                    })
                 } else {
-                    self.segment(&mut it, &adapter, armed, outputs, sol)
+                    self.segment(&mut it, &adapter, &entry, resumed, outputs, sol)
                 };
                 sol.stats.add(it.stats());
                 quadrature = it.quadrature();
@@ -336,6 +340,7 @@ where
                     memory = post.memory;
                     memory_sy = post.memory_sy;
                     memory_sz = post.memory_sz;
+                    entry = Entry::Event(post.after);
                     sol.mode = mode;
                     sol.y = y;
                     sol.z = z;
@@ -347,33 +352,45 @@ where
         self.terminal_cost(&memory_sy, &memory_sz, sol)
     }
 
-    /// Integrates one mode segment until `t_f` or the next event; `armed`: the armed guards
-    /// of a segment resumed from a checkpoint (`None`: a new segment starts).
+    /// Integrates one mode segment, entered as `entry`, until `t_f` or the next event;
+    /// `resumed`: the armed guards and the pending event at the entry of a segment resumed
+    /// from a checkpoint (`None`: a new segment starts).
     fn segment<const N: usize>(
         &mut self,
         it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
         adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
-        armed: Option<Armed>,
+        entry: &Entry<NY, NZ>,
+        resumed: Option<(Armed, Option<usize>)>,
         outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
         sol: &mut HybridSolution<NY, NZ, NP>,
     ) -> Result<SegmentEnd<NY, NZ, NP>, SolveError> {
         let pr = self.problem;
-        let mut armed = match armed {
-            Some(armed) => armed,
+        let (mut armed, entry_event) = match resumed {
+            Some(resumed) => resumed,
             None => {
                 Self::sync(it, sol);
-                let (armed, firing) = self.arm(it, adapter, sol.stats.events == 0)?;
-                if let Some(guard) = firing {
-                    return self.event_at_start(it, adapter, guard, outputs, sol);
+                self.instant.enter(it.t(), adapter.mode(), it.y());
+                let (mut armed, firing) = self.arm(it, adapter, entry)?;
+                if firing.is_none() && armed.any_undecided::<M, NY, NZ, NP>(adapter.mode()) {
+                    armed = self.decide_on_first_step(it, adapter, armed, entry)?;
                 }
-                self.record_samples(it, adapter, outputs, sol)?;
+                // Samples at the entry time are recorded in the mode the instant ends in.
+                if firing.is_none() {
+                    self.record_samples(it, adapter, outputs, sol)?;
+                }
                 self.tape
                     .segment_start(sol.n_samples, it.y(), it.z(), adapter.memory());
-                armed
+                (armed, firing)
             }
         };
+        if let Some(guard) = entry_event {
+            if R::RECORDS && !self.before_step(it, adapter, &armed, Some(guard), sol) {
+                return Ok(SegmentEnd::Paused);
+            }
+            return self.entry_event(it, adapter, guard, outputs, sol);
+        }
         while it.t() < pr.tf {
-            if R::RECORDS && !self.before_step(it, adapter, &armed, sol) {
+            if R::RECORDS && !self.before_step(it, adapter, &armed, None, sol) {
                 return Ok(SegmentEnd::Paused);
             }
             let stop = pr
@@ -507,19 +524,52 @@ where
             tn + h_ev
         };
         it.commit_fixed(h_ev, t_ev, StepLength::Event, &mut |_| {})?;
-        // 4. τ from the root condition on the discrete step; completes the step's
-        // sensitivities before its cost quadrature is differentiated.
-        let tau = if self.fsa {
-            self.event_time_sensitivity(it, adapter, cr.guard)?
-        } else {
-            [0.0; NP]
-        };
-        self.after_step(it, adapter, tn, h_ev, sol);
-        let entry = LoggedStep {
+        let logged = LoggedStep {
             h: trial.h,
             kind: StepKind::EventTrial,
         };
-        self.log_step(entry, t_ev, adapter.mode(), outputs, sol)?;
+        self.finish_event_step(
+            it,
+            adapter,
+            cr.guard,
+            Some(cr),
+            tn,
+            h_ev,
+            Some(logged),
+            outputs,
+            sol,
+        )
+    }
+
+    /// The rest of a step to an event of `guard`, just accepted as [`StepLength::Event`] (from
+    /// `tn`, of length `h`; zero for an event at a mode's entry, `entry.rs`): `τ` from the
+    /// root condition completes its sensitivities and cost quadrature, the step is logged
+    /// (`logged`) and recorded, and the event is applied (with the grazing test on the bracket
+    /// of `crossing`, if the event was located in a step).
+    #[allow(clippy::too_many_arguments)]
+    fn finish_event_step<const N: usize>(
+        &mut self,
+        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        guard: usize,
+        crossing: Option<&Crossing>,
+        tn: f64,
+        h: f64,
+        logged: Option<LoggedStep>,
+        outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+        sol: &mut HybridSolution<NY, NZ, NP>,
+    ) -> Result<SegmentEnd<NY, NZ, NP>, SolveError> {
+        // 4. τ from the root condition on the discrete step; completes the step's
+        // sensitivities before its cost quadrature is differentiated.
+        let tau = if self.fsa {
+            self.event_time_sensitivity(it, adapter, guard)?
+        } else {
+            [0.0; NP]
+        };
+        self.after_step(it, adapter, tn, h, sol);
+        if let Some(entry) = logged {
+            self.log_step(entry, it.t(), adapter.mode(), outputs, sol)?;
+        }
         // 5. Apply the event.
         let (msy, msz) = adapter.memory_sensitivities();
         let (sy, sz) = it.sensitivities();
@@ -538,9 +588,9 @@ where
                 memory_sz: msz,
             }),
         };
-        let end = self.event(cr.guard, Some(cr), &pre, outputs, sol)?;
+        let end = self.event(guard, crossing, &pre, outputs, sol)?;
         if let (true, SegmentEnd::Event { to, .. }) = (R::RECORDS, &end) {
-            self.record_event_step(it, adapter, cr.guard, *to, tn, h_ev, sol.n_samples)?;
+            self.record_event_step(it, adapter, guard, *to, tn, h, sol.n_samples)?;
         }
         Ok(end)
     }

@@ -20,14 +20,16 @@ where
     R: Recorder<S, NY, NZ>,
 {
     /// Before a step of a segment: lets the tape take a checkpoint of the whole solve here
-    /// (the integrator, the armed guards, the driver's positions and the counters of `sol`);
-    /// returns whether to take the step.
+    /// (the integrator, the armed guards, the event at the segment's entry if this step is its
+    /// zero-length step, the driver's positions and the counters of `sol`); returns whether to
+    /// take the step.
     #[inline]
     pub(super) fn before_step<const N: usize>(
         &mut self,
         it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
         adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
         armed: &Armed,
+        entry_event: Option<usize>,
         sol: &HybridSolution<NY, NZ, NP>,
     ) -> bool {
         let (zeno, next_sample, plan_index) = (self.zeno, self.next_sample, self.plan_index);
@@ -36,6 +38,7 @@ where
             c.memory = *adapter.memory();
             c.integrator = it.snapshot();
             c.armed = *armed;
+            c.entry_event = entry_event;
             c.zeno = zeno;
             c.next_sample = next_sample;
             c.plan_index = plan_index;

@@ -3,7 +3,7 @@
 use super::Driver;
 use crate::adjoint::tape::Recorder;
 use crate::error::{all_finite, SolveError};
-use crate::events::{arming_sign, Armed, ModeIntegrator, MAX_GUARDS};
+use crate::events::{arming_sign, fires_at_entry, Armed, Entry, ModeIntegrator, MAX_GUARDS};
 use crate::model::{HybridModel, InitialMode, Memory, ModeAdapter, Point};
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, R>
@@ -64,9 +64,10 @@ where
         Ok(())
     }
 
-    /// The initial mode ([`InitialMode`]; a guard in its tolerance band is decided by the
-    /// look-ahead rule of `events/`; a start on it where the chosen mode's and the fallback's
-    /// fields both move away from it is [`SolveError::RepulsiveSurface`]).
+    /// The initial mode ([`InitialMode`]; a guard that is zero at `t0` is decided by the sign
+    /// of its rate under the candidate mode's field (`events/arming.rs`); a start on it where
+    /// the chosen mode's and the fallback's fields both move away from it is
+    /// [`SolveError::RepulsiveSurface`]).
     pub(super) fn initial_mode(&self) -> Result<usize, SolveError> {
         let pr = self.problem;
         let memory = Memory { y: pr.y0, z: pr.z0 };
@@ -85,10 +86,10 @@ where
                     if g >= M::GUARDS.len() || m >= M::MODES.len() {
                         return Err(self.invalid(pr.t0, 0, "initial-mode rule"));
                     }
-                    let arming = arming_sign(self.model, &self.options.integrator, m, g, &at)?;
+                    let arming = arming_sign(self.model, m, g, &at, &Entry::Start)?;
                     let s = arming.sign;
                     if (positive && s > 0.0) || (!positive && s < 0.0) {
-                        if arming.look_ahead {
+                        if arming.on_guard {
                             self.refuse_a_repulsive_start(g, m, s, fallback, &at)?;
                         }
                         chosen = Some(m);
@@ -104,7 +105,7 @@ where
         }
     }
 
-    /// A start on the zero of guard `g` (decided by look-ahead: `m`'s field moves `g` to the
+    /// A start on the zero of guard `g` (decided by its rate: `m`'s field moves `g` to the
     /// sign `s`, away from the zero into `m`'s side) where the fallback mode's field moves `g`
     /// the other way, away into its own side: both fields leave the surface (a repulsive
     /// switching surface, Pytlak & Suski Eq. 18 at `t0`), and choosing either side would be a
@@ -120,8 +121,8 @@ where
         let Some(other) = fallback.filter(|&f| f != m && f < M::MODES.len()) else {
             return Ok(());
         };
-        let away = arming_sign(self.model, &self.options.integrator, other, g, at)?;
-        if away.look_ahead && away.sign == -s {
+        let away = arming_sign(self.model, other, g, at, &Entry::Start)?;
+        if away.on_guard && away.sign == -s {
             return Err(SolveError::RepulsiveSurface {
                 t: at.t,
                 mode: m,
@@ -131,17 +132,18 @@ where
         Ok(())
     }
 
-    /// Arms the guards of the segment's mode at its start (`events/`, "Arming"). At the start
-    /// of the solve (`initial`), a guard that is zero and moving the way it fires means the
-    /// initial state is at an event (on a switching surface, a ball on the floor moving
-    /// down): returns the first such guard, whose event the driver applies at `t0`
-    /// (`hybrid/start.rs`), rather than a guard armed as already crossed (which would let the
-    /// solution leave the mode's region without an event).
+    /// Arms the guards of the segment's mode at its start, entered as `entry` (`events/`,
+    /// "Arming"). A guard that is zero and moving the way it fires is an event at the entry
+    /// (on a switching surface at `t0`, a ball on the floor moving down, a relay whose other
+    /// threshold is the one just crossed; `events::fires_at_entry`): returns the first such
+    /// guard, whose event the driver applies before any step (`hybrid/entry.rs`), rather than
+    /// a guard armed as already crossed (which would let the solution leave the mode's region
+    /// without an event).
     pub(super) fn arm<const N: usize>(
         &self,
         it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
         adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
-        initial: bool,
+        entry: &Entry<NY, NZ>,
     ) -> Result<(Armed, Option<usize>), SolveError> {
         let mode = adapter.mode();
         let mut armed = Armed::default();
@@ -149,8 +151,9 @@ where
         let at = adapter.point(it.t(), it.y(), it.z(), &self.problem.p);
         for (g, info) in M::GUARDS.iter().enumerate() {
             if info.from == mode {
-                let arming = arming_sign(self.model, &self.options.integrator, mode, g, &at)?;
-                if initial && arming.fires(info.direction) {
+                let arming = arming_sign(self.model, mode, g, &at, entry)?;
+                let decided = arming.on_guard && arming.sign != 0.0;
+                if decided && fires_at_entry(g, info.direction, arming.sign, true, entry) {
                     firing.get_or_insert(g);
                 }
                 armed.set(g, arming.sign);

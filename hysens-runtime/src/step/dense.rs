@@ -49,8 +49,8 @@ pub(crate) fn hermite<const K: usize>(
     }
 }
 
-/// Time derivative `du/dt` of the Hermite interpolant at `θ` (for `ẏ` at an interior point).
-#[allow(dead_code)] // for backward interpolation by the adjoint (`adjoint/`)
+/// Time derivative `du/dt` of the Hermite interpolant at `θ` (for `ẏ` at an interior point:
+/// the rate of a guard that the dense output brings to zero, `events/locate.rs`).
 pub(crate) fn hermite_derivative<const K: usize>(
     theta: f64,
     h: f64,

@@ -61,7 +61,8 @@ where
     }
 
     /// Computes (does not accept) a step of a size `h` within round-off of zero (at most
-    /// `16 ε |t|`: the landing on a stop time a few ulps ahead, after an event), whose stages
+    /// `16 ε |t|`: the landing on a stop time a few ulps ahead, after an event; or exactly
+    /// zero: the step to an event at a mode's entry, `hybrid/entry.rs`), whose stages
     /// Newton's method cannot resolve: `Y_i − ψ_i` is round-off, so the recovery
     /// `F_i = (Y_i − ψ_i)/(hγ)` would be noise of the size of `f`. The stages are taken as
     /// the explicit Euler stages `Y_i = y_n + c_i h F_1`, `Z_i = z_n`, `F_i = F_1 = f(t_n, y_n,
