@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 
 mod args;
+mod comma_list;
 mod expand;
 mod filippov;
 mod kernels;
