@@ -9,6 +9,9 @@
 #[path = "../src/args.rs"]
 #[allow(dead_code, unused_imports)]
 mod args;
+#[path = "../src/comma_list.rs"]
+#[allow(dead_code)]
+mod comma_list;
 #[path = "../src/expand/mod.rs"]
 mod expand;
 #[path = "../src/filippov.rs"]
@@ -19,7 +22,8 @@ mod kernels;
 mod lower;
 #[path = "../src/model.rs"]
 mod model;
-#[path = "../src/parse.rs"]
+#[path = "../src/parse/mod.rs"]
+#[allow(dead_code, unused_imports)]
 mod parse;
 #[path = "../src/pipeline.rs"]
 #[allow(dead_code)]

@@ -6,10 +6,9 @@
 //! path is written inside the model's module, so it must resolve from there: an extern crate
 //! name (`hy`), an absolute path (`::hy`) or a `crate::…` path.
 
-use proc_macro2::TokenStream;
-use quote::quote;
+use proc_macro2::{TokenStream, TokenTree};
+use quote::{quote, ToTokens};
 use syn::parse::{ParseStream, Parser};
-use syn::spanned::Spanned;
 use syn::{Path, Token};
 
 /// What the attribute's arguments configure.
@@ -34,52 +33,59 @@ impl Default for Options {
     }
 }
 
-/// Decodes `args`. A malformed argument is reported in `errors` at its span and the default
-/// stands in for it, so that the rest of the model is still checked.
+/// Decodes `args`. Each argument is decoded on its own (`crate::comma_list`): a malformed one
+/// is reported in `errors` at its span and the others still apply, the default standing in for
+/// a malformed `crate = path`, so that the rest of the model is still checked.
 pub fn parse_options(args: TokenStream, errors: &mut Vec<syn::Error>) -> Options {
     let mut options = Options::default();
     let mut facade_seen = false;
-    let parser = |input: ParseStream| {
-        while !input.is_empty() {
-            if input.peek(Token![crate]) {
-                let key: Token![crate] = input.parse()?;
-                let eq = input.parse::<Token![=]>().map_err(|_| {
-                    syn::Error::new(key.span, "write `crate = path`, e.g. `crate = ::hysens`")
-                })?;
-                let path = input.call(Path::parse_mod_style).map_err(|e| {
-                    let span = if input.is_empty() { eq.span } else { e.span() };
-                    syn::Error::new(
-                        span,
-                        "expected the path of the `hysens` crate after `crate =`, e.g. `crate = ::hysens`",
-                    )
-                })?;
-                if facade_seen {
-                    return Err(syn::Error::new(
+    for argument in crate::comma_list::split(args) {
+        match argument.tokens.first() {
+            Some(TokenTree::Ident(key)) if key == "crate" => {
+                let path = facade_path.parse2(argument.to_token_stream());
+                match path {
+                    Ok(_) if facade_seen => errors.push(syn::Error::new(
                         key.span(),
                         "`crate = ...` is given twice: keep one",
-                    ));
+                    )),
+                    Ok(path) => options.facade = path,
+                    Err(e) => errors.push(e),
                 }
                 facade_seen = true;
-                options.facade = path;
-            } else {
-                let unknown: proc_macro2::TokenTree = input.parse()?;
-                return Err(syn::Error::new(
-                    unknown.span(),
-                    format!(
-                        "unknown argument `{unknown}`: `#[hybrid_model]` takes no arguments except `crate = path`, the path of the `hysens` crate when it is not `::hysens`"
-                    ),
-                ));
             }
-            if !input.is_empty() {
-                input.parse::<Token![,]>()?;
-            }
+            Some(unknown) => errors.push(syn::Error::new(
+                unknown.span(),
+                format!(
+                    "unknown argument `{unknown}`: `#[hybrid_model]` takes no arguments except `crate = path`, the path of the `hysens` crate when it is not `::hysens`"
+                ),
+            )),
+            None => errors.push(argument.error(
+                "expected an argument before this `,`: `#[hybrid_model]` takes no arguments except `crate = path`",
+            )),
         }
-        Ok(())
-    };
-    if let Err(e) = parser.parse2(args) {
-        errors.push(e);
     }
     options
+}
+
+/// `crate = path`, the whole of one argument.
+fn facade_path(input: ParseStream) -> syn::Result<Path> {
+    let key: Token![crate] = input.parse()?;
+    let eq = input
+        .parse::<Token![=]>()
+        .map_err(|_| syn::Error::new(key.span, "write `crate = path`, e.g. `crate = ::hysens`"))?;
+    let path = input.call(Path::parse_mod_style).map_err(|e| {
+        let span = if input.is_empty() { eq.span } else { e.span() };
+        syn::Error::new(
+            span,
+            "expected the path of the `hysens` crate after `crate =`, e.g. `crate = ::hysens`",
+        )
+    })?;
+    if !input.is_empty() {
+        return Err(input.error(
+            "unexpected tokens after the path: write `crate = path`, e.g. `crate = ::hysens`",
+        ));
+    }
+    Ok(path)
 }
 
 #[cfg(test)]
@@ -118,10 +124,20 @@ mod tests {
             quote!(crate = ),
             quote!(crate = a, crate = b),
             quote!(crate = a b),
+            quote!(crate = a,, ),
         ] {
             let (path, errors) = facade(args.clone());
             assert_eq!(errors.len(), 1, "{args}: {errors:?}");
             assert!(!path.is_empty());
         }
+    }
+
+    #[test]
+    fn a_bad_argument_does_not_hide_the_others() {
+        let (path, errors) = facade(quote!(stiff, crate = hy, fast));
+        assert_eq!(path, "hy");
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].starts_with("unknown argument `stiff`"));
+        assert!(errors[1].starts_with("unknown argument `fast`"));
     }
 }

@@ -16,6 +16,12 @@
 //! model; `filippov` says which, in what order and how the mode entered at their events is
 //! chosen, and each stage treats them next to the user's modes and guards.
 //!
+//! Every mistake of a module is reported in one compilation, each at its span: an argument or
+//! an attribute that does not decode leaves the rest to be checked, a name that does not
+//! resolve leaves the functions' bodies to be read, and only what an error makes meaningless
+//! is skipped (the body of a function whose signature is wrong), so that no error is reported
+//! twice.
+//!
 //! On any error the macro emits the errors *and* the module with stand-ins for what it would
 //! have generated (`expand::fallback`), as `thiserror` and `serde` do, so that code using the
 //! model does not add errors of its own. See the `hysens` crate for the model language.
@@ -23,6 +29,7 @@
 #![deny(missing_docs)]
 
 mod args;
+mod comma_list;
 mod expand;
 mod filippov;
 mod kernels;
@@ -160,6 +167,44 @@ mod tests {
             "ModelSizes < 3 , 4 > for Model",
         ] {
             assert!(fallback.contains(generated), "{generated} is missing");
+        }
+        syn::parse2::<syn::ItemMod>(failure.fallback).unwrap();
+    }
+
+    /// A model that `validate` rejects still has the bodies of its functions read for their
+    /// own mistakes, without being assembled: here the surface's modes and the guard's modes
+    /// do not exist (the model has none), which the runtime's numbering could not place.
+    #[test]
+    fn rejected_model_bodies_are_read_without_assembly() {
+        let module: syn::ItemMod = syn::parse_quote! {
+            mod relay {
+                #[states] pub struct X { pub h: f64 }
+                #[guard(a -> b, rising)] fn g(x: &X) -> f64 { x.q }
+                #[reset(h)] fn r(_x: &X) -> X { X { h: 1 } }
+                #[switching_surface(a, b)] fn wall(x: &X) -> f64 { x.h * 2 }
+                #[output] fn o(x: &X) -> X { X { h: x.w } }
+            }
+        };
+        let Err(failure) = super::pipeline::run(proc_macro2::TokenStream::new(), module) else {
+            panic!("the model has errors");
+        };
+        let messages: Vec<String> = failure.errors.iter().map(|e| e.to_string()).collect();
+        let expected = [
+            "a hybrid model needs at least one mode",
+            "unknown mode `a`: a guard",
+            "unknown mode `b`: a guard",
+            "unknown guard `h`",
+            "unknown mode `a`: a switching surface",
+            "unknown mode `b`: a switching surface",
+            "an output returns one `f64`",
+            // The bodies: the output's, whose return type is wrong, is not read.
+            "unknown variable `x.q`",
+            "integer literal `1`",
+            "integer literal `2`",
+        ];
+        assert_eq!(messages.len(), expected.len(), "{messages:#?}");
+        for (message, expected) in messages.iter().zip(expected) {
+            assert!(message.starts_with(expected), "{message} ≠ {expected}…");
         }
         syn::parse2::<syn::ItemMod>(failure.fallback).unwrap();
     }

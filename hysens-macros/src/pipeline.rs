@@ -3,8 +3,10 @@
 //! benchmarks can run it outside a compiler.
 //!
 //! Every stage reports all the problems it finds and the next stage still runs when it has
-//! something sound to work on, so one compilation shows as many mistakes as possible; a model
-//! with any error expands to the errors plus `expand::fallback`.
+//! something sound to work on, so one compilation shows as many mistakes as possible: a model
+//! that `validate` rejects still has the bodies of its soundly declared functions read by
+//! `lower` for their own mistakes. A model with any error expands to the errors plus
+//! `expand::fallback`.
 
 use proc_macro2::TokenStream;
 
@@ -47,6 +49,9 @@ pub fn run(args: TokenStream, module: syn::ItemMod) -> Result<TokenStream, Failu
         Ok(checked) => checked,
         Err(rejected) => {
             errors.extend(rejected.errors);
+            if let Some(partial) = &rejected.checked {
+                errors.extend(crate::lower::body_errors(partial));
+            }
             return Err(failure(errors, rejected.variables));
         }
     };

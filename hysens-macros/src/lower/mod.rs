@@ -9,7 +9,8 @@
 //!
 //! A switching surface adds a mode and four guards built from other functions' expressions
 //! ([`sliding`]); they are appended to the modes and the guards in the runtime's numbering
-//! (`crate::filippov`), so every kernel treats them like the others.
+//! (`crate::filippov`), so every kernel treats them like the others. Which bodies are lowered
+//! (all whose signature is sound, each on its own) and how they are assembled is [`bodies`].
 
 use std::collections::HashMap;
 
@@ -19,10 +20,9 @@ use hysens_symbolic::{
 use syn::spanned::Spanned;
 use syn::{Expr, ItemFn, Stmt};
 
-use crate::filippov::{Rate, SurfaceGuard, Watched};
-use crate::model::CostKind;
 use crate::validate::{Checked, Role, Signature};
 
+mod bodies;
 mod sliding;
 
 pub use sliding::LoweredSurface;
@@ -109,93 +109,37 @@ pub struct Lowered {
     pub outputs: Vec<ExprId>,
 }
 
-/// Lowers every function of the checked model.
+/// Lowers every function of a model `validate` accepted and assembles them in the runtime's
+/// numbering; `Err` with every body's mistakes.
 pub fn lower(checked: &Checked<'_>) -> Result<Lowered, Vec<syn::Error>> {
     let mut lowering = Lowering::new(checked);
     let mut errors = Vec::new();
     let base = lowering.base_scope(&mut errors);
-    let model = checked.model;
-
-    let mut modes = Vec::new();
-    for (mode, sig) in model.modes.iter().zip(&checked.mode_signatures) {
-        let scope = lowering.scope(&base, sig);
-        let nz = lowering.field_names(Role::Algebraic).len();
-        match lowering.mode_body(&mode.func, &scope, nz) {
-            Ok((f, g)) => {
-                let uses_memory = lowering.reads_memory(&f, &g);
-                modes.push(LoweredMode { f, g, uses_memory });
-            }
-            Err(e) => errors.extend(e),
-        }
-    }
-    let mut guards = Vec::new();
-    for (guard, (_, _, sig)) in model.guards.iter().zip(&checked.guards) {
-        let scope = lowering.scope(&base, sig);
-        match lowering.scalar_body(&guard.func, &scope) {
-            Ok(h) => guards.push(h),
-            Err(e) => errors.extend(e),
-        }
-    }
-    let mut resets = Vec::new();
-    for reset in &checked.resets {
-        resets.push(match reset {
-            None => None,
-            Some((k, sig)) => {
-                let scope = lowering.scope(&base, sig);
-                let func = &model.resets[*k].func;
-                match lowering.states_literal_body(func, &scope) {
-                    Ok(r) => Some(r),
-                    Err(e) => {
-                        errors.extend(e);
-                        None
-                    }
-                }
-            }
-        });
-    }
-    let surfaces = lowering.surfaces(&base, &mut modes, &mut guards, &mut resets, &mut errors);
-    let (mut integral, mut terminal, mut sampled) = (None, None, None);
-    for (cost, sig) in model.costs.iter().zip(&checked.cost_signatures) {
-        let scope = lowering.scope(&base, sig);
-        match lowering.scalar_body(&cost.func, &scope) {
-            Ok(value) => {
-                let total = match cost.kind {
-                    CostKind::Integral => &mut integral,
-                    CostKind::Terminal => &mut terminal,
-                    CostKind::Sampled => &mut sampled,
-                };
-                *total = Some(match *total {
-                    Some(sum) => lowering.graph.add(sum, value),
-                    None => value,
-                });
-            }
-            Err(e) => errors.extend(e),
-        }
-    }
-    let mut outputs = Vec::new();
-    for (output, sig) in model.outputs.iter().zip(&checked.output_signatures) {
-        let scope = lowering.scope(&base, sig);
-        match lowering.scalar_body(output, &scope) {
-            Ok(value) => outputs.push(value),
-            Err(e) => errors.extend(e),
-        }
-    }
-
+    let bodies = lowering.bodies(&base, &mut errors);
     if !errors.is_empty() {
         return Err(errors);
     }
-    Ok(Lowered {
-        graph: lowering.graph,
-        vars: lowering.vars,
-        modes,
-        guards,
-        surfaces,
-        resets,
-        integral,
-        terminal,
-        sampled,
-        outputs,
-    })
+    let Some(bodies) = bodies.complete() else {
+        // `validate` accepts a model only with every signature sound, so every body lowered.
+        let message = "internal error in `#[hybrid_model]`: a function was left out without an error; please report this model";
+        return Err(vec![syn::Error::new(
+            checked.model.module.ident.span(),
+            message,
+        )]);
+    };
+    Ok(lowering.assemble(bodies))
+}
+
+/// The mistakes in the bodies of a model that `validate` rejected (`Rejected::checked`): every
+/// function whose signature is sound is lowered, only for its errors, so that they are
+/// reported with the model's other mistakes. Nothing is assembled: the names that did not
+/// resolve make the model's numbering meaningless.
+pub fn body_errors(checked: &Checked<'_>) -> Vec<syn::Error> {
+    let mut lowering = Lowering::new(checked);
+    let mut errors = Vec::new();
+    let base = lowering.base_scope(&mut errors);
+    lowering.bodies(&base, &mut errors);
+    errors
 }
 
 /// The graph and variables being built, and the model's field names by role.
@@ -260,70 +204,6 @@ impl<'c, 'm> Lowering<'c, 'm> {
         }
     }
 
-    /// Lowers every switching surface and appends its sliding mode, its guards and their
-    /// resets in the runtime's order (`crate::filippov`): its own four (continuous), the
-    /// declared guards of its two modes again (the same `h` and reset), and the switching
-    /// functions of the surfaces it meets. Needs every mode and guard lowered: when one failed
-    /// (its errors are reported), the surfaces are skipped.
-    fn surfaces(
-        &mut self,
-        base: &Scope,
-        modes: &mut Vec<LoweredMode>,
-        guards: &mut Vec<ExprId>,
-        resets: &mut Vec<Option<Vec<ExprId>>>,
-        errors: &mut Vec<syn::Error>,
-    ) -> Vec<LoweredSurface> {
-        let model = self.checked.model;
-        if modes.len() != model.modes.len() || guards.len() != model.guards.len() {
-            return Vec::new();
-        }
-        let mut functions = Vec::new();
-        for (surface, checked) in model.surfaces.iter().zip(&self.checked.surfaces) {
-            let scope = self.scope(base, &checked.signature);
-            match self.scalar_body(&surface.func, &scope) {
-                Ok(g) => functions.push(g),
-                Err(e) => errors.extend(e),
-            }
-        }
-        if functions.len() != model.surfaces.len() {
-            return Vec::new();
-        }
-        let mut surfaces = Vec::new();
-        for (&g, checked) in functions.iter().zip(&self.checked.surfaces) {
-            let place = &checked.placement;
-            let lowered = sliding::surface(
-                &mut self.graph,
-                &self.vars,
-                g,
-                &modes[place.negative].f,
-                &modes[place.positive].f,
-            );
-            modes.push(LoweredMode {
-                f: lowered.field.clone(),
-                g: Vec::new(),
-                uses_memory: false,
-            });
-            for guard in SurfaceGuard::ALL {
-                guards.push(match guard.watched() {
-                    Watched::Surface => lowered.g,
-                    Watched::Rate(Rate::Negative) => lowered.rates[0],
-                    Watched::Rate(Rate::Positive) => lowered.rates[1],
-                });
-                resets.push(None);
-            }
-            for (_, declared) in place.inherited_guards() {
-                guards.push(guards[declared]);
-                resets.push(resets[declared].clone());
-            }
-            for (_, other) in place.meeting_guards() {
-                guards.push(functions[other]);
-                resets.push(None);
-            }
-            surfaces.push(lowered);
-        }
-        surfaces
-    }
-
     /// The field names of the struct with `role`, in order.
     fn field_names(&self, role: Role) -> Vec<String> {
         let s = match role {
@@ -357,9 +237,16 @@ impl<'c, 'm> Lowering<'c, 'm> {
             .map(|s| s.item.ident.to_string())
             .chain(std::iter::once("Memory".to_owned()))
             .collect();
+        // Of two helpers with one name (an error `validate` reports), the first is the one, as
+        // in the fallback expansion: a call matching it is not also reported.
+        let mut defined = std::collections::HashSet::new();
         for helper in &model.helpers {
+            let name = helper.sig.ident.to_string();
+            if !defined.insert(name.clone()) {
+                continue;
+            }
             if let Some(function) = helper_function(helper, &struct_types) {
-                scope.define_function(helper.sig.ident.to_string(), function);
+                scope.define_function(name, function);
             }
         }
         scope
@@ -370,7 +257,7 @@ impl<'c, 'm> Lowering<'c, 'm> {
         let mut scope = base.clone();
         let v = &self.vars;
         let node = |var: VarId| self.graph.var_node(var);
-        for (ident, role) in sig {
+        for (ident, role) in &sig.params {
             let name = ident.to_string();
             match role {
                 Role::States => {

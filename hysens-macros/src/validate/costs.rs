@@ -16,7 +16,7 @@ pub fn check_costs(
         .costs
         .iter()
         .map(|c| {
-            check_scalar_return(&c.func, "a cost", errors);
+            let returns = check_scalar_return(&c.func, "a cost", errors);
             let is_sampled = c.kind == CostKind::Sampled;
             if is_sampled {
                 sampled += 1;
@@ -27,15 +27,16 @@ pub fn check_costs(
                     ));
                 }
             }
-            let sig = signature(&c.func, types, is_sampled, errors);
-            if types.is_some() && is_sampled && !sig.iter().any(|(_, r)| *r == Role::Datum) {
+            let mut sig = signature(&c.func, types, is_sampled, errors);
+            sig.sound &= returns;
+            if types.is_some() && is_sampled && sig.param(Role::Datum).is_none() {
                 errors.push(syn::Error::new(
                     c.func.sig.paren_token.span.join(),
                     "a sampled cost takes the measured datum as an `f64` parameter: add e.g. `d: f64`",
                 ));
             }
             if c.kind == CostKind::Terminal {
-                if let Some((id, _)) = sig.iter().find(|(_, r)| *r == Role::Memory) {
+                if let Some(id) = sig.param(Role::Memory) {
                     errors.push(syn::Error::new(
                         id.span(),
                         "a terminal cost cannot read memory: write it in terms of the final state",
@@ -57,8 +58,10 @@ pub fn check_outputs(
         .outputs
         .iter()
         .map(|o| {
-            check_scalar_return(o, "an output", errors);
-            signature(o, types, false, errors)
+            let returns = check_scalar_return(o, "an output", errors);
+            let mut sig = signature(o, types, false, errors);
+            sig.sound &= returns;
+            sig
         })
         .collect()
 }

@@ -32,8 +32,10 @@ pub fn check(
         .map(|g| {
             let from = index.mode_of_guard(&g.from, errors);
             let to = index.mode_of_guard(&g.to, errors);
-            check_scalar_return(&g.func, "a guard", errors);
-            (from, to, signature(&g.func, types, false, errors))
+            let returns = check_scalar_return(&g.func, "a guard", errors);
+            let mut sig = signature(&g.func, types, false, errors);
+            sig.sound &= returns;
+            (from, to, sig)
         })
         .collect()
 }
@@ -75,12 +77,12 @@ pub fn initial_rule(
                     continue;
                 }
                 let unknown = || {
-                    format!("unknown guard `{guard}`: `initial_if` names a `#[guard]` or `#[switching_surface]` function (guards: {})", index.guard_names)
+                    format!("unknown guard `{guard}`: `initial_if` names a `#[guard]` or `#[switching_surface]` function (guards: {}; switching surfaces: {})", index.guard_names, index.surface_names)
                 };
                 let Some(g) = index.guard(guard, unknown, errors) else {
                     continue;
                 };
-                if let Some((id, _)) = guards[g].2.iter().find(|(_, r)| *r == Role::Memory) {
+                if let Some(id) = guards[g].2.param(Role::Memory) {
                     errors.push(syn::Error::new(
                         id.span(),
                         format!("guard `{guard}` chooses the first mode, so it is evaluated at t0 before any mode entry has set the memory: it cannot read `Memory`; remove this parameter, or mark the first mode `#[mode(initial)]` instead"),

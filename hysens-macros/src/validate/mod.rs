@@ -11,6 +11,11 @@
 //!
 //! The result, [`Checked`], resolves names to indices and each function parameter to its role,
 //! so that `lower` never has to look anything up by name again.
+//!
+//! A model with errors is [`Rejected`], but it keeps what was resolved as a partial `Checked`
+//! (unknown names stand in as index 0), so that `lower` still reads the bodies of the functions
+//! whose own signature is sound and reports their mistakes in the same compilation: an
+//! unknown guard in a `#[reset(..)]` does not hide an unsupported expression in a mode.
 
 mod costs;
 mod guards;
@@ -28,7 +33,8 @@ pub use variables::{problems as variable_struct_problems, Variables};
 
 use crate::model::Model;
 
-/// A model whose names all resolve.
+/// A model with its names resolved and its functions' signatures checked: complete when
+/// [`check`] accepts the model; partial in a [`Rejected`] model (see [`Rejected::checked`]).
 pub struct Checked<'m> {
     /// The model.
     pub model: &'m Model,
@@ -38,8 +44,10 @@ pub struct Checked<'m> {
     pub mode_signatures: Vec<Signature>,
     /// For each guard: `(from, to)` mode indices and its signature.
     pub guards: Vec<CheckedGuard>,
-    /// For each guard: the index into `model.resets` of its reset, and the reset's signature.
-    pub resets: Vec<Option<(usize, Signature)>>,
+    /// For each guard: the index into `model.resets` of its reset.
+    pub resets: Vec<Option<usize>>,
+    /// Signatures of the resets.
+    pub reset_signatures: Vec<Signature>,
     /// The switching surfaces, with their modes and guards placed.
     pub surfaces: Vec<CheckedSurface>,
     /// Signatures of the costs.
@@ -54,6 +62,11 @@ pub struct Checked<'m> {
 pub struct Rejected<'m> {
     /// Every problem found.
     pub errors: Vec<syn::Error>,
+    /// What was resolved, when the variable structs have named fields (so that every field a
+    /// function reads names a variable): only for `lower::body_errors`, which reads the bodies
+    /// of the functions whose signature is sound. Names that did not resolve stand in as 0,
+    /// so nothing may be generated from it.
+    pub checked: Option<Box<Checked<'m>>>,
     /// The variable structs, when they are all well-formed: enough to generate the model's
     /// shell, so that code using the model reports no errors of its own.
     pub variables: Option<Variables<'m>>,
@@ -70,7 +83,7 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Rejected<'_>> {
 
     let mode_signatures = modes::check(model, types, nz, &mut errors);
     let guards = guards::check(model, &index, types, &mut errors);
-    let resets = resets::check(model, &index, types, &mut errors);
+    let (resets, reset_signatures) = resets::check(model, &index, types, &mut errors);
     let surfaces = surfaces::check(
         model,
         &index,
@@ -84,21 +97,31 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Rejected<'_>> {
     let output_signatures = costs::check_outputs(model, types, &mut errors);
     let initial = guards::initial_rule(model, &index, &guards, &surfaces, &mut errors);
 
-    match variables {
-        Some(variables) if errors.is_empty() => Ok(Checked {
-            model,
-            variables,
-            mode_signatures,
-            guards,
-            resets,
-            surfaces,
-            cost_signatures,
-            output_signatures,
-            initial,
-        }),
-        _ => Err(Rejected {
+    let Some(variables) = variables else {
+        return Err(Rejected {
             errors,
-            variables: variables.filter(Variables::usable),
-        }),
+            checked: None,
+            variables: None,
+        });
+    };
+    let checked = Checked {
+        model,
+        variables,
+        mode_signatures,
+        guards,
+        resets,
+        reset_signatures,
+        surfaces,
+        cost_signatures,
+        output_signatures,
+        initial,
+    };
+    if errors.is_empty() {
+        return Ok(checked);
     }
+    Err(Rejected {
+        errors,
+        checked: variables.lowerable().then(|| Box::new(checked)),
+        variables: Some(variables).filter(Variables::usable),
+    })
 }

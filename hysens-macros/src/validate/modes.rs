@@ -25,23 +25,25 @@ pub fn check(
         .modes
         .iter()
         .map(|m| {
-            if let Some(types) = types {
-                check_return(&m.func, &types.states, nz, errors);
-            }
-            signature(&m.func, types, false, errors)
+            let returns =
+                types.is_some_and(|types| check_return(&m.func, &types.states, nz, errors));
+            let mut sig = signature(&m.func, types, false, errors);
+            sig.sound &= returns;
+            sig
         })
         .collect()
 }
 
-/// A mode returns `X` (ODE) or `(X, [f64; NZ])` (DAE: the derivatives and the algebraic
-/// residuals).
-fn check_return(func: &ItemFn, states: &str, nz: usize, errors: &mut Vec<syn::Error>) {
+/// Whether a mode returns `X` (ODE) or `(X, [f64; NZ])` (DAE: the derivatives and the
+/// algebraic residuals); if not, the errors are in `errors`.
+fn check_return(func: &ItemFn, states: &str, nz: usize, errors: &mut Vec<syn::Error>) -> bool {
+    let reported = errors.len();
     let ReturnType::Type(_, ty) = &func.sig.output else {
         errors.push(syn::Error::new(
             func.sig.ident.span(),
             format!("a mode returns the state derivatives as `{states}`, or `({states}, [f64; N])` with its algebraic equations"),
         ));
-        return;
+        return false;
     };
     match (&**ty, nz) {
         (ty, 0) if names_type(ty, states) => {}
@@ -67,6 +69,7 @@ fn check_return(func: &ItemFn, states: &str, nz: usize, errors: &mut Vec<syn::Er
             format!("a mode returns the state derivatives as `{states}`, or `({states}, [f64; N])` with its algebraic equations"),
         )),
     }
+    errors.len() == reported
 }
 
 /// The second element of a DAE mode's result: `[f64; NZ]`.

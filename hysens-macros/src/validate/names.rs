@@ -16,6 +16,8 @@ pub struct Index<'m> {
     guards: HashMap<String, usize>,
     /// The guards' names, for error messages: `` `a`, `b` `` or `none`.
     pub guard_names: String,
+    /// The switching surfaces' names, likewise.
+    pub surface_names: String,
     mode_names: String,
 }
 
@@ -36,6 +38,7 @@ impl<'m> Index<'m> {
             guards: by_name(model.guards.iter().map(|g| &g.func).collect()),
             mode_names: names_of(model.modes.iter().map(|m| &m.func)),
             guard_names: names_of(model.guards.iter().map(|g| &g.func)),
+            surface_names: names_of(model.surfaces.iter().map(|s| &s.func)),
         }
     }
 

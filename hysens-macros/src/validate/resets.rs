@@ -5,25 +5,28 @@ use super::names::Index;
 use super::signature::{check_struct_return, signature, Signature, TypeNames};
 use crate::model::Model;
 
-/// For each guard (by index): the index into `model.resets` of its reset and the reset's
-/// signature, or `None` when the switch keeps the states (`y⁺ = y⁻`).
+/// For each guard (by index), the index into `model.resets` of its reset, or `None` when the
+/// switch keeps the states (`y⁺ = y⁻`); and the signature of every reset, in declaration order
+/// (a reset whose guard is unknown included, so that its body is still checked).
 pub fn check(
     model: &Model,
     index: &Index<'_>,
     types: Option<&TypeNames>,
     errors: &mut Vec<syn::Error>,
-) -> Vec<Option<(usize, Signature)>> {
-    let mut resets: Vec<Option<(usize, Signature)>> = vec![None; model.guards.len()];
+) -> (Vec<Option<usize>>, Vec<Signature>) {
+    let mut of_guard: Vec<Option<usize>> = vec![None; model.guards.len()];
+    let mut signatures = Vec::new();
     for (k, r) in model.resets.iter().enumerate() {
-        let sig = signature(&r.func, types, false, errors);
+        let mut sig = signature(&r.func, types, false, errors);
         if let Some(types) = types {
-            check_struct_return(
+            sig.sound &= check_struct_return(
                 &r.func,
                 &types.states,
                 "a reset returns the states after the switch",
                 errors,
             );
         }
+        signatures.push(sig);
         let unknown = || {
             format!(
                 "unknown guard `{}`: `#[reset(name)]` names a `#[guard]` function (guards: {})",
@@ -31,13 +34,13 @@ pub fn check(
             )
         };
         match index.guard(&r.guard, unknown, errors) {
-            Some(g) if resets[g].is_some() => errors.push(syn::Error::new(
+            Some(g) if of_guard[g].is_some() => errors.push(syn::Error::new(
                 r.guard.span(),
                 format!("guard `{}` already has a reset: a switch applies one reset, so merge them into one `#[reset]` function", r.guard),
             )),
-            Some(g) => resets[g] = Some((k, sig)),
+            Some(g) => of_guard[g] = Some(k),
             None => {}
         }
     }
-    resets
+    (of_guard, signatures)
 }

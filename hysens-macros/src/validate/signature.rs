@@ -1,6 +1,12 @@
 //! What a model function's parameters and return type mean. A parameter's role is decided by
 //! its type alone (`&X` is the states, `&Memory` the memory, `t: f64` the time), so the user
 //! names parameters as they like and lists only the ones the function reads.
+//!
+//! A [`Signature`] also records whether every parameter and the return type were understood
+//! (`sound`): only then can `lower` read the function's body without every use of a rejected
+//! parameter, or a body of the wrong shape, showing up again as a follow-on error. Mistakes
+//! elsewhere in the model (an unknown name in an attribute) leave a signature sound, so the
+//! body's own mistakes are still reported with them.
 
 use syn::spanned::Spanned;
 use syn::{FnArg, Ident, ItemFn, Pat, ReturnType, Type};
@@ -26,8 +32,24 @@ pub enum Role {
     Datum,
 }
 
-/// A function's parameters with their roles, in order.
-pub type Signature = Vec<(Ident, Role)>;
+/// A function's parameters with their roles, and whether they and its return type are sound.
+#[derive(Clone)]
+pub struct Signature {
+    /// The parameters that have a role, in order.
+    pub params: Vec<(Ident, Role)>,
+    /// Whether every parameter got a role and the return type is the one the function's kind
+    /// needs (no error was reported for either): the body can then be lowered.
+    pub sound: bool,
+}
+
+impl Signature {
+    /// The parameter with `role`, if any.
+    pub fn param(&self, role: Role) -> Option<&Ident> {
+        self.params
+            .iter()
+            .find_map(|(id, r)| (*r == role).then_some(id))
+    }
+}
 
 /// The type names that give parameters their roles.
 pub struct TypeNames {
@@ -80,9 +102,10 @@ impl TypeNames {
     }
 }
 
-/// The roles of `func`'s parameters. `datum_allowed` admits one extra `f64` (a sampled cost's
-/// datum). Without `types` (the model has no `#[states]` struct, already reported) no role
-/// can be decided: the result is empty and nothing is reported.
+/// The roles of `func`'s parameters, sound when each has one; the caller adds whether the
+/// return type is right. `datum_allowed` admits one extra `f64` (a sampled cost's datum).
+/// Without `types` (the model has no `#[states]` struct, already reported) no role can be
+/// decided: the result is empty, not sound, and nothing is reported.
 pub fn signature(
     func: &ItemFn,
     types: Option<&TypeNames>,
@@ -90,9 +113,13 @@ pub fn signature(
     errors: &mut Vec<syn::Error>,
 ) -> Signature {
     let Some(types) = types else {
-        return Signature::new();
+        return Signature {
+            params: Vec::new(),
+            sound: false,
+        };
     };
-    let mut sig = Signature::new();
+    let reported = errors.len();
+    let mut params: Vec<(Ident, Role)> = Vec::new();
     for input in &func.sig.inputs {
         let FnArg::Typed(pt) = input else {
             errors.push(syn::Error::new(
@@ -109,7 +136,7 @@ pub fn signature(
             continue;
         };
         let name = pat.ident.clone();
-        let used = |role| sig.iter().any(|(_, r)| *r == role);
+        let used = |role| params.iter().any(|(_, r)| *r == role);
         let role = if is_f64(&pt.ty) {
             let bare = name.to_string();
             if (bare == "t" || bare == "_t") && !used(Role::Time) {
@@ -143,10 +170,13 @@ pub fn signature(
                     "this parameter repeats a role another parameter already has: remove it",
                 ));
             }
-            sig.push((name, role));
+            params.push((name, role));
         }
     }
-    sig
+    Signature {
+        params,
+        sound: errors.len() == reported,
+    }
 }
 
 /// `&Name` → `"Name"`.
@@ -177,27 +207,40 @@ pub fn is_f64(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident("f64"))
 }
 
-/// `func` (`what`: "a guard", "a cost", …) returns `f64`.
-pub fn check_scalar_return(func: &ItemFn, what: &str, errors: &mut Vec<syn::Error>) {
+/// Whether `func` (`what`: "a guard", "a cost", …) returns `f64`; if not, the error is in
+/// `errors`.
+pub fn check_scalar_return(func: &ItemFn, what: &str, errors: &mut Vec<syn::Error>) -> bool {
     match &func.sig.output {
-        ReturnType::Type(_, ty) if is_f64(ty) => {}
-        other => errors.push(return_error(
-            func,
-            other,
-            format!("{what} returns one `f64`: write `-> f64`"),
-        )),
+        ReturnType::Type(_, ty) if is_f64(ty) => true,
+        other => {
+            errors.push(return_error(
+                func,
+                other,
+                format!("{what} returns one `f64`: write `-> f64`"),
+            ));
+            false
+        }
     }
 }
 
-/// `func` returns the struct `name`; `what` says why.
-pub fn check_struct_return(func: &ItemFn, name: &str, what: &str, errors: &mut Vec<syn::Error>) {
+/// Whether `func` returns the struct `name` (`what` says why); if not, the error is in
+/// `errors`.
+pub fn check_struct_return(
+    func: &ItemFn,
+    name: &str,
+    what: &str,
+    errors: &mut Vec<syn::Error>,
+) -> bool {
     match &func.sig.output {
-        ReturnType::Type(_, ty) if names_type(ty, name) => {}
-        other => errors.push(return_error(
-            func,
-            other,
-            format!("{what}: its return type is `{name}`"),
-        )),
+        ReturnType::Type(_, ty) if names_type(ty, name) => true,
+        other => {
+            errors.push(return_error(
+                func,
+                other,
+                format!("{what}: its return type is `{name}`"),
+            ));
+            false
+        }
     }
 }
 

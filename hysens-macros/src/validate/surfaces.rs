@@ -57,17 +57,18 @@ pub fn check(
             for (id, m) in [(&s.negative, negative), (&s.positive, positive)] {
                 let reads_memory = m
                     .and_then(|m| mode_signatures.get(m))
-                    .and_then(|sig| sig.iter().find(|(_, r)| *r == Role::Memory));
-                if let Some((param, _)) = reads_memory {
+                    .and_then(|sig| sig.param(Role::Memory));
+                if let Some(param) = reads_memory {
                     errors.push(syn::Error::new(
                         id.span(),
                         format!("mode `{id}` reads `Memory` (its parameter `{param}`): switching surfaces between modes with memory are not supported yet; remove the memory from `{id}`"),
                     ));
                 }
             }
-            check_scalar_return(&s.func, "a switching surface", errors);
-            let signature = signature(&s.func, types, false, errors);
-            for (param, role) in &signature {
+            let returns = check_scalar_return(&s.func, "a switching surface", errors);
+            let mut signature = signature(&s.func, types, false, errors);
+            signature.sound &= returns;
+            for (param, role) in &signature.params {
                 let unsupported = match role {
                     Role::Memory => "a switching surface cannot read `Memory`: write it in terms of the time, the states and the parameters",
                     Role::Algebraic => "a switching surface cannot read algebraic variables: surfaces between index-1 DAE modes are not supported yet; write it in terms of the time, the states and the parameters",

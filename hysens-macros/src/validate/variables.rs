@@ -44,6 +44,13 @@ impl<'m> Variables<'m> {
         count(self.params) + count(self.inputs)
     }
 
+    /// Whether every struct has named fields: then every field a function reads names a
+    /// variable, so its body can be lowered even if a field has the wrong type (reported).
+    pub fn lowerable(&self) -> bool {
+        self.all()
+            .all(|s| matches!(s.item.fields, syn::Fields::Named(_)))
+    }
+
     /// Whether every struct is well-formed (see [`problems`]), so that code generated from
     /// the structs alone compiles.
     pub fn usable(&self) -> bool {

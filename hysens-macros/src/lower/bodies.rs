@@ -1,0 +1,221 @@
+//! Which function bodies are lowered, and how they make the model in the runtime's numbering.
+//!
+//! Every function whose signature `validate` found sound is lowered on its own, so that a
+//! mistake in one body (or an unknown name elsewhere in the model) does not keep the others
+//! from being read and reported; a function whose parameters or return type are wrong is not
+//! read, since its body would only repeat that error. Only when every body lowered are they
+//! assembled: each guard's reset found by guard, the costs summed by kind, and the sliding
+//! mode and guards of each switching surface built from its modes' bodies and appended
+//! (`crate::filippov`).
+
+use hysens_symbolic::{ExprId, Scope};
+use syn::ItemFn;
+
+use super::{sliding, Lowered, LoweredMode, LoweredSurface, Lowering};
+use crate::filippov::{Rate, SurfaceGuard, Watched};
+use crate::model::CostKind;
+use crate::validate::{Role, Signature};
+
+/// Every function of the model as expressions, in declaration order; `None` for a function
+/// whose signature `validate` rejected (not lowered) or whose body has errors (reported).
+/// The type parameters are the entries: `Option`s here, the bodies themselves in [`Complete`].
+pub(super) struct Bodies<T = Option<LoweredMode>, E = Option<ExprId>, R = Option<Vec<ExprId>>> {
+    modes: Vec<T>,
+    guards: Vec<E>,
+    /// By reset, in declaration order (not by guard).
+    resets: Vec<R>,
+    /// The switching functions.
+    surfaces: Vec<E>,
+    costs: Vec<E>,
+    outputs: Vec<E>,
+}
+
+/// Every function lowered.
+pub(super) type Complete = Bodies<LoweredMode, ExprId, Vec<ExprId>>;
+
+impl Bodies {
+    /// The bodies, if every function lowered.
+    pub(super) fn complete(self) -> Option<Complete> {
+        Some(Bodies {
+            modes: self.modes.into_iter().collect::<Option<_>>()?,
+            guards: self.guards.into_iter().collect::<Option<_>>()?,
+            resets: self.resets.into_iter().collect::<Option<_>>()?,
+            surfaces: self.surfaces.into_iter().collect::<Option<_>>()?,
+            costs: self.costs.into_iter().collect::<Option<_>>()?,
+            outputs: self.outputs.into_iter().collect::<Option<_>>()?,
+        })
+    }
+}
+
+impl Lowering<'_, '_> {
+    /// Lowers the body of every function whose signature is sound, each on its own (a
+    /// mistake in one body does not keep the others from being read); their errors go to
+    /// `errors`.
+    pub(super) fn bodies(&mut self, base: &Scope, errors: &mut Vec<syn::Error>) -> Bodies {
+        let checked = self.checked;
+        let model = checked.model;
+        let nz = self.field_names(Role::Algebraic).len();
+        let modes = model
+            .modes
+            .iter()
+            .zip(&checked.mode_signatures)
+            .map(|(mode, sig)| {
+                let scope = self.sound_scope(base, sig)?;
+                let (f, g) = self
+                    .mode_body(&mode.func, &scope, nz)
+                    .map_err(|e| errors.extend(e))
+                    .ok()?;
+                let uses_memory = self.reads_memory(&f, &g);
+                Some(LoweredMode { f, g, uses_memory })
+            })
+            .collect();
+        let guards = model
+            .guards
+            .iter()
+            .zip(&checked.guards)
+            .map(|(guard, (_, _, sig))| self.scalar(base, &guard.func, sig, errors))
+            .collect();
+        let resets = model
+            .resets
+            .iter()
+            .zip(&checked.reset_signatures)
+            .map(|(reset, sig)| {
+                let scope = self.sound_scope(base, sig)?;
+                self.states_literal_body(&reset.func, &scope)
+                    .map_err(|e| errors.extend(e))
+                    .ok()
+            })
+            .collect();
+        let surfaces = model
+            .surfaces
+            .iter()
+            .zip(&checked.surfaces)
+            .map(|(surface, checked)| self.scalar(base, &surface.func, &checked.signature, errors))
+            .collect();
+        let costs = model
+            .costs
+            .iter()
+            .zip(&checked.cost_signatures)
+            .map(|(cost, sig)| self.scalar(base, &cost.func, sig, errors))
+            .collect();
+        let outputs = model
+            .outputs
+            .iter()
+            .zip(&checked.output_signatures)
+            .map(|(output, sig)| self.scalar(base, output, sig, errors))
+            .collect();
+        Bodies {
+            modes,
+            guards,
+            resets,
+            surfaces,
+            costs,
+            outputs,
+        }
+    }
+
+    /// `base` plus the parameters of a function whose signature is sound; `None` otherwise.
+    fn sound_scope(&self, base: &Scope, sig: &Signature) -> Option<Scope> {
+        sig.sound.then(|| self.scope(base, sig))
+    }
+
+    /// The value of a scalar function (guard, surface, cost, output) whose signature is sound.
+    fn scalar(
+        &mut self,
+        base: &Scope,
+        func: &ItemFn,
+        sig: &Signature,
+        errors: &mut Vec<syn::Error>,
+    ) -> Option<ExprId> {
+        let scope = self.sound_scope(base, sig)?;
+        self.scalar_body(func, &scope)
+            .map_err(|e| errors.extend(e))
+            .ok()
+    }
+
+    /// The model in the runtime's numbering, from every function's body: each guard's reset
+    /// by guard, the costs summed by kind, and the switching surfaces' sliding modes and
+    /// guards appended (see [`Self::surfaces`]).
+    pub(super) fn assemble(mut self, bodies: Complete) -> Lowered {
+        let checked = self.checked;
+        let mut modes = bodies.modes;
+        let mut guards = bodies.guards;
+        let mut resets: Vec<Option<Vec<ExprId>>> = checked
+            .resets
+            .iter()
+            .map(|reset| reset.map(|k| bodies.resets[k].clone()))
+            .collect();
+        let surfaces = self.surfaces(&bodies.surfaces, &mut modes, &mut guards, &mut resets);
+        let (mut integral, mut terminal, mut sampled) = (None, None, None);
+        for (cost, value) in checked.model.costs.iter().zip(bodies.costs) {
+            let total = match cost.kind {
+                CostKind::Integral => &mut integral,
+                CostKind::Terminal => &mut terminal,
+                CostKind::Sampled => &mut sampled,
+            };
+            *total = Some(match *total {
+                Some(sum) => self.graph.add(sum, value),
+                None => value,
+            });
+        }
+        Lowered {
+            graph: self.graph,
+            vars: self.vars,
+            modes,
+            guards,
+            surfaces,
+            resets,
+            integral,
+            terminal,
+            sampled,
+            outputs: bodies.outputs,
+        }
+    }
+
+    /// Builds every switching surface's sliding mode from its switching function `functions[k]`
+    /// and appends it, its guards and their resets in the runtime's order
+    /// (`crate::filippov`): its own four (continuous), the declared guards of its two modes
+    /// again (the same `h` and reset), and the switching functions of the surfaces it meets.
+    fn surfaces(
+        &mut self,
+        functions: &[ExprId],
+        modes: &mut Vec<LoweredMode>,
+        guards: &mut Vec<ExprId>,
+        resets: &mut Vec<Option<Vec<ExprId>>>,
+    ) -> Vec<LoweredSurface> {
+        let mut surfaces = Vec::new();
+        for (&g, checked) in functions.iter().zip(&self.checked.surfaces) {
+            let place = &checked.placement;
+            let lowered = sliding::surface(
+                &mut self.graph,
+                &self.vars,
+                g,
+                &modes[place.negative].f,
+                &modes[place.positive].f,
+            );
+            modes.push(LoweredMode {
+                f: lowered.field.clone(),
+                g: Vec::new(),
+                uses_memory: false,
+            });
+            for guard in SurfaceGuard::ALL {
+                guards.push(match guard.watched() {
+                    Watched::Surface => lowered.g,
+                    Watched::Rate(Rate::Negative) => lowered.rates[0],
+                    Watched::Rate(Rate::Positive) => lowered.rates[1],
+                });
+                resets.push(None);
+            }
+            for (_, declared) in place.inherited_guards() {
+                guards.push(guards[declared]);
+                resets.push(resets[declared].clone());
+            }
+            for (_, other) in place.meeting_guards() {
+                guards.push(functions[other]);
+                resets.push(None);
+            }
+            surfaces.push(lowered);
+        }
+        surfaces
+    }
+}
