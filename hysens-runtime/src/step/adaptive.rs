@@ -17,10 +17,11 @@
 //!   `1e-5 ≤ d0 ≤ 1` the relative rule made the step proportional to a size the error test
 //!   does not resolve: `x' = 0.2` from `x0 = 1e-16` at `t0 = 0.5` (rtol 1e-10, atol 1e-12:
 //!   `d0 = 1e-4`, `d1 = 2e11`) got `h = 5e-16`, below the round-off `1.8e-15` of `t`, and
-//!   ended at once with `StepSizeTooSmall`; so did every restart after a crossing of a
-//!   switching surface `x = 0` (the state lands within a few ulps of 0) at rtol ≤ 1e-10 with
-//!   `atol = rtol/100` — at rtol 1e-8, `d0 = 1e-6` fell under the `1e-5` and it worked. Here
-//!   a state with `d0 ≤ 1` counts as zero.
+//!   ended at once with `StepSizeTooSmall`; so did the restart after a crossing of a
+//!   switching surface `x = 0` wherever the event left the state a few ulps off 0, at rtol
+//!   1e-10 and 1e-12 with `atol = rtol/100` (at rtol 1e-8, `d0 = 1e-6` fell under the `1e-5`
+//!   and it worked) and at every rtol with atol 1e-14. Here a state with `d0 ≤ 1` counts as
+//!   zero.
 //! * The probe and the result are at least `100 ε |t|` (CVODE's lower bound for its initial
 //!   step, at `t`) and `h_min`: the probe `1e-6` is absolute, below the round-off of `t` for
 //!   `|t| ≳ 1e10`, and a state just above its tolerance with a large rate still gets a small
