@@ -866,6 +866,70 @@ fn ramp_entering_and_leaving_the_sliding_mode_against_the_closed_form() {
     }
 }
 
+/// The ramp's entry and exit where the state lands within ulps of zero (issue #19): the wall
+/// `x = 0` is reached at `t_e = 0.75` with `y = −0.75`, and the sliding motion leaves it at
+/// `y = b = 0`, `t_x = 1.5`, at `(x, y) ≈ (0, 0)`. The restart there took a first step of
+/// `‖y‖/‖f‖` (Hairer, Nørsett & Wanner's initial step relative to a state below its tolerance)
+/// under the round-off of `t`: `StepSizeTooSmall` at `t_x` with atol 1e-14, at every rtol
+/// (`step/adaptive.rs`, "Initial step"). At every tolerance from 1e-4 to 1e-12 and with each
+/// tableau the solve, its sensitivities and the adjoint match the closed form to 1e-10, the
+/// bound of the ramp's other solves (round-off on its piecewise quadratic solution).
+#[test]
+fn ramp_entry_and_exit_at_a_zero_state_at_every_tolerance_and_tableau() {
+    use hysens::runtime::{ESDIRK23, ESDIRK34};
+    let (y0, p) = ([-0.75, -1.5], [0.0, 0.0]);
+    let (x0, params) = (ramp::X { x: y0[0], y: y0[1] }, ramp::P { c: p[0], b: p[1] });
+    let events = [
+        ("wall_from_below", "below", "wall_sliding"),
+        ("wall_exit_to_above", "wall_sliding", "above"),
+    ];
+    let (mut worst, mut gap) = (0.0f64, 0.0f64);
+    for rtol in [1e-4, 1e-6, 1e-8, 1e-10, 1e-12] {
+        for atol in [rtol * 1e-2, 1e-14] {
+            let solver = ramp::Model.solver().tolerances(rtol, atol);
+            for tableau in ["ESDIRK436L2SA", "ESDIRK23", "ESDIRK34"] {
+                let what = format!("rtol {rtol:e}, atol {atol:e}, {tableau}");
+                let forward = solver.sensitivities_to(Params::All, InitialStates::All);
+                let (solution, adjoint) = match tableau {
+                    "ESDIRK23" => (
+                        forward.tableau(&ESDIRK23).solve(0.0, 3.0, &x0, &params),
+                        solver.tableau(&ESDIRK23).gradient(0.0, 3.0, &x0, &params),
+                    ),
+                    "ESDIRK34" => (
+                        forward.tableau(&ESDIRK34).solve(0.0, 3.0, &x0, &params),
+                        solver.tableau(&ESDIRK34).gradient(0.0, 3.0, &x0, &params),
+                    ),
+                    _ => (
+                        forward.solve(0.0, 3.0, &x0, &params),
+                        solver.gradient(0.0, 3.0, &x0, &params),
+                    ),
+                };
+                let solution = solution.unwrap_or_else(|f| panic!("{what}: {}", f.error));
+                let adjoint = adjoint.unwrap_or_else(|e| panic!("{what}: {e}"));
+                let log: Vec<_> = solution
+                    .events
+                    .iter()
+                    .map(|e| (e.guard, e.from, e.to))
+                    .collect();
+                assert_eq!(log, events, "{what}");
+                close(&format!("{what}: t_x"), solution.events[1].t, 1.5, 1e-10);
+                let (w, g) = check_solve(
+                    &what,
+                    &solution,
+                    &adjoint,
+                    y0,
+                    p,
+                    ["c", "b"],
+                    1e-10,
+                    ramp_closed_form,
+                );
+                (worst, gap) = (worst.max(w), gap.max(g));
+            }
+        }
+    }
+    println!("ramp at a zero state: largest error {worst:.1e}, adjoint − forward {gap:.1e}");
+}
+
 /// `(x(T), y(T))` on the circle: the angle advances at `ω` from the start, in every mode, and
 /// the radius is `R` after the surface is reached: `R (cos, sin)(atan2(y0, x0) + ω T)`.
 fn circle_closed_form(y0: [Dual64; 2], p: [Dual64; 3], t: f64) -> [Dual64; 2] {

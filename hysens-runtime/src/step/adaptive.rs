@@ -7,6 +7,27 @@
 //! Newton noise — it does not grow with `h` — the step size froze; measured on Robertson in DAE
 //! form: 6413 steps instead of ~600.)
 //!
+//! **Initial step.** Hairer, Nørsett & Wanner's heuristic (I, §II.4) at the start of every
+//! segment (the start of the solve and every restart after an event), with two changes:
+//!
+//! * Their probe `h0 = 0.01 d0/d1` (`d0 = ‖y0‖`, `d1 = ‖f0‖` in the error test's weighted
+//!   norm, `w = atol + rtol |y0|`) and the cap `100 h0` on the result measure the state's size
+//!   against its rate; a state with `d0 < 1e-5` counts as zero and gets the probe `1e-6`. But
+//!   `d0 ≤ 1` already means `y0` is within its tolerance of zero (`|y0| ≲ atol`), and for
+//!   `1e-5 ≤ d0 ≤ 1` the relative rule made the step proportional to a size the error test
+//!   does not resolve: `x' = 0.2` from `x0 = 1e-16` at `t0 = 0.5` (rtol 1e-10, atol 1e-12:
+//!   `d0 = 1e-4`, `d1 = 2e11`) got `h = 5e-16`, below the round-off `1.8e-15` of `t`, and
+//!   ended at once with `StepSizeTooSmall`; so did the restart after a crossing of a
+//!   switching surface `x = 0` wherever the event left the state a few ulps off 0, at rtol
+//!   1e-10 and 1e-12 with `atol = rtol/100` (at rtol 1e-8, `d0 = 1e-6` fell under the `1e-5`
+//!   and it worked) and at every rtol with atol 1e-14. Here a state with `d0 ≤ 1` counts as
+//!   zero.
+//! * The probe and the result are at least `100 ε |t|` (CVODE's lower bound for its initial
+//!   step, at `t`) and `h_min`: the probe `1e-6` is absolute, below the round-off of `t` for
+//!   `|t| ≳ 1e10`, and a state just above its tolerance with a large rate still gets a small
+//!   `100 h0`. The step-size limit of the attempts is `16 ε |t|` (`h_roundoff`), so the first
+//!   step can be rejected once by `fac_min = 0.2` before it.
+//!
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 use super::attempt::Attempt;
@@ -30,8 +51,10 @@ impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const
 where
     M: SmoothMode<NY, NZ, NP>,
 {
-    /// Initial step size (Hairer, Nørsett & Wanner I, §II.4, "starting step size"), with the
-    /// order `k` of the error estimate.
+    /// Initial step size: Hairer, Nørsett & Wanner I, §II.4, "Starting step size" (steps
+    /// (a)–(f)), with `k` the order of the error estimate, and two changes so that the first
+    /// step of a segment is never below the round-off of `t`, whatever the size of the state
+    /// (module docs, "Initial step").
     fn initial_step(&mut self, span: f64) -> Result<f64, SolveError> {
         let k = self.tableau.error_estimate_order() as f64;
         let mut w = [0.0; NY];
@@ -48,14 +71,24 @@ where
         if !all_finite(&f0) {
             return Err(self.err_nonfinite("f at the initial point"));
         }
+        // (a) The sizes of y0 and f0 in the error test's norm.
         let d0 = rms(sum_sq(&self.y, &w), NY);
         let d1 = rms(sum_sq(&f0, &w), NY);
-        let mut h0 = if d0 < 1e-5 || d1 < 1e-5 {
+        // The floor of every step size below: the lower bound `100 ε max(|t0|, |t_out|)` of
+        // SUNDIALS CVODE's initial step (its documentation, "The initial stepsize"), taken at
+        // `t` alone (from `t0 = 0` towards a distant horizon — Robertson to 4e10 — it would
+        // be a large first step), and `h_min` (a smaller first step fails the attempt's limit).
+        let floor = (100.0 * f64::EPSILON * self.t.abs()).max(self.opts.h_min);
+        // (b) The probe: the explicit Euler step changes y by 1% of its size; a zero state
+        // (HNW: d0 < 1e-5) or a resting one gets 1e-6. A state within its tolerance of zero
+        // (d0 ≤ 1: |y| ≲ atol) has no size to measure that 1% against, and counts as zero.
+        let mut h0 = if d0 <= 1.0 || d1 < 1e-5 {
             1e-6
         } else {
             0.01 * d0 / d1
         };
-        h0 = h0.min(span);
+        h0 = h0.max(floor).min(span);
+        // (c)–(d) An explicit Euler step of size h0 and the estimate of ‖y''‖.
         let mut y1 = self.y;
         for c in 0..NY {
             y1[c] += h0 * f0[c];
@@ -68,6 +101,7 @@ where
             df[c] = f1[c] - f0[c];
         }
         let d2 = rms(sum_sq(&df, &w), NY) / h0;
+        // (e) The step whose error, of order k, would be 0.01.
         let dm = d1.max(d2);
         let h1 = if !dm.is_finite() {
             h0 * 1e-3
@@ -76,7 +110,9 @@ where
         } else {
             libm::pow(0.01 / dm, 1.0 / k)
         };
-        Ok((100.0 * h0).min(h1).min(span).min(self.opts.h_max))
+        // (f) The smaller of the two, at most 100 probes; not below the floor.
+        let h = (100.0 * h0).min(h1).max(floor);
+        Ok(h.min(span).min(self.opts.h_max))
     }
 
     /// Integrates adaptively to `tf ≥ t`, landing exactly on `tf`. `observer` is called after
