@@ -31,6 +31,9 @@ pub struct Stats {
     pub events: usize,
     /// Steps re-taken to locate event times on the discrete solution (hybrid solve).
     pub event_retakes: usize,
+    /// Computed steps cut to a quarter because a guard varied too fast within them for the
+    /// scan of its values to rule out a crossing (hybrid solve; module docs of `events/`).
+    pub guard_step_cuts: usize,
 }
 
 impl Stats {
@@ -49,6 +52,7 @@ impl Stats {
         sensitivity_solves: 0,
         events: 0,
         event_retakes: 0,
+        guard_step_cuts: 0,
     };
 
     /// Adds every counter of `other` (statistics of consecutive mode segments).
@@ -66,5 +70,6 @@ impl Stats {
         self.sensitivity_solves += other.sensitivity_solves;
         self.events += other.events;
         self.event_retakes += other.event_retakes;
+        self.guard_step_cuts += other.guard_step_cuts;
     }
 }

@@ -13,7 +13,7 @@ use crate::step::Trial;
 const TURN_SEARCH: usize = 16;
 
 /// Dense-output evaluations spent confirming a suspected turn in one sub-interval.
-const TURN_EVALUATIONS: usize = 10;
+const TURN_EVALUATIONS: usize = 24;
 
 /// Whether a guard armed with sign `armed` fires when it takes the value `v`.
 pub(crate) fn fires(direction: Direction, armed: f64, v: f64) -> bool {
@@ -27,17 +27,8 @@ pub(crate) fn fires(direction: Direction, armed: f64, v: f64) -> bool {
 }
 
 /// One guard along the dense output of the computed (not accepted) step `trial`.
-pub(crate) struct DenseGuard<
-    's,
-    'i,
-    'm,
-    M,
-    const S: usize,
-    const NY: usize,
-    const NZ: usize,
-    const NP: usize,
-    const N: usize,
-> {
+pub(crate) struct DenseGuard<'s, 'i, 'm, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
+{
     it: &'s ModeIntegrator<'i, 'm, M, S, NY, NZ, NP, N>,
     adapter: &'s ModeAdapter<'m, M, NY, NZ, NP>,
     p: &'s [f64; NP],
@@ -45,17 +36,8 @@ pub(crate) struct DenseGuard<
     h: f64,
 }
 
-impl<
-        's,
-        'i,
-        'm,
-        M,
-        const S: usize,
-        const NY: usize,
-        const NZ: usize,
-        const NP: usize,
-        const N: usize,
-    > DenseGuard<'s, 'i, 'm, M, S, NY, NZ, NP, N>
+impl<'s, 'i, 'm, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
+    DenseGuard<'s, 'i, 'm, M, S, NY, NZ, NP, N>
 where
     M: HybridModel<NY, NZ, NP>,
 {
@@ -88,15 +70,7 @@ where
         if theta == 1.0 {
             return (ys[S - 1], zs[S - 1]);
         }
-        hermite(
-            theta,
-            self.h,
-            &ys[0],
-            &ys[S - 1],
-            &fs[0],
-            &fs[S - 1],
-            &mut y,
-        );
+        hermite(theta, self.h, &ys[0], &ys[S - 1], &fs[0], &fs[S - 1], &mut y);
         lerp(theta, &zs[0], &zs[S - 1], &mut z);
         (y, z)
     }
@@ -104,9 +78,7 @@ where
     /// The guard at `θ` (the step's own end points at `θ = 0, 1`).
     pub(crate) fn value(&self, theta: f64) -> Result<f64, SolveError> {
         let (y, z) = self.state(theta);
-        let at = self
-            .adapter
-            .point(self.it.t() + theta * self.h, &y, &z, self.p);
+        let at = self.adapter.point(self.it.t() + theta * self.h, &y, &z, self.p);
         let v = self.adapter.model().guard(self.guard, &at);
         if v.is_finite() {
             Ok(v)
@@ -119,30 +91,40 @@ where
         }
     }
 
+    /// The band within which the guard is zero at `θ`: `ZERO_ULPS ε` times the round-off scale
+    /// of its value `v` there (`events/arming.rs`).
+    pub(crate) fn zero_band(&self, theta: f64, v: f64) -> f64 {
+        let (y, z) = self.state(theta);
+        let at = self.adapter.point(self.it.t() + theta * self.h, &y, &z, self.p);
+        let mut d = ScalarPartials::ZERO;
+        self.adapter.model().guard_partials(self.guard, &at, &mut d);
+        ZERO_ULPS * f64::EPSILON * value_scale(v, &d, &at)
+    }
+
+    /// The guard's second time derivative at `θ` along the dense output (a central difference
+    /// over `Δθ = 10⁻³`, inside the step; exact to round-off for a guard linear in `t, y` on
+    /// the cubic dense output).
+    pub(crate) fn second_derivative(&self, theta: f64) -> Result<f64, SolveError> {
+        let dt = 1e-3;
+        let mid = theta.clamp(dt, 1.0 - dt);
+        let (a, m, b) = (self.value(mid - dt)?, self.value(mid)?, self.value(mid + dt)?);
+        Ok((a - 2.0 * m + b) / (dt * self.h * dt * self.h))
+    }
+
     /// The sign of the guard's rate `ḣ = h_t + h_y u̇ + h_z ż` at `θ` along the dense output,
     /// or 0 if it is within round-off of its terms (`events/arming.rs`).
     fn moving(&self, theta: f64) -> f64 {
         let (ys, zs, fs) = self.it.stages();
         let (y, z) = self.state(theta);
         let mut ydot = [0.0; NY];
-        hermite_derivative(
-            theta,
-            self.h,
-            &ys[0],
-            &ys[S - 1],
-            &fs[0],
-            &fs[S - 1],
-            &mut ydot,
-        );
-        let at = self
-            .adapter
-            .point(self.it.t() + theta * self.h, &y, &z, self.p);
+        hermite_derivative(theta, self.h, &ys[0], &ys[S - 1], &fs[0], &fs[S - 1], &mut ydot);
+        let at = self.adapter.point(self.it.t() + theta * self.h, &y, &z, self.p);
         let mut d = ScalarPartials::ZERO;
         let model = self.adapter.model();
         model.guard_partials(self.guard, &at, &mut d);
         let mut zdot = [0.0; NZ];
-        for c in 0..NZ {
-            zdot[c] = (zs[S - 1][c] - zs[0][c]) / self.h;
+        for (c, zc) in zdot.iter_mut().enumerate() {
+            *zc = (zs[S - 1][c] - zs[0][c]) / self.h;
         }
         let rate = d.t
             + d.y.iter().zip(&ydot).map(|(a, b)| a * b).sum::<f64>()
@@ -155,35 +137,17 @@ where
             0.0
         }
     }
-
-    /// Whether `v`, the guard at `θ`, is zero within round-off of its terms there
-    /// (`events/arming.rs`).
-    pub(crate) fn is_zero(&self, theta: f64, v: f64) -> bool {
-        let (y, z) = self.state(theta);
-        let at = self
-            .adapter
-            .point(self.it.t() + theta * self.h, &y, &z, self.p);
-        let mut d = ScalarPartials::ZERO;
-        self.adapter.model().guard_partials(self.guard, &at, &mut d);
-        v.abs() <= ZERO_ULPS * f64::EPSILON * value_scale(v, &d, &at)
-    }
 }
 
-/// The values of one guard at the scan points `θ_k = k/SCAN`, `k = 0..=SCAN`, of a step.
-struct Scan<
-    'd,
-    's,
-    'i,
-    'm,
-    M,
-    const S: usize,
-    const NY: usize,
-    const NZ: usize,
-    const NP: usize,
-    const N: usize,
-> {
+/// The values of one guard at the scan points `θ_k = k/SCAN`, `k = 0..=SCAN`, of a step, with
+/// the quartic through the even ones and the guard's round-off band at the step's start.
+struct Scan<'d, 's, 'i, 'm, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
+{
     dense: &'d DenseGuard<'s, 'i, 'm, M, S, NY, NZ, NP, N>,
     values: [f64; SCAN + 1],
+    quartic: Quartic,
+    /// Values within this of zero are zero (module docs of `events/`, "Detection").
+    band: f64,
 }
 
 /// A bracket `(θa, va, θb, vb)` of a crossing: `va` on the armed side, `vb` across.
@@ -198,6 +162,11 @@ where
         k as f64 / SCAN as f64
     }
 
+    /// Whether `v` is clearly on the side `s` (not within round-off of zero).
+    fn clearly(&self, s: f64, v: f64) -> bool {
+        sign(v) == s && v.abs() > self.band
+    }
+
     /// The first crossing of a guard armed with sign `armed` in `direction` along the step
     /// (module docs of `events/`, "Detection"), and the guard's running sign at the end.
     fn first_crossing(
@@ -207,129 +176,162 @@ where
     ) -> Result<(Option<Bracket>, f64), SolveError> {
         let mut cs = armed;
         let v0 = self.values[0];
-        // The last point clearly on the running sign's side.
-        let mut last = (
-            0.0,
-            if sign(v0) == cs {
-                v0
-            } else {
-                cs * f64::MIN_POSITIVE
-            },
-        );
+        // The last point clearly on the running sign's side (`None`: the step starts on zero,
+        // or across it — just after an event, armed by the flow).
+        let mut last = self.clearly(cs, v0).then_some((0.0, v0));
         for k in 1..=SCAN {
             let (theta, v) = (Self::theta(k), self.values[k]);
             let firing = fires(direction, cs, v);
             // A crossing: beyond zero, or on it and moving on across (decided by the flow, as
             // at a mode's entry); on it and turning back is a tangency, no event.
             if firing
-                && (!self.dense.is_zero(theta, v)
-                    || fires_moving(direction, self.dense.moving(theta)))
+                && (v.abs() > self.band || fires_moving(direction, self.dense.moving(theta)))
             {
-                return Ok((Some((last.0, last.1, theta, v)), cs));
+                let start = match last {
+                    Some(point) => point,
+                    // From a zero at the step's start: after a short excursion to the armed
+                    // side (a small bounce), or straight across.
+                    None => self.apex(k, cs)?.unwrap_or((0.0, cs * f64::MIN_POSITIVE)),
+                };
+                return Ok((Some((start.0, start.1, theta, v)), cs));
             }
-            // Both ends of the sub-interval on the armed side: a turn inside may cross zero
-            // twice.
-            if !firing && sign(v) == cs && last.0 == Self::theta(k - 1) {
+            // Both ends of the sub-interval clearly on the armed side: a turn inside may cross
+            // zero twice.
+            let previous = Self::theta(k - 1);
+            if !firing && self.clearly(cs, v) && last.is_some_and(|(t, _)| t == previous) {
                 if let Some((theta_d, v_d)) = self.turn(k, cs)? {
                     if fires_moving(direction, -cs) {
-                        return Ok((Some((last.0, last.1, theta_d, v_d)), cs));
+                        let (ta, va) = last.unwrap_or((previous, self.values[k - 1]));
+                        return Ok((Some((ta, va, theta_d, v_d)), cs));
                     }
                     if fires_moving(direction, cs) {
                         return Ok((Some((theta_d, v_d, theta, v)), cs));
                     }
                 }
             }
-            if !firing && v != 0.0 {
+            if !firing && v.abs() > self.band {
                 cs = sign(v);
-                last = (theta, v);
+                last = Some((theta, v));
             }
         }
         Ok((None, cs))
     }
 
-    /// A point inside sub-interval `k` where the guard, of sign `s` at both ends, has the
-    /// other sign (beyond round-off): a turn that crosses zero twice. Suspected where the
-    /// interpolant of all scanned values (a quartic, exact for a guard linear in `t, y` on the
-    /// cubic dense output) turns inside the sub-interval towards zero, and confirmed on the
-    /// dense output.
+    /// The first scan point `θ_{k−1}` of a pair of sub-intervals in which the quartic through
+    /// the even scan points misses the odd one between them by more than half the guard's
+    /// distance to zero there (and more than round-off): the guard varies too fast within the
+    /// step for the scan to rule out a crossing there (module docs of `events/`).
+    fn unresolved(&self) -> Option<f64> {
+        (1..SCAN).step_by(2).find_map(|k| {
+            let (a, m, b) = (self.values[k - 1], self.values[k], self.values[k + 1]);
+            let s = sign(m);
+            let same_side = s != 0.0 && sign(a) == s && sign(b) == s;
+            let miss = (m - self.quartic.value(Self::theta(k))).abs();
+            let distance = a.abs().min(m.abs()).min(b.abs());
+            (same_side && miss > 0.5 * distance && miss > self.band).then(|| Self::theta(k - 1))
+        })
+    }
+
+    /// A point inside sub-interval `k` where the guard, clearly of sign `s` at both ends, is
+    /// clearly of the other sign: a turn that crosses zero twice. Suspected where the quartic
+    /// turns inside the sub-interval towards zero, and confirmed on the dense output.
     fn turn(&self, k: usize, s: f64) -> Result<Option<(f64, f64)>, SolveError> {
         let (a, b) = (Self::theta(k - 1), Self::theta(k));
+        if !(s * self.quartic.slope(a) < 0.0 && s * self.quartic.slope(b) > 0.0) {
+            return Ok(None);
+        }
+        let (theta_min, p_min) = self.quartic.extreme(a, b, -s);
         let (va, vb) = (s * self.values[k - 1], s * self.values[k]);
-        let p = Interpolant::new(&self.values);
-        if !(s * p.slope(a) < 0.0 && s * p.slope(b) > 0.0) {
-            return Ok(None);
-        }
-        let mut theta_min = a;
-        let mut p_min = va;
-        for j in 1..TURN_SEARCH {
-            let theta = a + (b - a) * j as f64 / TURN_SEARCH as f64;
-            let v = s * p.value(theta);
-            if v < p_min {
-                (theta_min, p_min) = (theta, v);
-            }
-        }
         // Not near zero: the values on either side say the guard stays clear of it.
-        if p_min > 0.25 * va.min(vb) {
+        if s * p_min > 0.25 * va.min(vb) {
             return Ok(None);
         }
-        let crossed = |theta: f64| -> Result<Option<(f64, f64)>, SolveError> {
-            let v = self.dense.value(theta)?;
-            Ok((sign(v) == -s && !self.dense.is_zero(theta, v)).then_some((theta, v)))
+        self.confirm(a, b, theta_min, -s)
+    }
+
+    /// A point inside `(0, θ_k)` clearly on the side `s`, where the guard, starting on its
+    /// zero, turned before crossing at `θ_k` (a bounce shorter than a scan interval).
+    fn apex(&self, k: usize, s: f64) -> Result<Option<(f64, f64)>, SolveError> {
+        let b = Self::theta(k);
+        let (theta_max, _) = self.quartic.extreme(0.0, b, s);
+        self.confirm(0.0, b, theta_max, s)
+    }
+
+    /// A point of `(a, b)` where the dense guard is clearly of sign `s`: tried at `guess`, then
+    /// at the extremum of `s·h` on `[a, b]` found by successive parabolic interpolation from
+    /// `(a, guess, b)` (exact in one step for a guard quadratic in `θ` near its extremum, so a
+    /// turn past zero by a few ulps of the guard is seen).
+    fn confirm(&self, a: f64, b: f64, guess: f64, s: f64) -> Result<Option<(f64, f64)>, SolveError> {
+        let at = |theta: f64| -> Result<(f64, f64), SolveError> {
+            Ok((theta, s * self.dense.value(theta)?))
         };
-        if let Some(found) = crossed(theta_min)? {
-            return Ok(Some(found));
-        }
-        // Golden-section search for the dense guard's extremum towards zero.
-        let ratio = 0.5 * (libm::sqrt(5.0) - 1.0);
-        let (mut lo, mut hi) = (a, b);
-        let mut x1 = hi - ratio * (hi - lo);
-        let mut x2 = lo + ratio * (hi - lo);
-        let mut f1 = s * self.dense.value(x1)?;
-        let mut f2 = s * self.dense.value(x2)?;
+        let across = |(theta, sv): (f64, f64)| (sv > self.band).then_some((theta, s * sv));
+        let guess = if guess > a && guess < b { guess } else { 0.5 * (a + b) };
+        // Three points bracketing the extremum of s·h, the middle one the largest.
+        let (mut p0, mut p1, mut p2) = (at(a)?, at(guess)?, at(b)?);
         for _ in 0..TURN_EVALUATIONS {
-            if f1.min(f2) < 0.0 {
-                let x = if f1 < f2 { x1 } else { x2 };
-                if let Some(found) = crossed(x)? {
-                    return Ok(Some(found));
-                }
+            if let Some(point) = across(p1) {
+                return Ok(Some(point));
             }
-            if f1 < f2 {
-                (hi, x2, f2) = (x2, x1, f1);
-                x1 = hi - ratio * (hi - lo);
-                f1 = s * self.dense.value(x1)?;
+            let (d0, d2) = (p1.0 - p0.0, p1.0 - p2.0);
+            let (f0, f2) = (p1.1 - p0.1, p1.1 - p2.1);
+            let denominator = d0 * f2 - d2 * f0;
+            let vertex = if denominator != 0.0 {
+                p1.0 - 0.5 * (d0 * d0 * f2 - d2 * d2 * f0) / denominator
             } else {
-                (lo, x1, f1) = (x1, x2, f2);
-                x2 = lo + ratio * (hi - lo);
-                f2 = s * self.dense.value(x2)?;
+                f64::NAN
+            };
+            // The vertex, if it is strictly inside and new; else the middle of the larger half.
+            let x = if vertex > p0.0 && vertex < p2.0 && vertex != p1.0 {
+                vertex
+            } else if p1.0 - p0.0 > p2.0 - p1.0 {
+                0.5 * (p0.0 + p1.0)
+            } else {
+                0.5 * (p1.0 + p2.0)
+            };
+            let q = at(x)?;
+            if q.1 > p1.1 {
+                if x < p1.0 {
+                    (p2, p1) = (p1, q);
+                } else {
+                    (p0, p1) = (p1, q);
+                }
+            } else if x < p1.0 {
+                p0 = q;
+            } else {
+                p2 = q;
+            }
+            if p2.0 - p0.0 <= 4.0 * f64::EPSILON {
+                break;
             }
         }
-        Ok(None)
+        Ok(across(p1))
     }
 }
 
-/// The polynomial of degree `SCAN` through the scanned values at `θ_k = k/SCAN` (Newton's
-/// divided differences).
-struct Interpolant {
-    coefficients: [f64; SCAN + 1],
+/// The quartic through a guard's values at `θ = 0, ¼, ½, ¾, 1` (Newton's divided
+/// differences): exact for a guard linear in `t, y` on the cubic dense output.
+struct Quartic {
+    coefficients: [f64; 5],
 }
 
-impl Interpolant {
-    fn new(values: &[f64; SCAN + 1]) -> Self {
-        let mut c = *values;
-        for order in 1..=SCAN {
-            for k in (order..=SCAN).rev() {
-                c[k] = (c[k] - c[k - 1]) * SCAN as f64 / order as f64;
+impl Quartic {
+    fn new(values: [f64; 5]) -> Self {
+        let mut c = values;
+        for order in 1..5 {
+            for k in (order..5).rev() {
+                c[k] = (c[k] - c[k - 1]) * 4.0 / order as f64;
             }
         }
-        Interpolant { coefficients: c }
+        Quartic { coefficients: c }
     }
 
     /// `(value, slope)` at `θ` (Horner on the Newton form, with its derivative).
     fn eval(&self, theta: f64) -> (f64, f64) {
         let c = &self.coefficients;
-        let (mut v, mut d) = (c[SCAN], 0.0);
-        for k in (0..SCAN).rev() {
-            let node = k as f64 / SCAN as f64;
+        let (mut v, mut d) = (c[4], 0.0);
+        for k in (0..4).rev() {
+            let node = k as f64 / 4.0;
             d = d * (theta - node) + v;
             v = v * (theta - node) + c[k];
         }
@@ -343,12 +345,39 @@ impl Interpolant {
     fn slope(&self, theta: f64) -> f64 {
         self.eval(theta).1
     }
+
+    /// Where on `[a, b]` the quartic goes furthest towards the side `s` (sampled at
+    /// [`TURN_SEARCH`] interior points), and its value there.
+    fn extreme(&self, a: f64, b: f64, s: f64) -> (f64, f64) {
+        (1..TURN_SEARCH)
+            .map(|j| {
+                let theta = a + (b - a) * j as f64 / TURN_SEARCH as f64;
+                (theta, self.value(theta))
+            })
+            .fold((a, self.value(a)), |best, (theta, v)| {
+                if s * v > s * best.1 {
+                    (theta, v)
+                } else {
+                    best
+                }
+            })
+    }
+}
+
+/// What the scan of a computed step found.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Detection {
+    /// The earliest crossing (ties within round-off of the time go to the lowest guard index).
+    pub crossing: Option<Crossing>,
+    /// The armed signs at the end of the step (used if the step is accepted).
+    pub armed: Armed,
+    /// The earliest `θ` from which a guard varies too fast within the step for the scan to
+    /// rule out a crossing ([`Scan::unresolved`]): a shorter step is needed before it.
+    pub unresolved: Option<f64>,
 }
 
 /// Crossing detection on the dense output of the computed step `trial` (module docs of
-/// `events/`); returns the earliest crossing (ties within round-off of the time go to the
-/// lowest guard index) and the armed signs at the end of the step (used if the step is
-/// accepted).
+/// `events/`).
 #[inline]
 pub(crate) fn detect<
     M,
@@ -363,14 +392,17 @@ pub(crate) fn detect<
     p: &[f64; NP],
     armed: &Armed,
     trial: &Trial,
-) -> Result<(Option<Crossing>, Armed), SolveError>
+) -> Result<Detection, SolveError>
 where
     M: HybridModel<NY, NZ, NP>,
 {
     let mode = adapter.mode();
     let h = trial.h;
-    let mut next = *armed;
-    let mut best: Option<Crossing> = None;
+    let mut detection = Detection {
+        crossing: None,
+        armed: *armed,
+        unresolved: None,
+    };
     let xtol = t_eps(it.t() + h) / h;
     for (g, info) in M::GUARDS.iter().enumerate() {
         if info.from != mode {
@@ -385,33 +417,39 @@ where
         if armed_sign == 0.0 {
             // Undecided (it stayed on its zero along the mode's first step,
             // `hybrid/entry.rs`): takes the end sign, cannot fire in this step.
-            next.set(g, sign(values[SCAN]));
+            detection.armed.set(g, sign(values[SCAN]));
             continue;
         }
         let scan = Scan {
             dense: &dense,
             values,
+            quartic: Quartic::new(core::array::from_fn(|j| values[2 * j])),
+            band: 2.0 * dense.zero_band(0.0, values[0]),
         };
         let (bracket, end_sign) = scan.first_crossing(info.direction, armed_sign)?;
-        next.set(g, end_sign);
+        detection.armed.set(g, end_sign);
+        if let Some(theta) = scan.unresolved() {
+            if detection.unresolved.is_none_or(|u| theta < u) {
+                detection.unresolved = Some(theta);
+            }
+        }
         let Some((ta, va, tb, vb)) = bracket else {
             continue;
         };
         let mut f = |th: f64| dense.value(th).unwrap_or(f64::NAN);
         let root = illinois(ta, va, tb, vb, xtol, &mut f);
-        if best.is_none_or(|b| root < b.theta - 2.0 * xtol) {
-            best = Some(Crossing {
+        if detection
+            .crossing
+            .is_none_or(|b| root < b.theta - 2.0 * xtol)
+        {
+            detection.crossing = Some(Crossing {
                 guard: g,
-                h,
                 theta: root,
-                theta_a: ta,
-                theta_b: tb,
-                value_a: va,
-                value_b: vb,
+                hddot: dense.second_derivative(root)?,
             });
         }
     }
-    Ok((best, next))
+    Ok(detection)
 }
 
 /// A root of `f` in `[a, b]` given `f(a) = fa`, `f(b) = fb` of opposite signs (or `fb = 0`),
@@ -492,14 +530,13 @@ mod tests {
         assert!((r - 0.739_085_133_215_160_7).abs() < 2e-15, "{r}");
     }
 
-    /// The interpolant of the scanned values reproduces a quartic and its slope exactly (to
+    /// The quartic through five scanned values reproduces a quartic and its slope exactly (to
     /// round-off).
     #[test]
-    fn interpolant_reproduces_quartics() {
+    fn quartic_reproduces_quartics() {
         let q = |x: f64| 3.0 - 2.0 * x + 0.5 * x * x - 7.0 * x * x * x + 1.25 * x * x * x * x;
         let dq = |x: f64| -2.0 + x - 21.0 * x * x + 5.0 * x * x * x;
-        let values = core::array::from_fn(|k| q(k as f64 / SCAN as f64));
-        let p = Interpolant::new(&values);
+        let p = Quartic::new(core::array::from_fn(|k| q(k as f64 / 4.0)));
         for x in [0.0, 0.1, 0.33, 0.5, 0.8, 1.0] {
             let (v, d) = p.eval(x);
             assert!((v - q(x)).abs() < 1e-13, "{x}: {v} vs {}", q(x));

@@ -57,6 +57,7 @@
 //! the entry), and the `α_x` terms enter through the sliding field's Jacobian.
 
 mod arming;
+mod grazing;
 pub(crate) mod locate;
 mod polish;
 mod reset;
@@ -64,13 +65,14 @@ mod reset;
 pub(crate) use arming::{algebraic_rate, arming_sign, fires_at_entry, AfterEvent, Armed, Entry};
 pub(crate) use locate::detect;
 pub(crate) use polish::polish;
-pub(crate) use reset::{apply_event, grazing, PostEvent, PreEvent, Zeno};
+pub(crate) use grazing::is_grazing;
+pub(crate) use reset::{apply_event, PostEvent, PreEvent, Zeno};
 
 use crate::model::ModeAdapter;
 use crate::step::Esdirk;
 
-/// Interior points per step at which guards are evaluated on the dense output.
-pub(crate) const SCAN: usize = 4;
+/// Sub-intervals per step at whose ends guards are evaluated on the dense output.
+pub(crate) const SCAN: usize = 8;
 
 /// The largest number of guards a model may have (armed signs live in two `u128` bit sets).
 pub(crate) const MAX_GUARDS: usize = 128;
@@ -92,18 +94,11 @@ pub(crate) type ModeIntegrator<
 pub(crate) struct Crossing {
     /// Guard index.
     pub guard: usize,
-    /// Trial step size.
-    pub h: f64,
     /// Root `θ` on the trial step's dense output.
     pub theta: f64,
-    /// Bracket `[θa, θb]` and guard values there (for the grazing test).
-    pub theta_a: f64,
-    /// See [`Crossing::theta_a`].
-    pub theta_b: f64,
-    /// Guard value at `θa`.
-    pub value_a: f64,
-    /// Guard value at `θb`.
-    pub value_b: f64,
+    /// The guard's second time derivative at the root on the dense output (for the grazing
+    /// test, `grazing.rs`).
+    pub hddot: f64,
 }
 
 /// Round-off scale of times near `t`.

@@ -20,7 +20,7 @@
 //! `∂y⁺/∂t* = R_t + R_y ẏ⁻ + R_z ż⁻`, for the arming of the next mode's guards (`arming.rs`).
 #![allow(clippy::needless_range_loop)]
 
-use super::{algebraic_rate, t_eps, AfterEvent, Crossing};
+use super::{algebraic_rate, t_eps, AfterEvent};
 use crate::error::{all_finite, SolveError};
 use crate::fsa::jump::{jump_sensitivities, reset_jacobian, PreEventSensitivities};
 use crate::hybrid::HybridOptions;
@@ -162,15 +162,6 @@ where
         post.memory_sz = jump.memory_sz;
     }
     Ok(post)
-}
-
-/// Whether the crossing `cr` is transversal: `|ḣ| Δ > tol (|h_a| + |h_b|)` on its bracket of
-/// length `Δ` (`HybridOptions::grazing_tol`); written so that a NaN ratio counts as grazing.
-pub(crate) fn grazing(cr: &Crossing, hdot: f64, tol: f64) -> bool {
-    let delta = (cr.theta_b - cr.theta_a) * cr.h;
-    let scale = cr.value_a.abs() + cr.value_b.abs();
-    let transversal = hdot.abs() * delta > tol * scale;
-    !transversal
 }
 
 /// The Zeno tests of a solve: too many events, or [`crate::ZENO_CLOSE_EVENTS`] in a row with

@@ -133,7 +133,7 @@ where
             let mut moving = 0.0;
             for theta in PROBE {
                 let v = dense.value(theta)?;
-                if v.abs() > band && !dense.is_zero(theta, v) {
+                if v.abs() > band.max(dense.zero_band(theta, v)) {
                     moving = sign(v);
                     break;
                 }

@@ -46,12 +46,14 @@ pub struct HybridOptions<const NY: usize, const NZ: usize> {
     /// separation"; [`ZENO_CLOSE_EVENTS`] of them in a row are reported as Zeno behaviour.
     /// Default `1e-10`.
     pub min_event_separation: f64,
-    /// Grazing test: an event whose guard satisfies `|ḣ|·Δ ≤ grazing_tol · (|h_a| + |h_b|)` on
-    /// the bracketing interval `[a, b]` of length `Δ` is reported as
-    /// [`crate::SolveError::GrazingEvent`]. For a transversal crossing the ratio
-    /// `|ḣ|Δ/(|h_a| + |h_b|)` is ≈ 1 (the guard is nearly linear over the bracket); near a
-    /// tangency it is `≈ 4√δ/Δ` for a guard that overshoots zero by `δ` (two roots `2√δ`
-    /// apart, one of which can be missed). Default `1e-3`.
+    /// Grazing test: a crossing whose rate the solution does not resolve,
+    /// `ḣ² ≤ 2 |ḧ| · grazing_tol · w` (`w` the change a tolerance-sized error of the state makes
+    /// in the guard: within the crossing's time uncertainty `w/|ḣ|` the rate changes by its own
+    /// size), is reported as [`crate::SolveError::GrazingEvent`]: a near-tangency whose
+    /// crossing the tolerances do not decide, a crossing without rate, impacts accumulating
+    /// below the tolerances — `dt*/dp` is not meaningful there; so is a crossing whose rate is
+    /// zero to round-off. Default `0.1` (a slow but transversal crossing, a heater 0.5 K above a
+    /// threshold of 300 K at rtol 1e-3, is an event); 0 keeps only the round-off rule.
     pub grazing_tol: f64,
 }
 
@@ -65,7 +67,7 @@ impl<const NY: usize, const NZ: usize> HybridOptions<NY, NZ> {
             integrator: Options::new(rtol, atol),
             max_events: 10_000,
             min_event_separation: 1e-10,
-            grazing_tol: 1e-3,
+            grazing_tol: 0.1,
         }
     }
 

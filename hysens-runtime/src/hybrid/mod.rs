@@ -59,7 +59,7 @@ use crate::adjoint::tape::{NoTape, Recorder};
 use crate::adjoint::Checkpoint;
 use crate::error::SolveError;
 use crate::events::{
-    self, apply_event, grazing, Armed, Crossing, Entry, ModeIntegrator, PostEvent, PreEvent, Zeno,
+    self, apply_event, Armed, Crossing, Entry, ModeIntegrator, PostEvent, PreEvent, Zeno,
 };
 use crate::fsa::jump::{event_step_length_derivative, EventStep, PreEventSensitivities};
 use crate::model::{EventTarget, HybridModel, Memory, ModeAdapter, ModelSizes, Point};
@@ -402,10 +402,19 @@ where
             // 1. Compute (not accept) the next step.
             let (trial, adaptive) = self.next_trial(it, adapter.mode(), stop)?;
             // 2. Guards on the dense output.
-            let (crossing, next_armed) = events::detect(it, adapter, &pr.p, &armed, &trial)?;
-            let Some(cr) = crossing else {
+            let detection = events::detect(it, adapter, &pr.p, &armed, &trial)?;
+            if let (true, Some(theta)) = (adaptive, detection.unresolved) {
+                // A guard varies too fast in the step to rule out a crossing before the first
+                // one found: a shorter step.
+                if detection.crossing.is_none_or(|cr| theta < cr.theta) {
+                    it.limit_next_step(0.25 * trial.h);
+                    sol.stats.guard_step_cuts += 1;
+                    continue;
+                }
+            }
+            let Some(cr) = detection.crossing else {
                 self.accept_step(it, adapter, &trial, adaptive, outputs, sol)?;
-                armed = next_armed;
+                armed = detection.armed;
                 continue;
             };
             // 3.–5. The step to the event, and the event.
@@ -639,10 +648,6 @@ where
         };
         self.zeno.check(t, mode, sol.stats.events, self.options)?;
         let post = apply_event(self.model, guard, info.has_reset, pre)?;
-        if crossing.is_some_and(|cr| grazing(cr, post.hdot, self.options.grazing_tol)) {
-            return Err(SolveError::GrazingEvent { t, mode, guard });
-        }
-        // The mode entered: the guard's target, or the one a switching surface chooses.
         let at = Point {
             t,
             y: pre.y,
@@ -650,6 +655,14 @@ where
             p: pre.p,
             memory: pre.memory,
         };
+        let options = self.options;
+        if crossing.is_some_and(|cr| {
+            let (integrator, tol) = (&options.integrator, options.grazing_tol);
+            events::is_grazing(self.model, guard, mode, &at, integrator, post.hdot, cr.hddot, tol)
+        }) {
+            return Err(SolveError::GrazingEvent { t, mode, guard });
+        }
+        // The mode entered: the guard's target, or the one a switching surface chooses.
         let to = match self.model.event_target(guard, &at) {
             EventTarget::Mode(to) if to < M::MODES.len() => to,
             EventTarget::Mode(_) => return Err(self.invalid(t, mode, "event target mode")),

@@ -151,6 +151,14 @@ where
         self.try_step_within(t_stop, t_stop)
     }
 
+    /// Makes the next adaptive step at most `h` (a computed step the hybrid driver could not
+    /// use: a guard varied too fast within it for the scan to rule out a crossing).
+    pub(crate) fn limit_next_step(&mut self, h: f64) {
+        if positive_finite(h) {
+            self.control.h = self.control.h.min(h);
+        }
+    }
+
     /// [`Esdirk::try_step`] towards `t_stop` in an integration that goes on to `horizon ≥
     /// t_stop` (the hybrid driver: the next sample time within the solve to `t_f`): the
     /// initial step size, if one is to be selected, is chosen for the span to `horizon`, not
