@@ -660,6 +660,7 @@ where
     let (base, base_events) = replay(y0, p);
     assert_eq!(base_events.len(), events.len(), "{label}: replay");
     for i in 0..NY {
+        // The same steps on linear modes (Newton exact either way): round-off only.
         assert!(
             error(base.y[i], fsa.y[i]) < 1e-13,
             "{label}: the replay reproduces the solve: {:?} vs {:?}",
