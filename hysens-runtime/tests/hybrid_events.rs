@@ -115,9 +115,10 @@ fn grazing_is_an_error() {
 }
 
 /// Zeno: a ball with γ = 0.5 from z0 = 1 has infinitely many impacts before
-/// t∞ = √0.2 · (1 + 2·0.5/(1 − 0.5)) ≈ 1.342; the solve must stop with TooManyEvents (by the
-/// count limit, or by vanishing separation with the default limit), not loop, and keep the
-/// events up to there.
+/// t∞ = √0.2 · (1 + 2·0.5/(1 − 0.5)) ≈ 1.342; the solve must stop with TooManyEvents, not
+/// loop, and keep the events up to there: by the cap `max_events` when it is small (reported
+/// as the cap, `zeno: false`), and with the default cap by vanishing separation (reported as
+/// Zeno behaviour, `zeno: true`).
 #[test]
 fn zeno_is_an_error() {
     let p = [1.0, 0.0, 10.0, 0.5];
@@ -138,8 +139,16 @@ fn zeno_is_an_error() {
     );
     assert!(matches!(
         r.result,
-        Err(SolveError::TooManyEvents { count: 20, .. })
+        Err(SolveError::TooManyEvents {
+            count: 20,
+            zeno: false,
+            ..
+        })
     ));
+    let message = r.result.unwrap_err().to_string();
+    assert!(message.contains("cap of 20 events"), "{message}");
+    assert!(message.contains("max_events"), "{message}");
+    assert!(!message.contains("Zeno"), "{message}");
     assert_eq!(r.events.len(), 20);
     // Impact times increase towards t∞.
     assert!(r
@@ -160,6 +169,15 @@ fn zeno_is_an_error() {
         "Zeno (default): {:?}, t = {}, events {}",
         r.result, r.sol.t, r.sol.n_events
     );
-    assert!(r.result.is_err());
+    assert!(
+        matches!(r.result, Err(SolveError::TooManyEvents { zeno: true, .. })),
+        "{:?}",
+        r.result
+    );
+    assert!(r
+        .result
+        .unwrap_err()
+        .to_string()
+        .contains("Zeno behaviour?"));
     assert!(r.sol.t < 1.3417);
 }

@@ -99,6 +99,7 @@ use crate::tableau::Tableau;
 ///     const MODES: &'static [ModeInfo] = &[ModeInfo { name: "flight", uses_memory: false, constant_jacobian: true }];
 ///     const GUARDS: &'static [GuardInfo] = &[GuardInfo {
 ///         name: "impact", from: 0, to: 0, direction: Direction::Falling, has_reset: true,
+///         surface: None,
 ///     }];
 ///     const STATE_NAMES: [&'static str; 2] = ["h", "v"];
 ///     const PARAMETER_NAMES: [&'static str; 2] = ["g", "gamma"];
