@@ -72,8 +72,13 @@
 //! let x0 = ball::X { h: 1.0, v: 0.0 };
 //! let times: Vec<f64> = (1..=14).map(|k| 0.1 * k as f64).collect();
 //! // The data: the heights of the model itself at g = 9.81, e = 0.8 (impacts at 0.45, 1.17 s).
+//! // A model with a sampled cost needs a datum per sample: zeros here (that misfit is unread).
 //! let solver = ball::Model.solver().tolerances(1e-10, 1e-12);
-//! let truth = solver.samples(&times).solve(0.0, 1.5, &x0, &ball::P { g: 9.81, e: 0.8 })?;
+//! let zeros = vec![0.0; times.len()];
+//! let truth = solver
+//!     .samples(&times)
+//!     .data(&zeros)
+//!     .solve(0.0, 1.5, &x0, &ball::P { g: 9.81, e: 0.8 })?;
 //! let heights: Vec<f64> = truth.samples.iter().map(|s| s.x.h).collect();
 //!
 //! // Fit g and e from a guess, matching the heights.

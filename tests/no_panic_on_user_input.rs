@@ -273,7 +273,16 @@ macro_rules! check_call {
             ),
         };
         let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
-        if !valid(&options) {
+        let span_valid =
+            problem.t0.is_finite() && problem.tf.is_finite() && problem.t0 <= problem.tf;
+        if !span_valid {
+            // Saying which of t0, tf is wrong (issue #19).
+            prop_assert!(
+                matches!(result, Err(SolveError::InvalidTimeSpan { .. })),
+                "an invalid time span must be rejected first, as such: {:?}",
+                result
+            );
+        } else if !valid(&options) {
             prop_assert!(
                 matches!(result, Err(SolveError::InvalidArgument { .. })),
                 "a setting out of range must be rejected up front: {:?}",
@@ -290,8 +299,6 @@ macro_rules! check_call {
             }
             Err(e) => {
                 prop_assert!(!e.to_string().is_empty());
-                let span_valid =
-                    problem.t0.is_finite() && problem.tf.is_finite() && problem.t0 <= problem.tf;
                 if span_valid {
                     prop_assert!(
                         solution.t >= problem.t0 && solution.t <= problem.tf,
