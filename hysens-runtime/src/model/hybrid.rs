@@ -204,7 +204,8 @@ pub enum InitialMode {
 /// no costs. A model that *has* one of these must implement the matching methods; a default
 /// left in place for a function that is there gives wrong sensitivities, not an error.
 /// Besides this trait the runtime needs [`ModelSizes`] (the sizes stable Rust cannot compute
-/// from `NY, NZ, NP` in generic code).
+/// from `NY, NZ, NP` in generic code), and the [`crate::Solver`] builder [`crate::ModelTypes`]
+/// (the types of its inputs).
 pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
     /// The modes, indexed by mode number.
     const MODES: &'static [ModeInfo];

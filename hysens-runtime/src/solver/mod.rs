@@ -134,7 +134,8 @@ impl<'a, M, const NY: usize, const NZ: usize, const NP: usize, const N: usize, c
 where
     M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
 {
-    /// A solver of `model` with the defaults listed on [`Solver`].
+    /// A solver of `model` with the defaults listed on [`Solver`]. A hand-written model
+    /// implements [`ModelTypes`] for it (arrays will do: `type State = [f64; NY];` …).
     pub fn new(model: &'a M) -> Self {
         const {
             assert!(
