@@ -1,7 +1,8 @@
 //! The one error type of the runtime, with the context needed to diagnose a failed solve.
 //!
 //! Every fallible operation in the solve path returns `Result<_, SolveError>`; nothing panics.
-//! Each variant records the time `t` and the mode index where it happened. The integrator keeps
+//! Each variant records the time and the mode index where it happened (the initial time and
+//! mode 0 for what is found before a mode is chosen: an invalid time span, no initial mode). The integrator keeps
 //! the state of the last accepted step, so a failed solve still exposes what was computed up to
 //! the failure.
 //!
