@@ -2,9 +2,9 @@
 //!
 //! Every fallible operation in the solve path returns `Result<_, SolveError>`; nothing panics.
 //! Each variant records the time and the mode index where it happened (the initial time and
-//! mode 0 for what is found before a mode is chosen: an invalid time span, no initial mode). The integrator keeps
-//! the state of the last accepted step, so a failed solve still exposes what was computed up to
-//! the failure.
+//! mode 0 for what is found before a mode is chosen: an invalid time span, no initial mode).
+//! The integrator keeps the state of the last accepted step, so a failed solve still exposes
+//! what was computed up to the failure.
 //!
 //! An error records modes and guards by index, so it stays `Copy` and needs no model to be
 //! made. Its plain `Display` prints those indices (`mode 3`, `guard 4`); the model's names are
