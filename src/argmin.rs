@@ -72,8 +72,13 @@
 //! let x0 = ball::X { h: 1.0, v: 0.0 };
 //! let times: Vec<f64> = (1..=14).map(|k| 0.1 * k as f64).collect();
 //! // The data: the heights of the model itself at g = 9.81, e = 0.8 (impacts at 0.45, 1.17 s).
+//! // A model with a sampled cost needs a datum per sample: zeros here (that misfit is unread).
 //! let solver = ball::Model.solver().tolerances(1e-10, 1e-12);
-//! let truth = solver.samples(&times).solve(0.0, 1.5, &x0, &ball::P { g: 9.81, e: 0.8 })?;
+//! let zeros = vec![0.0; times.len()];
+//! let truth = solver
+//!     .samples(&times)
+//!     .data(&zeros)
+//!     .solve(0.0, 1.5, &x0, &ball::P { g: 9.81, e: 0.8 })?;
 //! let heights: Vec<f64> = truth.samples.iter().map(|s| s.x.h).collect();
 //!
 //! // Fit g and e from a guess, matching the heights.
@@ -96,7 +101,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use ::argmin::core::{CostFunction, Error, Gradient, Jacobian, Operator};
 use hysens_runtime::{
-    AdjointProducts, Fields, InitialStates, ModelSizes, Params, SolveError, Solver, Variable, Wrt,
+    AdjointProducts, Fields, InitialStates, ModelSizes, ModelTypes, Params, SolveError,
+    SolveFailure, Solver, Variable, Wrt,
 };
 
 /// argmin's `core` (the [`Executor`](::argmin::core::Executor), states, observers) and `solver`
@@ -247,6 +253,9 @@ pub enum FitError {
         error: SolveError,
         /// The name of the mode it went wrong in.
         mode: &'static str,
+        /// The error with the model's names of modes, guards and surfaces (the failure's
+        /// `Display`).
+        message: String,
     },
     /// `JᵀJ` is not positive definite (the data do not determine the free entries), so the
     /// covariance does not exist.
@@ -270,7 +279,7 @@ impl fmt::Display for FitError {
                 f,
                 "residuals need the measured variable: call `Fit::observe` with its name"
             ),
-            FitError::Solve { error, mode } => write!(f, "the solve failed: {error} (`{mode}`)"),
+            FitError::Solve { message, .. } => write!(f, "the solve failed: {message}"),
             FitError::Singular => write!(
                 f,
                 "JᵀJ is not positive definite: the data do not determine the free entries"
@@ -323,7 +332,7 @@ impl<
         const NS: usize,
     > Fit<'a, M, S, NY, NZ, NP, N, NS>
 where
-    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
 {
     /// A fit of the model of `solver` (with its tolerances, options and tableau) on
     /// `[t0, tf]` from the states `x0` with the parameters `p`.
@@ -336,8 +345,8 @@ where
         solver: Solver<'a, M, S, NY, NZ, NP, N, NS>,
         t0: f64,
         tf: f64,
-        x0: &impl Fields<NY>,
-        p: &impl Fields<NP>,
+        x0: &M::State,
+        p: &M::Params,
     ) -> Self {
         Fit {
             solver: solver
@@ -493,11 +502,8 @@ where
         let (x0, p) = self.values(theta)?;
         let solution = self
             .solver
-            .solve(self.t0, self.tf, &x0, &p)
-            .map_err(|f| FitError::Solve {
-                error: f.error,
-                mode: f.mode,
-            });
+            .solve(self.t0, self.tf, &from(x0), &from(p))
+            .map_err(failed);
         lock(&self.counts).plain += 1;
         Ok(solution?.cost)
     }
@@ -565,9 +571,9 @@ where
     /// The cost and its gradient by the discrete adjoint.
     fn adjoint(&self, theta: &[f64]) -> Result<Evaluation, FitError> {
         let (x0, p) = self.values(theta)?;
-        let result = self.solver.gradient(self.t0, self.tf, &x0, &p);
+        let result = self.solver.gradient(self.t0, self.tf, &from(x0), &from(p));
         lock(&self.counts).adjoint += 1;
-        let gradient = result.map_err(|error| self.solve_error(error))?;
+        let gradient = result.map_err(failed)?;
         let dg = self.free.iter().map(|&v| match v {
             Variable::Param(i) => gradient.params.get(i).copied().unwrap_or(f64::NAN),
             Variable::InitialState(i) => {
@@ -602,7 +608,7 @@ where
         } else {
             self.solver
         };
-        let result = solver.solve(self.t0, self.tf, &x0, &p);
+        let result = solver.solve(self.t0, self.tf, &from(x0), &from(p));
         {
             let mut counts = lock(&self.counts);
             match sensitivities {
@@ -610,10 +616,7 @@ where
                 false => counts.plain += 1,
             }
         }
-        let solution = result.map_err(|f| FitError::Solve {
-            error: f.error,
-            mode: f.mode,
-        })?;
+        let solution = result.map_err(failed)?;
         let (m, n) = (self.data.len(), self.free.len());
         let value = |y: &[f64; NY], z: &[f64; NZ]| match observed {
             Observed::State(i) => y.get(i).copied().unwrap_or(f64::NAN),
@@ -666,11 +669,21 @@ where
         }
         Ok(evaluation)
     }
+}
 
-    /// A solver error with its mode's name.
-    fn solve_error(&self, error: SolveError) -> FitError {
-        let mode = M::MODES.get(error.mode()).map_or("", |m| m.name);
-        FitError::Solve { error, mode }
+/// The model's type of the array `values` (its state or parameters).
+fn from<T: Fields<K>, const K: usize>(values: [f64; K]) -> T {
+    T::from_array(values)
+}
+
+/// The fit's error for a failed solve or gradient.
+fn failed<X, const NY: usize, const NZ: usize, const NP: usize>(
+    failure: SolveFailure<X, NY, NZ, NP>,
+) -> FitError {
+    FitError::Solve {
+        error: failure.error,
+        mode: failure.mode,
+        message: failure.to_string(),
     }
 }
 
@@ -697,7 +710,7 @@ macro_rules! argmin_traits {
                 const NS: usize,
             > CostFunction for $fit
         where
-            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
         {
             type Param = DVector<f64>;
             type Output = f64;
@@ -720,7 +733,7 @@ macro_rules! argmin_traits {
                 const NS: usize,
             > Gradient for $fit
         where
-            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
         {
             type Param = DVector<f64>;
             type Gradient = DVector<f64>;
@@ -744,7 +757,7 @@ macro_rules! argmin_traits {
                 const NS: usize,
             > Operator for $fit
         where
-            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
         {
             type Param = DVector<f64>;
             type Output = DVector<f64>;
@@ -768,7 +781,7 @@ macro_rules! argmin_traits {
                 const NS: usize,
             > Jacobian for $fit
         where
-            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
         {
             type Param = DVector<f64>;
             type Jacobian = DMatrix<f64>;

@@ -53,9 +53,18 @@ use rayon::prelude::*;
 use std::fmt;
 
 use crate::runtime::{
-    AdjointProducts, Fields, Gradient, HybridModel, HybridOutputs, HybridSolution, ModelSizes,
+    AdjointProducts, Gradient, HybridModel, HybridOutputs, HybridSolution, ModelSizes, ModelTypes,
     Solution, SolveError, SolveFailure, Solver,
 };
+
+/// The model's state type ([`ModelTypes::State`]).
+type StateOf<M, const NY: usize, const NZ: usize, const NP: usize> =
+    <M as ModelTypes<NY, NZ, NP>>::State;
+/// One item of a batch: the initial state and the parameters, as the model's types.
+type Item<M, const NY: usize, const NZ: usize, const NP: usize> = (
+    <M as ModelTypes<NY, NZ, NP>>::State,
+    <M as ModelTypes<NY, NZ, NP>>::Params,
+);
 
 /// Caller storage for one solve of [`Batch::solve_batch_into`]: the outputs it writes (samples,
 /// event and step logs, as for [`Solver::solve_into`]), its summary and its result.
@@ -119,9 +128,10 @@ impl std::error::Error for TooFewSlots {}
 /// Parallel batches of solves and gradients of one [`Solver`] (feature `rayon`); see the
 /// [module documentation](self) for what a batch promises.
 ///
-/// An item is a pair `(x0, p)`: the initial states and the parameters, as the model's structs
-/// or as arrays. `t0`, `tf` and every setting of the solver are shared by all items. The
-/// generic parameters are the model and its sizes, inferred from the solver.
+/// An item is a pair `(x0, p)`: the initial states and the parameters, as the model's own
+/// types ([`ModelTypes`]: its `X` and its `P`, as [`Solver::solve`] takes them). `t0`, `tf`
+/// and every setting of the solver are shared by all items. The generic parameters are the
+/// model and its sizes, inferred from the solver.
 ///
 /// ```
 /// use hysens::prelude::*;
@@ -182,34 +192,38 @@ impl std::error::Error for TooFewSlots {}
 /// assert!(slots[2].result.is_err());
 /// # Ok::<(), hysens::batch::TooFewSlots>(())
 /// ```
-pub trait Batch<M, const NY: usize, const NZ: usize, const NP: usize, const NS: usize> {
+pub trait Batch<M, const NY: usize, const NZ: usize, const NP: usize, const NS: usize>
+where
+    M: ModelTypes<NY, NZ, NP>,
+{
     /// Solves every item `(x0, p)` on `[t0, tf]` in parallel with [`Solver::solve`]: result
     /// `k` is item `k`'s owned [`Solution`], or its [`SolveFailure`] with the solution up to
     /// the error. Equal to the sequential solves, bit for bit.
     #[allow(clippy::type_complexity)]
-    fn solve_batch<X, Q>(
+    fn solve_batch(
         &self,
         t0: f64,
         tf: f64,
-        items: &[(X, Q)],
-    ) -> Vec<Result<Solution<X, NY, NZ, NP>, SolveFailure<X, NY, NZ, NP>>>
-    where
-        X: Fields<NY> + Send + Sync,
-        Q: Fields<NP> + Sync;
+        items: &[Item<M, NY, NZ, NP>],
+    ) -> Vec<
+        Result<
+            Solution<StateOf<M, NY, NZ, NP>, NY, NZ, NP>,
+            SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>,
+        >,
+    >;
 
     /// The objective and its gradient with respect to every parameter and initial state for
     /// every item, in parallel with [`Solver::gradient`] (the discrete adjoint): result `k`
-    /// is item `k`'s. Equal to the sequential gradients, bit for bit.
-    fn gradient_batch<X, Q>(
+    /// is item `k`'s, or its [`SolveFailure`]. Equal to the sequential gradients, bit for bit.
+    #[allow(clippy::type_complexity)]
+    fn gradient_batch(
         &self,
         t0: f64,
         tf: f64,
-        items: &[(X, Q)],
-    ) -> Vec<Result<Gradient<NY, NP>, SolveError>>
+        items: &[Item<M, NY, NZ, NP>],
+    ) -> Vec<Result<Gradient<NY, NP>, SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>>>
     where
-        M: AdjointProducts<NY, NZ, NP>,
-        X: Fields<NY> + Sync,
-        Q: Fields<NP> + Sync;
+        M: AdjointProducts<NY, NZ, NP>;
 
     /// Solves every item in parallel with [`Solver::solve_into`], item `k` into `slots[k]`,
     /// with no heap allocation per solve: each slot's `solution` and `result` are overwritten
@@ -220,16 +234,13 @@ pub trait Batch<M, const NY: usize, const NZ: usize, const NP: usize, const NS: 
     ///
     /// [`TooFewSlots`] if `slots` is shorter than `items` (then nothing is solved). A failing
     /// item is not an error of the batch: it is in its slot's `result`.
-    fn solve_batch_into<X, Q>(
+    fn solve_batch_into(
         &self,
         t0: f64,
         tf: f64,
-        items: &[(X, Q)],
+        items: &[Item<M, NY, NZ, NP>],
         slots: &mut [Slot<'_, NY, NZ, NS>],
-    ) -> Result<(), TooFewSlots>
-    where
-        X: Fields<NY> + Sync,
-        Q: Fields<NP> + Sync;
+    ) -> Result<(), TooFewSlots>;
 }
 
 impl<
@@ -242,34 +253,35 @@ impl<
         const NS: usize,
     > Batch<M, NY, NZ, NP, NS> for Solver<'_, M, S, NY, NZ, NP, N, NS>
 where
-    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS> + Sync,
+    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP> + Sync,
+    StateOf<M, NY, NZ, NP>: Send + Sync,
+    <M as ModelTypes<NY, NZ, NP>>::Params: Sync,
 {
-    fn solve_batch<X, Q>(
+    fn solve_batch(
         &self,
         t0: f64,
         tf: f64,
-        items: &[(X, Q)],
-    ) -> Vec<Result<Solution<X, NY, NZ, NP>, SolveFailure<X, NY, NZ, NP>>>
-    where
-        X: Fields<NY> + Send + Sync,
-        Q: Fields<NP> + Sync,
-    {
+        items: &[Item<M, NY, NZ, NP>],
+    ) -> Vec<
+        Result<
+            Solution<StateOf<M, NY, NZ, NP>, NY, NZ, NP>,
+            SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>,
+        >,
+    > {
         items
             .par_iter()
             .map(|(x0, p)| self.solve(t0, tf, x0, p))
             .collect()
     }
 
-    fn gradient_batch<X, Q>(
+    fn gradient_batch(
         &self,
         t0: f64,
         tf: f64,
-        items: &[(X, Q)],
-    ) -> Vec<Result<Gradient<NY, NP>, SolveError>>
+        items: &[Item<M, NY, NZ, NP>],
+    ) -> Vec<Result<Gradient<NY, NP>, SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>>>
     where
         M: AdjointProducts<NY, NZ, NP>,
-        X: Fields<NY> + Sync,
-        Q: Fields<NP> + Sync,
     {
         items
             .par_iter()
@@ -277,17 +289,13 @@ where
             .collect()
     }
 
-    fn solve_batch_into<X, Q>(
+    fn solve_batch_into(
         &self,
         t0: f64,
         tf: f64,
-        items: &[(X, Q)],
+        items: &[Item<M, NY, NZ, NP>],
         slots: &mut [Slot<'_, NY, NZ, NS>],
-    ) -> Result<(), TooFewSlots>
-    where
-        X: Fields<NY> + Sync,
-        Q: Fields<NP> + Sync,
-    {
+    ) -> Result<(), TooFewSlots> {
         let too_few = TooFewSlots {
             items: items.len(),
             slots: slots.len(),

@@ -38,9 +38,9 @@ use std::collections::BTreeMap;
 
 use hysens::hybrid_model;
 use hysens::runtime::{
-    solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, HybridOptions,
-    HybridOutputs, HybridProblem, HybridSolution, InitialStates, ModelSizes, Params, Sample,
-    SolveError, Solver, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
+    solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Fields, HybridOptions,
+    HybridOutputs, HybridProblem, HybridSolution, InitialStates, ModelSizes, ModelTypes, Params,
+    Sample, SolveError, Solver, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
@@ -242,7 +242,7 @@ fn check<M, const S: usize, const NY: usize, const NP: usize, const N: usize, co
     case: &Case<NY, NP>,
 ) -> Result<Outcome, TestCaseError>
 where
-    M: AdjointProducts<NY, 0, NP> + ModelSizes<N, NS>,
+    M: AdjointProducts<NY, 0, NP> + ModelSizes<N, NS> + ModelTypes<NY, 0, NP>,
 {
     let mut options = HybridOptions::new(case.rtol, case.rtol * 1e-2);
     // Zeno cases end early with `TooManyEvents` rather than after the default 10 000 events.
@@ -262,8 +262,8 @@ where
         .solve_into(
             case.t0,
             case.tf,
-            &case.y0,
-            &case.p,
+            &Fields::from_array(case.y0),
+            &Fields::from_array(case.p),
             &mut HybridOutputs {
                 samples: &mut samples,
                 events: None,
@@ -307,7 +307,12 @@ where
         .options(options)
         .samples(&case.times)
         .data(&case.data)
-        .gradient(case.t0, case.tf, &case.y0, &case.p);
+        .gradient(
+            case.t0,
+            case.tf,
+            &Fields::from_array(case.y0),
+            &Fields::from_array(case.p),
+        );
 
     if let Err(e) = forward {
         // Errors are compared by `Debug`, so that NaN fields compare equal.
@@ -330,7 +335,7 @@ where
         );
         prop_assert_eq!(debug(&adjoint), debug(&plain), "the adjoint's forward pass");
         prop_assert_eq!(
-            debug(&owned.err()),
+            debug(&owned.as_ref().err().map(|failure| failure.error)),
             debug(&plain.err()),
             "Solver::gradient fails as solve_adjoint"
         );
@@ -443,7 +448,7 @@ fn check_any<M, const NY: usize, const NP: usize, const N: usize, const NS: usiz
     case: &Case<NY, NP>,
 ) -> Result<Outcome, TestCaseError>
 where
-    M: AdjointProducts<NY, 0, NP> + ModelSizes<N, NS>,
+    M: AdjointProducts<NY, 0, NP> + ModelSizes<N, NS> + ModelTypes<NY, 0, NP>,
 {
     match case.tableau {
         0 => check(model, &ESDIRK23, case),
@@ -462,7 +467,7 @@ fn run<M, const NY: usize, const NP: usize, const N: usize, const NS: usize>(
     cases: u32,
     min_compared: usize,
 ) where
-    M: AdjointProducts<NY, 0, NP> + ModelSizes<N, NS>,
+    M: AdjointProducts<NY, 0, NP> + ModelSizes<N, NS> + ModelTypes<NY, 0, NP>,
 {
     let compared = Cell::new(0usize);
     let events = Cell::new(0usize);

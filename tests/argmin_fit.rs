@@ -41,10 +41,13 @@ const X0: ball::X = ball::X { h: 1.0, v: 0.0 };
 
 /// The heights of the model itself at `θ` (from 1 m at rest).
 fn heights(times: &[f64], theta: [f64; 2]) -> Vec<f64> {
+    // The model's sampled cost needs a datum per sample: zeros (that misfit is not read).
+    let zeros = vec![0.0; times.len()];
     let solution = ball::Model
         .solver()
         .tolerances(1e-10, 1e-12)
         .samples(times)
+        .data(&zeros)
         .solve(0.0, TF, &X0, &params(theta))
         .expect("the data solve succeeds");
     solution.samples.iter().map(|s| s.x.h).collect()
@@ -311,7 +314,12 @@ fn algebraic_observation_of_a_dae() {
     let x0 = relay::X { q: 0.0, v: 0.0 };
     let truth = relay::P { k: 2.0, c: 0.3 };
     let solver = relay::Model.solver().tolerances(1e-10, 1e-12);
-    let solution = solver.samples(&times).solve(0.0, 8.0, &x0, &truth).unwrap();
+    let zeros = vec![0.0; times.len()];
+    let solution = solver
+        .samples(&times)
+        .data(&zeros)
+        .solve(0.0, 8.0, &x0, &truth)
+        .unwrap();
     assert!(solution.events.len() >= 2, "{:?}", solution.events);
     let data: Vec<f64> = solution.samples.iter().map(|s| s.z[0] + 0.01).collect();
     let fit = Fit::new(solver, 0.0, 8.0, &x0, &relay::P { k: 2.2, c: 0.25 })

@@ -91,7 +91,7 @@ fn errors(cost_test: bool) -> (f64, f64, usize) {
     }
     let solution = solver
         .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, T, &[H0, V0], &[G, E])
+        .solve(0.0, T, &fall::X { h: H0, v: V0 }, &fall::P { g: G, e: E })
         .expect("the fall solves");
     assert!(solution.events.is_empty());
     let (g, dg) = closed_form();
@@ -151,7 +151,12 @@ fn checkpointed_adjoint_with_the_cost_in_the_error_test() {
         options.integrator.cost_error_test = cost_test;
         Solver::new(&fall::Model)
             .options(options)
-            .solve(0.0, 1.2, &[1.0, 0.5], &[9.81, 0.8])
+            .solve(
+                0.0,
+                1.2,
+                &fall::X { h: 1.0, v: 0.5 },
+                &fall::P { g: 9.81, e: 0.8 },
+            )
             .expect("the fall solves")
             .stats
             .steps

@@ -25,8 +25,9 @@
 use hysens::hybrid_model;
 use hysens::runtime::{
     solve, AdjointProducts, EventRecord, Fields, Gradient, HybridModel, HybridOptions,
-    HybridOutputs, HybridProblem, HybridSolution, InitialStates, LoggedStep, ModelSizes, Params,
-    Solution, Solver, StepPlan, Tableau, Wrt, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
+    HybridOutputs, HybridProblem, HybridSolution, InitialStates, LoggedStep, ModelSizes,
+    ModelTypes, Params, Solution, Solver, StepPlan, Tableau, Wrt, ESDIRK23, ESDIRK34,
+    ESDIRK436L2SA,
 };
 use num_dual::{Dual64, DualNum};
 
@@ -517,15 +518,16 @@ fn solve_and_compare<
     tol: f64,
 ) -> Worst
 where
-    M: AdjointProducts<NY, 0, NP> + ModelSizes<N, NS>,
+    M: AdjointProducts<NY, 0, NP> + ModelSizes<N, NS> + ModelTypes<NY, 0, NP>,
 {
+    let (x0, params) = (M::State::from_array(y0), M::Params::from_array(p));
     let solution = solver
         .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, tf, &y0, &p)
+        .solve(0.0, tf, &x0, &params)
         .unwrap_or_else(|f| panic!("{label}: {}", f.error));
     let adjoint = solver
-        .gradient(0.0, tf, &y0, &p)
-        .unwrap_or_else(|e| panic!("{label}: {e}"));
+        .gradient(0.0, tf, &x0, &params)
+        .unwrap_or_else(|e| panic!("{label}: {}", e.error));
     let exact = |k: usize| along(closed_form, y0, p, k);
     let worst = compare::<_, M, NY, NP>(label, &solution, &adjoint, &exact, tol);
     println!(
@@ -552,7 +554,7 @@ fn every_tableau<M, const NY: usize, const NP: usize, const N: usize, const NS: 
     tol: f64,
 ) -> Worst
 where
-    M: AdjointProducts<NY, 0, NP> + ModelSizes<N, NS>,
+    M: AdjointProducts<NY, 0, NP> + ModelSizes<N, NS> + ModelTypes<NY, 0, NP>,
 {
     let (cf, label) = (closed_form, |t: &str| format!("{label}, {t}"));
     let w23 = solve_and_compare(
@@ -600,7 +602,7 @@ fn frozen_fd<M, const S: usize, const NY: usize, const NP: usize, const N: usize
     step: &dyn Fn(usize) -> f64,
 ) -> f64
 where
-    M: HybridModel<NY, 0, NP> + ModelSizes<N, NS>,
+    M: HybridModel<NY, 0, NP> + ModelSizes<N, NS> + ModelTypes<NY, 0, NP>,
 {
     let mut log = vec![LoggedStep::ZERO; 100_000];
     let mut events = vec![EventRecord::<NS>::ZERO; 16];
@@ -612,8 +614,8 @@ where
         .solve_into(
             0.0,
             tf,
-            &y0,
-            &p,
+            &M::State::from_array(y0),
+            &M::Params::from_array(p),
             &mut HybridOutputs {
                 samples: &mut [],
                 events: Some(&mut events),

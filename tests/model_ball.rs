@@ -88,7 +88,8 @@ fn tables() {
             from: 0,
             to: 0,
             direction: Direction::Falling,
-            has_reset: true
+            has_reset: true,
+            surface: None
         }]
     );
     assert_eq!(
@@ -207,12 +208,12 @@ fn a_subset_of_directions_gives_the_same_columns() {
     let full = Solver::new(&ball::Model)
         .tolerances(1e-10, 1e-12)
         .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, T, &[H0, V0], &[G, E])
+        .solve(0.0, T, &ball::X { h: H0, v: V0 }, &ball::P { g: G, e: E })
         .expect("the ball solves");
     let subset = Solver::new(&ball::Model)
         .tolerances(1e-10, 1e-12)
         .sensitivities_to(Params::Only(&["e"]), InitialStates::Only(&["v"]))
-        .solve(0.0, T, &[H0, V0], &[G, E])
+        .solve(0.0, T, &ball::X { h: H0, v: V0 }, &ball::P { g: G, e: E })
         .expect("the ball solves");
     use hysens::runtime::Variable;
     assert_eq!(
@@ -244,12 +245,12 @@ fn parameter_columns_agree_with_and_without_initial_states() {
     let params_only = Solver::new(&ball::Model)
         .tolerances(1e-8, 1e-10)
         .sensitivities_to(Params::All, InitialStates::None)
-        .solve(0.0, 2.0, &[H0, V0], &[G, E])
+        .solve(0.0, 2.0, &ball::X { h: H0, v: V0 }, &ball::P { g: G, e: E })
         .expect("the ball solves");
     let with_states = Solver::new(&ball::Model)
         .tolerances(1e-8, 1e-10)
         .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, 2.0, &[H0, V0], &[G, E])
+        .solve(0.0, 2.0, &ball::X { h: H0, v: V0 }, &ball::P { g: G, e: E })
         .expect("the ball solves");
     assert_eq!(params_only.stats.steps, with_states.stats.steps);
     assert_eq!(params_only.events.len(), with_states.events.len());
@@ -274,7 +275,12 @@ fn parameter_columns_agree_with_and_without_initial_states() {
 fn many_events_are_all_reported() {
     let solver = Solver::new(&ball::Model).tolerances(1e-8, 1e-10);
     let solution = solver
-        .solve(0.0, 100.0, &[1.0, 0.0], &[G, 1.0])
+        .solve(
+            0.0,
+            100.0,
+            &ball::X { h: 1.0, v: 0.0 },
+            &ball::P { g: G, e: 1.0 },
+        )
         .expect("the ball solves");
     let period = 2.0 * (2.0 / G).sqrt();
     assert_eq!(solution.events.len(), (100.0 / period + 0.5) as usize);
@@ -286,8 +292,8 @@ fn many_events_are_all_reported() {
         .solve_into(
             0.0,
             100.0,
-            &[1.0, 0.0],
-            &[G, 1.0],
+            &ball::X { h: 1.0, v: 0.0 },
+            &ball::P { g: G, e: 1.0 },
             &mut HybridOutputs {
                 samples: &mut [],
                 events: Some(&mut events),
@@ -324,7 +330,7 @@ fn samples_and_failures_keep_what_was_computed() {
     // An unknown name is an error before anything is computed.
     let unknown = Solver::new(&ball::Model)
         .sensitivities_to(Params::Only(&["gravity"]), InitialStates::None)
-        .solve(0.0, T, &[H0, V0], &[G, E])
+        .solve(0.0, T, &ball::X { h: H0, v: V0 }, &ball::P { g: G, e: E })
         .expect_err("an unknown parameter");
     assert!(matches!(
         unknown.error,
@@ -340,7 +346,12 @@ fn samples_and_failures_keep_what_was_computed() {
     let failed = Solver::new(&ball::Model)
         .tolerances(1e-10, 1e-12)
         .samples(&times)
-        .solve(0.0, 100.0, &[H0, V0], &[G, E])
+        .solve(
+            0.0,
+            100.0,
+            &ball::X { h: H0, v: V0 },
+            &ball::P { g: G, e: E },
+        )
         .expect_err("Zeno behaviour");
     assert!(
         failed.partial.t > 0.0 && failed.partial.t <= zeno,

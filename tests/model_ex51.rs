@@ -133,14 +133,16 @@ fn tables() {
                 from: 0,
                 to: 1,
                 direction: Direction::Rising,
-                has_reset: false
+                has_reset: false,
+                surface: None
             },
             GuardInfo {
                 name: "to_a",
                 from: 1,
                 to: 0,
                 direction: Direction::Falling,
-                has_reset: false
+                has_reset: false,
+                surface: None
             }
         ]
     );

@@ -534,23 +534,26 @@ fn tables_list_the_sliding_mode_and_the_surface_guards() {
             mode("rim_sliding", false)
         ]
     );
-    let guard = |name, from, to, direction, has_reset| GuardInfo {
+    let guard = |name, from, to, direction, has_reset, surface| GuardInfo {
         name,
         from,
         to,
         direction,
         has_reset,
+        surface,
     };
+    // The surface's four guards watch it, and errors name it by them.
+    let rim = Some("rim");
     assert_eq!(
         <M as HybridModel<2, 0, 4>>::GUARDS,
         &[
-            guard("far", 1, 0, Direction::Rising, true),
-            guard("rim_from_inside", 0, 1, Direction::Rising, false),
-            guard("rim_from_outside", 1, 0, Direction::Falling, false),
-            guard("rim_exit_to_inside", 2, 0, Direction::Falling, false),
-            guard("rim_exit_to_outside", 2, 1, Direction::Rising, false),
-            // The guard of `outside`, watched while sliding too.
-            guard("far", 2, 0, Direction::Rising, true),
+            guard("far", 1, 0, Direction::Rising, true, None),
+            guard("rim_from_inside", 0, 1, Direction::Rising, false, rim),
+            guard("rim_from_outside", 1, 0, Direction::Falling, false, rim),
+            guard("rim_exit_to_inside", 2, 0, Direction::Falling, false, rim),
+            guard("rim_exit_to_outside", 2, 1, Direction::Rising, false, rim),
+            // The guard of `outside`, watched while sliding too (a declared guard).
+            guard("far", 2, 0, Direction::Rising, true, None),
         ]
     );
     assert_eq!(M::mode_name(2), Some("rim_sliding"));
@@ -1108,6 +1111,11 @@ fn a_start_on_the_surface_slides_crosses_or_is_refused() {
         ),
         "{:?}",
         failure.error
+    );
+    // Named by the surface and the mode, not by indices (issue #19).
+    assert_eq!(
+        failure.to_string(),
+        "repulsive switching surface `wall`: both fields point away from it at t = 0.0 in mode `above`"
     );
     // With v = 0 both fields cross the wall upwards (g' = 1 and 3): the start is above.
     let crossing = wall::P {

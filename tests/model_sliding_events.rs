@@ -824,6 +824,18 @@ fn sliding_into_another_surface_is_an_error() {
             "{what}: {}",
             failure.error
         );
+        // The failure's own text names the sliding mode and the surface reached (issue #19).
+        let met = meets
+            .split("_meets_")
+            .nth(1)
+            .expect("a meeting guard's name");
+        let message = failure.to_string();
+        assert!(
+            message.contains(&format!(
+                "sliding in mode `{sliding}` reached the switching surface `{met}`"
+            )),
+            "{what}: {message}"
+        );
         // The solution up to the meeting is kept: the entry, and the state at the corner.
         let partial = &failure.partial;
         assert_eq!(log(partial), [entry], "{what}: the events before");
@@ -837,11 +849,20 @@ fn sliding_into_another_surface_is_an_error() {
             close(&format!("{what}: y{i} at t*"), partial.y[i], exact, 1e-10);
         }
         // The adjoint's forward solve (the same steps, without sensitivities) ends the same
-        // way, at the same time to round-off.
-        let error = solver
+        // way, at the same time to round-off, and the gradient fails as `solve` does: the
+        // error, its mode's name and the forward solution up to it (issue #19).
+        let gradient_failure = solver
             .gradient(0.0, 3.0, &x0, &params)
             .err()
             .unwrap_or_else(|| panic!("{what}: the gradient must fail"));
+        assert_eq!(gradient_failure.mode, sliding, "{what}");
+        assert_eq!(
+            log(&gradient_failure.partial),
+            [entry],
+            "{what}: the events before"
+        );
+        assert!(gradient_failure.to_string().contains(&format!("`{met}`")));
+        let error = gradient_failure.error;
         assert!(
             matches!(error, SolveError::SurfaceIntersection { t: t_adj, mode: m, guard: g } if m == mode && g == guard && (t_adj - t).abs() <= 1e-12),
             "{what}: {error:?}"
@@ -1224,12 +1245,13 @@ fn event_targets_while_sliding() {
 /// surface that shares a mode with it (`A_meets_B`, either direction), and only then.
 #[test]
 fn tables_list_the_guards_watched_while_sliding() {
-    let guard = |name, from, to, direction, has_reset| GuardInfo {
+    let guard = |name, from, to, direction, has_reset, surface| GuardInfo {
         name,
         from,
         to,
         direction,
         has_reset,
+        surface,
     };
     let watching = |guards: &[GuardInfo], name: &str| -> Vec<GuardInfo> {
         guards.iter().filter(|g| g.name == name).copied().collect()
@@ -1239,15 +1261,15 @@ fn tables_list_the_guards_watched_while_sliding() {
     assert_eq!(
         watching(guards, "release"),
         [
-            guard("release", 0, 2, Direction::Rising, true),
-            guard("release", 3, 2, Direction::Rising, true)
+            guard("release", 0, 2, Direction::Rising, true, None),
+            guard("release", 3, 2, Direction::Rising, true, None)
         ]
     );
     assert_eq!(
         watching(guards, "stop"),
         [
-            guard("stop", 1, 2, Direction::Rising, false),
-            guard("stop", 3, 2, Direction::Rising, false)
+            guard("stop", 1, 2, Direction::Rising, false, None),
+            guard("stop", 3, 2, Direction::Rising, false, None)
         ]
     );
     assert!(
@@ -1259,13 +1281,14 @@ fn tables_list_the_guards_watched_while_sliding() {
     let meets: Vec<_> = guards
         .iter()
         .filter(|g| g.name.contains("_meets_"))
-        .map(|g| (g.name, g.from, g.direction))
+        .map(|g| (g.name, g.from, g.direction, g.surface))
         .collect();
+    // Each watches the surface it meets, which errors name (`GuardInfo::surface`).
     assert_eq!(
         meets,
         [
-            ("wall_meets_floor", 3, Direction::Either),
-            ("floor_meets_wall", 4, Direction::Either)
+            ("wall_meets_floor", 3, Direction::Either, Some("floor")),
+            ("floor_meets_wall", 4, Direction::Either, Some("wall"))
         ]
     );
     // lanes: the same, for surfaces that never meet.

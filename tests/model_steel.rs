@@ -232,14 +232,16 @@ fn tables() {
                 from: 0,
                 to: 1,
                 direction: Direction::Falling,
-                has_reset: false
+                has_reset: false,
+                surface: None
             },
             GuardInfo {
                 name: "reversal_up",
                 from: 1,
                 to: 0,
                 direction: Direction::Rising,
-                has_reset: false
+                has_reset: false,
+                surface: None
             }
         ]
     );

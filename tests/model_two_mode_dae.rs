@@ -138,14 +138,16 @@ fn tables() {
                 from: 0,
                 to: 1,
                 direction: Direction::Rising,
-                has_reset: true
+                has_reset: true,
+                surface: None
             },
             GuardInfo {
                 name: "down",
                 from: 1,
                 to: 0,
                 direction: Direction::Falling,
-                has_reset: false
+                has_reset: false,
+                surface: None
             }
         ]
     );

@@ -19,9 +19,9 @@
 use hysens::runtime::tableau::{ESDIRK23, ESDIRK34, ESDIRK436L2SA};
 use hysens::runtime::{
     solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, Esdirk,
-    EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,
-    ModeJacobian, ModelSizes, Options, Sample, SmoothMode, SolveError, Solver, StepKind,
-    StepLength, StepPlan, StepRecord, Tableau, TapeStep, Trial,
+    EventRecord, Fields, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,
+    ModeJacobian, ModelSizes, ModelTypes, Options, Sample, SmoothMode, SolveError, Solver,
+    StepKind, StepLength, StepPlan, StepRecord, Tableau, TapeStep, Trial,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -273,7 +273,16 @@ macro_rules! check_call {
             ),
         };
         let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
-        if !valid(&options) {
+        let span_valid =
+            problem.t0.is_finite() && problem.tf.is_finite() && problem.t0 <= problem.tf;
+        if !span_valid {
+            // Saying which of t0, tf is wrong (issue #19).
+            prop_assert!(
+                matches!(result, Err(SolveError::InvalidTimeSpan { .. })),
+                "an invalid time span must be rejected first, as such: {:?}",
+                result
+            );
+        } else if !valid(&options) {
             prop_assert!(
                 matches!(result, Err(SolveError::InvalidArgument { .. })),
                 "a setting out of range must be rejected up front: {:?}",
@@ -290,8 +299,6 @@ macro_rules! check_call {
             }
             Err(e) => {
                 prop_assert!(!e.to_string().is_empty());
-                let span_valid =
-                    problem.t0.is_finite() && problem.tf.is_finite() && problem.t0 <= problem.tf;
                 if span_valid {
                     prop_assert!(
                         solution.t >= problem.t0 && solution.t <= problem.tf,
@@ -472,8 +479,11 @@ fn names(known: &'static [&'static str]) -> impl Strategy<Value = Option<Vec<&'s
 /// `Ok` ends at `tf` with finite results; an error keeps a finite state inside the span.
 macro_rules! check_builder {
     ($model:expr, $x0:expr, $p:expr, $z0:expr, $params:expr, $states:expr, $call:expr, $options:expr) => {{
-        use hysens::runtime::{InitialStates, Params, Solver};
+        use hysens::runtime::{Fields, InitialStates, Params, Solver};
         let call: &Call = $call;
+        // The builder takes the model's own types (issue #19); the strategies make arrays.
+        let (x0, p, z0) = ($x0, $p, $z0);
+        let (x0_typed, p_typed) = (Fields::from_array(x0), Fields::from_array(p));
         let (params, states) = (&$params, &$states);
         let params = match params {
             None => Params::All,
@@ -491,11 +501,11 @@ macro_rules! check_builder {
             .sensitivities_to(params, states)
             .samples(&call.sample_times)
             .data(&call.sample_data)
-            .algebraic_guess(&$z0);
+            .algebraic_guess(&Fields::from_array(z0));
         let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
         let span_valid = call.t0.is_finite() && call.tf.is_finite() && call.t0 <= call.tf;
-        let inputs_finite = finite(&$x0) && finite(&$z0);
-        match solver.solve(call.t0, call.tf, &$x0, &$p) {
+        let inputs_finite = finite(&x0) && finite(&z0);
+        match solver.solve(call.t0, call.tf, &x0_typed, &p_typed) {
             Ok(solution) => {
                 prop_assert_eq!(solution.t, call.tf);
                 prop_assert!(
@@ -525,8 +535,8 @@ macro_rules! check_builder {
         let result = solver.solve_into(
             call.t0,
             call.tf,
-            &$x0,
-            &$p,
+            &x0_typed,
+            &p_typed,
             &mut HybridOutputs {
                 samples: &mut samples,
                 events: events.as_deref_mut(),
@@ -901,13 +911,14 @@ fn check_gradient<
     options: HybridOptions<NY, NZ>,
 ) -> Result<(), TestCaseError>
 where
-    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
 {
     let solver = Solver::new(model)
         .options(options)
         .samples(&call.sample_times)
         .data(&call.sample_data)
-        .algebraic_guess(&z0);
+        .algebraic_guess(&Fields::from_array(z0));
+    let (x0, p) = (Fields::from_array(x0), Fields::from_array(p));
     let result = match call.tableau {
         0 => solver
             .tableau(&ESDIRK23)
@@ -931,11 +942,11 @@ where
             );
             prop_assert_eq!(gradient.adjoint_stats.steps, gradient.stats.steps);
         }
-        Err(e) => {
-            prop_assert!(!e.to_string().is_empty());
+        Err(failure) => {
+            prop_assert!(!failure.to_string().is_empty());
             prop_assert!(
-                !matches!(e, SolveError::StorageFull { .. }),
-                "the owned gradient ran out of storage: {e}"
+                !matches!(failure.error, SolveError::StorageFull { .. }),
+                "the owned gradient ran out of storage: {failure}"
             );
         }
     }

@@ -19,7 +19,7 @@
 mod event_models;
 
 use event_models::{ball, dae_ball};
-use hysens::runtime::{InitialStates, Params, Solver, Wrt};
+use hysens::runtime::{Fields, InitialStates, Params, Solver, Wrt};
 use num_dual::{Dual64, DualNum};
 
 const H0: f64 = 1.0;
@@ -95,11 +95,12 @@ fn worst_errors<M, const S: usize, const NZ: usize, const N: usize, const NS: us
 where
     M: hysens::runtime::AdjointProducts<2, NZ, 2>
         + hysens::runtime::ModelSizes<N, NS>
-        + hysens::runtime::HybridModel<2, NZ, 2>,
+        + hysens::runtime::HybridModel<2, NZ, 2>
+        + hysens::runtime::ModelTypes<2, NZ, 2>,
 {
     const TF: f64 = 0.9;
     let times = [t_s];
-    let (x0, p) = ([H0, V0], [G, E]);
+    let (x0, p): (M::State, M::Params) = (Fields::from_array([H0, V0]), Fields::from_array([G, E]));
     let sampled = solver.samples(&times);
     let forward = sampled
         .sensitivities_to(Params::All, InitialStates::All)
@@ -168,10 +169,16 @@ fn check<M, const S: usize, const NZ: usize, const N: usize, const NS: usize>(
 ) where
     M: hysens::runtime::AdjointProducts<2, NZ, 2>
         + hysens::runtime::ModelSizes<N, NS>
-        + hysens::runtime::HybridModel<2, NZ, 2>,
+        + hysens::runtime::HybridModel<2, NZ, 2>
+        + hysens::runtime::ModelTypes<2, NZ, 2>,
 {
     let t1 = solver
-        .solve(0.0, 0.9, &[H0, V0], &[G, E])
+        .solve(
+            0.0,
+            0.9,
+            &Fields::from_array([H0, V0]),
+            &Fields::from_array([G, E]),
+        )
         .expect("the ball solves")
         .events[0]
         .t;
@@ -239,7 +246,7 @@ fn dae_ball_sample_and_final_time_next_to_the_impact() {
 #[test]
 fn a_short_landing_does_not_reset_the_step_size() {
     let solver = ball::Model.solver().tolerances(1e-10, 1e-12);
-    let (x0, p) = ([H0, V0], [G, E]);
+    let (x0, p) = (ball::X { h: H0, v: V0 }, ball::P { g: G, e: E });
     let plain = solver.solve(0.0, 0.9, &x0, &p).expect("the ball solves");
     let t1 = plain.events[0].t;
     for delta in DELTAS {

@@ -21,8 +21,8 @@
 
 use hysens::hybrid_model;
 use hysens::runtime::{
-    Fields, HybridModel, HybridOutputs, HybridSolution, InitialStates, LoggedStep, ModelSizes,
-    Params, Solver, StepKind, Wrt, ESDIRK23, ESDIRK34,
+    HybridModel, HybridOutputs, HybridSolution, InitialStates, LoggedStep, ModelSizes,
+    ModelTypes, Params, Solver, StepKind, Wrt, ESDIRK23, ESDIRK34,
 };
 
 /// `x' = v` in a single mode.
@@ -173,11 +173,11 @@ fn step_log<M, const S: usize, const NP: usize, const N: usize, const NS: usize>
     solver: &Solver<'_, M, S, 1, 0, NP, N, NS>,
     t0: f64,
     tf: f64,
-    x0: &impl Fields<1>,
-    p: &impl Fields<NP>,
+    x0: &M::State,
+    p: &M::Params,
 ) -> Vec<LoggedStep>
 where
-    M: HybridModel<1, 0, NP> + ModelSizes<N, NS>,
+    M: HybridModel<1, 0, NP> + ModelSizes<N, NS> + ModelTypes<1, 0, NP>,
 {
     let mut steps = vec![LoggedStep::ZERO; 4096];
     let mut solution = HybridSolution::ZERO;

@@ -98,7 +98,7 @@ fn builder_solve_into_does_not_allocate() {
         .tolerances(1e-7, 1e-9)
         .sensitivities_to(Params::Only(&["k"]), InitialStates::All)
         .samples(&times)
-        .algebraic_guess(&[1.0]);
+        .algebraic_guess(&relay::Z { f: 1.0 });
     let mut samples = [Sample::ZERO; 3];
     let mut events = [EventRecord::ZERO; 64];
     let mut solution = HybridSolution::ZERO;
@@ -106,8 +106,8 @@ fn builder_solve_into_does_not_allocate() {
         solver.solve_into(
             0.0,
             10.0,
-            &[0.0, 0.0],
-            &[2.0, 0.3],
+            &relay::X { q: 0.0, v: 0.0 },
+            &relay::P { k: 2.0, c: 0.3 },
             &mut HybridOutputs {
                 samples: &mut samples,
                 events: Some(&mut events),
@@ -133,10 +133,17 @@ fn builder_solve_allocates_only_its_results() {
         .tolerances(1e-7, 1e-9)
         .sensitivities_to(Params::All, InitialStates::Only(&["v"]))
         .samples(&times)
-        .algebraic_guess(&[1.0]);
+        .algebraic_guess(&relay::Z { f: 1.0 });
     for (tf, rtol) in [(10.0, 1e-7), (10.0, 1e-10)] {
         let solver = solver.tolerances(rtol, rtol * 1e-2);
-        let (result, allocations) = count(|| solver.solve(0.0, tf, &[0.0, 0.0], &[2.0, 0.3]));
+        let (result, allocations) = count(|| {
+            solver.solve(
+                0.0,
+                tf,
+                &relay::X { q: 0.0, v: 0.0 },
+                &relay::P { k: 2.0, c: 0.3 },
+            )
+        });
         let solution = result.expect("the relay solves");
         let results = solution.events.len() + 2 * solution.samples.len();
         assert!(

@@ -55,7 +55,10 @@
 //! start exactly on the surface is decided by where the fields move `g`: both across it the
 //! same way, the side they move into; both at it, the solve slides from the start (an event
 //! at `t0` out of the side `initial_if` falls back to, whose sensitivities are those of an
-//! entry from either side); both away from it, `SolveError::RepulsiveSurface`.
+//! entry from either side); both away from it, `SolveError::RepulsiveSurface`. The slide needs
+//! that fallback (`#[mode(initial)]` on one side): with `initial_if` on both sides neither rule
+//! holds there (each asks its own field to move `g` into its side) and the solve ends with
+//! `SolveError::NoInitialMode`, whose message says to mark one side `initial`.
 
 use crate::model::{Direction, Surface};
 

@@ -1,14 +1,23 @@
 //! The one error type of the runtime, with the context needed to diagnose a failed solve.
 //!
 //! Every fallible operation in the solve path returns `Result<_, SolveError>`; nothing panics.
-//! Each variant records the time `t` and the mode index where it happened. The integrator keeps
-//! the state of the last accepted step, so a failed solve still exposes what was computed up to
-//! the failure.
+//! Each variant records the time and the mode index where it happened (the initial time and
+//! mode 0 for what is found before a mode is chosen: an invalid time span, no initial mode).
+//! The integrator keeps the state of the last accepted step, so a failed solve still exposes
+//! what was computed up to the failure.
+//!
+//! An error records modes and guards by index, so it stays `Copy` and needs no model to be
+//! made. Its plain `Display` prints those indices (`mode 3`, `guard 4`); the model's names are
+//! printed by [`SolveError::describe`] with the model's tables (`M::MODES`, `M::GUARDS`):
+//! `` mode `sliding` ``, `` guard `hit` ``, a switching surface by its own name. The owned
+//! failures of the builder (`SolveFailure`) and a `#[hybrid_model]`'s `Model::describe` print
+//! that way.
 //!
 //! Also here, for every module: the one mapping of an LU failure to an error
 //! ([`SolveError::from_lu`]) and the one finiteness check ([`all_finite`]).
 
 use crate::linalg::LuError;
+use crate::model::{GuardInfo, ModeInfo};
 use core::fmt;
 
 /// Whether every entry of `v` is finite (no NaN, no infinity).
@@ -49,15 +58,20 @@ pub enum SolveError {
         /// The limit that was hit.
         max_steps: usize,
     },
-    /// The initial algebraic variables do not satisfy the constraints `g = 0`, and the
-    /// consistent re-initialization did not converge.
+    /// The algebraic variables could not be made consistent with the constraints `g = 0` at the
+    /// start of a segment (at `t0` from the guess `z0`, after an event from the values before
+    /// it): Newton's method on `g(z) = 0` did not converge, or met a singular `g_z` — as it does
+    /// when `g = 0` has no solution near the start (`0 = z² + y + 1` with `y > −1`).
     InconsistentInitialValues {
-        /// Initial time.
+        /// Time of the start.
         t: f64,
         /// Mode index.
         mode: usize,
-        /// Weighted norm of the constraint residual at the last iterate.
+        /// Weighted norm of the last Newton correction (infinite if none was computed).
         residual: f64,
+        /// `Some(column)`: `g_z` was singular at an iterate (elimination column of the
+        /// vanishing pivot); `None`: the iteration did not converge.
+        singular_column: Option<usize>,
     },
     /// A NaN or infinity appeared in an input or a computed quantity.
     NonFiniteValue {
@@ -91,14 +105,19 @@ pub enum SolveError {
         /// The capacity the solve needs.
         needed: usize,
     },
-    /// Too many events in a short time (Zeno behaviour), reported instead of looping.
+    /// The solve stopped at an event rather than applying it: either the cap on the number of
+    /// events (`HybridOptions::max_events`) was reached, or events accumulate in time
+    /// ([`crate::ZENO_CLOSE_EVENTS`] in a row closer than
+    /// `HybridOptions::min_event_separation`: Zeno behaviour), reported instead of looping.
     TooManyEvents {
-        /// Time of the last event.
+        /// Time of the event.
         t: f64,
         /// Mode index.
         mode: usize,
-        /// Number of events counted.
+        /// Number of events applied before it (the cap, when `zeno` is `false`).
         count: usize,
+        /// `true`: the events accumulate in time; `false`: the cap `max_events` was reached.
+        zeno: bool,
     },
     /// A guard reached zero with (near) zero time derivative, so the event time is ill-defined.
     GrazingEvent {
@@ -145,8 +164,25 @@ pub enum SolveError {
         /// Guard index of the other surface, as watched in the sliding mode.
         guard: usize,
     },
-    /// An argument is invalid (e.g. a final time before the current time, a non-positive
-    /// absolute tolerance).
+    /// The time span of a solve is invalid: `t0` or `tf` is not finite, or `tf < t0`.
+    InvalidTimeSpan {
+        /// The initial time given.
+        t0: f64,
+        /// The final time given.
+        tf: f64,
+    },
+    /// No mode can start the solve: no `initial_if` rule holds at `t0` and the model has no
+    /// fallback (`#[mode(initial)]`). A guard exactly zero at `t0` is decided by look-ahead:
+    /// the rule of mode `m` holds when `m`'s own field moves the guard to the rule's sign. On a
+    /// switching surface whose two fields both point at it (an attractive surface: the solve
+    /// would slide from `t0`), neither side's rule holds; with a fallback the solve starts in
+    /// the fallback and slides from an event at `t0`.
+    NoInitialMode {
+        /// Initial time.
+        t: f64,
+    },
+    /// An argument is invalid (e.g. an unsorted sample time, a non-positive absolute
+    /// tolerance).
     InvalidArgument {
         /// Current time.
         t: f64,
@@ -192,12 +228,15 @@ impl SolveError {
             | SolveError::StuckAtGuard { t, .. }
             | SolveError::RepulsiveSurface { t, .. }
             | SolveError::SurfaceIntersection { t, .. }
+            | SolveError::NoInitialMode { t }
             | SolveError::InvalidArgument { t, .. }
             | SolveError::SingularMatrix { t, .. } => t,
+            SolveError::InvalidTimeSpan { t0, .. } => t0,
         }
     }
 
-    /// The mode index recorded in the error.
+    /// The mode index recorded in the error (0 for an error found before a mode was chosen:
+    /// an invalid time span, no initial mode).
     pub fn mode(&self) -> usize {
         match *self {
             SolveError::StepSizeTooSmall { mode, .. }
@@ -214,69 +253,215 @@ impl SolveError {
             | SolveError::SurfaceIntersection { mode, .. }
             | SolveError::InvalidArgument { mode, .. }
             | SolveError::SingularMatrix { mode, .. } => mode,
+            SolveError::InvalidTimeSpan { .. } | SolveError::NoInitialMode { .. } => 0,
         }
     }
 }
 
-impl fmt::Display for SolveError {
+impl SolveError {
+    /// The error with the model's names: `modes` and `guards` are the model's tables
+    /// (`M::MODES`, `M::GUARDS`), so a mode prints as `` mode `sliding` ``, a guard as
+    /// `` guard `hit` ``, a switching surface by its own name ([`GuardInfo::surface`]). An
+    /// index the tables do not name prints as a number, as the plain `Display` does.
+    pub fn describe<'a>(&self, modes: &'a [ModeInfo], guards: &'a [GuardInfo]) -> Described<'a> {
+        Described {
+            error: *self,
+            modes,
+            guards,
+        }
+    }
+}
+
+/// A [`SolveError`] printed with a model's names of modes, guards and surfaces; made by
+/// [`SolveError::describe`].
+#[derive(Clone, Copy, Debug)]
+pub struct Described<'a> {
+    error: SolveError,
+    modes: &'a [ModeInfo],
+    guards: &'a [GuardInfo],
+}
+
+/// Mode `.0` by its name in `.1` (`` `name` ``), or by its index.
+struct Mode<'a>(usize, &'a [ModeInfo]);
+
+impl fmt::Display for Mode<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            SolveError::StepSizeTooSmall { t, mode, h } => {
-                write!(f, "step size too small (h = {h:e}) at t = {t:?} in mode {mode}")
+        match self.1.get(self.0).map(|m| m.name) {
+            Some(name) if !name.is_empty() => write!(f, "`{name}`"),
+            _ => write!(f, "{}", self.0),
+        }
+    }
+}
+
+/// Guard `.0` by its name in `.1`, with its switching surface if it has one.
+struct Guard<'a>(usize, &'a [GuardInfo]);
+
+impl fmt::Display for Guard<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.1.get(self.0).filter(|g| !g.name.is_empty()) {
+            Some(GuardInfo {
+                name,
+                surface: Some(surface),
+                ..
+            }) => write!(f, "guard `{name}` of the switching surface `{surface}`"),
+            Some(GuardInfo { name, .. }) => write!(f, "guard `{name}`"),
+            None => write!(f, "guard {}", self.0),
+        }
+    }
+}
+
+/// The switching surface guard `.0` of `.1` watches: by its name, else by the guard.
+struct Surface<'a>(usize, &'a [GuardInfo]);
+
+impl fmt::Display for Surface<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.1.get(self.0).and_then(|g| g.surface) {
+            Some(surface) => write!(f, "switching surface `{surface}`"),
+            None => write!(f, "switching surface ({})", Guard(self.0, self.1)),
+        }
+    }
+}
+
+impl fmt::Display for Described<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (modes, guards) = (self.modes, self.guards);
+        let mode = |m| Mode(m, modes);
+        match self.error {
+            SolveError::StepSizeTooSmall { t, mode: m, h } => {
+                write!(f, "step size too small (h = {h:e}) at t = {t:?} in mode {}", mode(m))
             }
-            SolveError::NewtonFailure { t, mode, h, stage } => write!(
+            SolveError::NewtonFailure { t, mode: m, h, stage } => write!(
                 f,
-                "Newton iteration failed in stage {stage} (h = {h:e}) at t = {t:?} in mode {mode}"
+                "Newton iteration failed in stage {stage} (h = {h:e}) at t = {t:?} in mode {}",
+                mode(m)
             ),
-            SolveError::TooManySteps { t, mode, max_steps } => {
-                write!(f, "more than {max_steps} steps needed; stopped at t = {t:?} in mode {mode}")
-            }
-            SolveError::InconsistentInitialValues { t, mode, residual } => write!(
+            SolveError::TooManySteps { t, mode: m, max_steps } => write!(
                 f,
-                "inconsistent initial values (constraint residual {residual:e}) at t = {t:?} in mode {mode}"
+                "more than {max_steps} steps needed; stopped at t = {t:?} in mode {}",
+                mode(m)
             ),
-            SolveError::NonFiniteValue { t, mode, what } => {
-                write!(f, "non-finite value in {what} at t = {t:?} in mode {mode}")
+            SolveError::InconsistentInitialValues {
+                t,
+                mode: m,
+                residual,
+                singular_column,
+            } => {
+                write!(f, "inconsistent initial values at t = {t:?} in mode {}: ", mode(m))?;
+                match singular_column {
+                    Some(column) => write!(
+                        f,
+                        "the algebraic equations g = 0 could not be solved for z (g_z singular, column {column}, at an iterate); they may have no solution there"
+                    )?,
+                    None => write!(
+                        f,
+                        "Newton's method on the algebraic equations g = 0 did not converge (last correction {residual:e})"
+                    )?,
+                }
+                write!(
+                    f,
+                    "; check them, or start from a better z (at t0, `Solver::algebraic_guess`)"
+                )
             }
-            SolveError::StorageFull { t, mode, capacity } => {
-                write!(f, "storage full (capacity {capacity}) at t = {t:?} in mode {mode}")
+            SolveError::NonFiniteValue { t, mode: m, what } => {
+                write!(f, "non-finite value in {what} at t = {t:?} in mode {}", mode(m))
             }
+            SolveError::StorageFull { t, mode: m, capacity } => write!(
+                f,
+                "storage full (capacity {capacity}) at t = {t:?} in mode {}",
+                mode(m)
+            ),
             SolveError::TapeFull {
                 t,
-                mode,
+                mode: m,
                 storage,
                 capacity,
                 needed,
             } => write!(
                 f,
-                "adjoint tape full at t = {t:?} in mode {mode}: {capacity} {storage}, the solve needs {needed}"
+                "adjoint tape full at t = {t:?} in mode {}: {capacity} {storage}, the solve needs {needed}",
+                mode(m)
             ),
-            SolveError::TooManyEvents { t, mode, count } => write!(
+            SolveError::TooManyEvents {
+                t,
+                mode: m,
+                count,
+                zeno: true,
+            } => write!(
                 f,
-                "too many events ({count}; Zeno behaviour?) at t = {t:?} in mode {mode}"
+                "events accumulate in time (Zeno behaviour?): {} in a row closer than `min_event_separation`, {count} events in all, at t = {t:?} in mode {}",
+                crate::ZENO_CLOSE_EVENTS,
+                mode(m)
             ),
-            SolveError::GrazingEvent { t, mode, guard } => {
-                write!(f, "grazing event of guard {guard} at t = {t:?} in mode {mode}")
+            SolveError::TooManyEvents {
+                t,
+                mode: m,
+                count,
+                zeno: false,
+            } => write!(
+                f,
+                "the cap of {count} events was reached at t = {t:?} in mode {}; raise it with `Solver::max_events` or `HybridOptions::max_events`",
+                mode(m)
+            ),
+            SolveError::GrazingEvent { t, mode: m, guard } => write!(
+                f,
+                "grazing event of {} at t = {t:?} in mode {}: the rate at which it crosses is not resolved at the requested tolerances, so its event time has no meaningful derivative (a near-tangency, a crossing without rate, or impacts accumulating below the tolerances)",
+                Guard(guard, guards),
+                mode(m)
+            ),
+            SolveError::StuckAtGuard {
+                t,
+                mode: m,
+                guard,
+                to,
+            } => write!(
+                f,
+                "{} fires as mode {} is entered at t = {t:?}, and its event (to mode {}) leads back to a state already reached at this instant: the model has no continuation on the guard (add a mode that rests or sticks on it, or make a relay's two thresholds one #[switching_surface])",
+                Guard(guard, guards),
+                mode(m),
+                mode(to)
+            ),
+            SolveError::RepulsiveSurface { t, mode: m, guard } => write!(
+                f,
+                "repulsive {}: both fields point away from it at t = {t:?} in mode {}",
+                Surface(guard, guards),
+                mode(m)
+            ),
+            SolveError::SurfaceIntersection { t, mode: m, guard } => write!(
+                f,
+                "switching surfaces intersect: the trajectory sliding in mode {} reached the {} at t = {t:?} (sliding on two surfaces at once is not supported)",
+                mode(m),
+                Surface(guard, guards)
+            ),
+            SolveError::InvalidTimeSpan { t0, tf } => {
+                write!(f, "invalid time span: ")?;
+                if !t0.is_finite() {
+                    write!(f, "t0 = {t0:?} is not finite")
+                } else if !tf.is_finite() {
+                    write!(f, "tf = {tf:?} is not finite")
+                } else {
+                    write!(f, "tf = {tf:?} is before t0 = {t0:?}")
+                }
             }
-            SolveError::StuckAtGuard { t, mode, guard, to } => write!(
+            SolveError::NoInitialMode { t } => write!(
                 f,
-                "guard {guard} fires as mode {mode} is entered at t = {t:?}, and its event (to mode {to}) leads back to a state already reached at this instant: the model has no continuation on the guard (add a mode that rests or sticks on it, or make a relay's two thresholds one #[switching_surface])"
+                "no initial mode at t0 = {t:?}: no `initial_if` rule holds and no mode is the fallback `#[mode(initial)]`. A guard exactly zero at t0 picks the mode whose own field moves it to the rule's sign; on a switching surface that both fields point at, neither side's does: mark one side `#[mode(initial)]` instead of `initial_if` (the solve then slides from t0), or start off the surface"
             ),
-            SolveError::RepulsiveSurface { t, mode, guard } => write!(
-                f,
-                "repulsive switching surface (guard {guard}): both fields point away from it at t = {t:?} in mode {mode}"
-            ),
-            SolveError::SurfaceIntersection { t, mode, guard } => write!(
-                f,
-                "switching surfaces intersect: the trajectory sliding in mode {mode} reached another surface (guard {guard}) at t = {t:?}"
-            ),
-            SolveError::InvalidArgument { t, mode, what } => {
-                write!(f, "invalid argument: {what} (t = {t:?}, mode {mode})")
+            SolveError::InvalidArgument { t, mode: m, what } => {
+                write!(f, "invalid argument: {what} (t = {t:?}, mode {})", mode(m))
             }
-            SolveError::SingularMatrix { t, mode, column } => {
-                write!(f, "singular matrix (column {column}) at t = {t:?} in mode {mode}")
-            }
+            SolveError::SingularMatrix { t, mode: m, column } => write!(
+                f,
+                "singular matrix (column {column}) at t = {t:?} in mode {}",
+                mode(m)
+            ),
         }
+    }
+}
+
+impl fmt::Display for SolveError {
+    /// The error with modes and guards by index; [`SolveError::describe`] names them.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.describe(&[], &[]).fmt(f)
     }
 }
 

@@ -93,7 +93,7 @@ pub mod tableau;
 pub mod prelude {
     #[cfg(feature = "std")]
     pub use crate::solver::{Event, Gradient, SampleState, Solution, SolveFailure};
-    pub use crate::solver::{Fields, InitialStates, Params, Solver, Variable, Wrt};
+    pub use crate::solver::{Fields, InitialStates, ModelTypes, Params, Solver, Variable, Wrt};
     pub use crate::{
         solve_adjoint, AdjointGradient, AdjointProducts, HybridModel, HybridOptions, ModelSizes,
         Options, SolveError, Stats,
@@ -104,7 +104,7 @@ pub use adjoint::{
     adjoint_tape_length, solve_adjoint, AdjointGradient, AdjointPoint, AdjointStats, AdjointTape,
     Checkpoint, TapeEvent, TapeStep,
 };
-pub use error::SolveError;
+pub use error::{Described, SolveError};
 pub use hybrid::{
     solve, EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,
     Sample, StepKind, StepPlan, ZENO_CLOSE_EVENTS,
@@ -116,7 +116,7 @@ pub use model::{
 pub use options::Options;
 #[cfg(feature = "std")]
 pub use solver::{Event, Gradient, SampleState, Solution, SolveFailure};
-pub use solver::{Fields, InitialStates, Params, Solver, Variable, Wrt};
+pub use solver::{Fields, InitialStates, ModelTypes, Params, Solver, Variable, Wrt};
 pub use stack::stack_estimate;
 pub use stats::Stats;
 pub use step::{Esdirk, StepLength, StepRecord, Trial};

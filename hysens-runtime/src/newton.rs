@@ -46,7 +46,7 @@
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 use crate::error::{all_finite, SolveError};
-use crate::linalg::Lu;
+use crate::linalg::{Lu, LuError};
 use crate::model::{ModeJacobian, SmoothMode};
 use crate::norm::{rms, sum_sq, weights};
 use crate::stats::Stats;
@@ -262,8 +262,11 @@ impl<M, const NP: usize, const N: usize> StageNewton<'_, M, NP, N> {
 /// keeps it for its first step) and `jac_z` that iterate; `stats` counts the evaluations.
 ///
 /// Errors: [`SolveError::NonFiniteValue`] for a non-finite `g` or Jacobian,
-/// [`SolveError::SingularMatrix`] if `g_z` is singular,
-/// [`SolveError::InconsistentInitialValues`] if the iteration does not converge.
+/// [`SolveError::InconsistentInitialValues`] if the iteration does not converge or meets a
+/// singular `g_z` (with its column): either way no consistent `z` was found from this start,
+/// and a singular `g_z` is what an equation without a real solution gives (`0 = z² + y + 1`
+/// from `z = 0`), so it is reported as the inconsistent start it is, not as a bare singular
+/// matrix (issue #19).
 pub(crate) fn consistent_z<M, const NY: usize, const NZ: usize, const NP: usize>(
     model: &M,
     problem: &ConsistencyProblem<'_, NY, NZ, NP>,
@@ -302,7 +305,15 @@ where
         if !jac.is_finite() {
             return Err(nonfinite("Jacobian"));
         }
-        let lu = Lu::factor(jac.gz).map_err(|e| SolveError::from_lu(e, t, mode, "g_z"))?;
+        let lu = Lu::factor(jac.gz).map_err(|e| match e {
+            LuError::Singular { column } => SolveError::InconsistentInitialValues {
+                t,
+                mode,
+                residual: last,
+                singular_column: Some(column),
+            },
+            e => SolveError::from_lu(e, t, mode, "g_z"),
+        })?;
         stats.lu_factorizations += 1;
         lu.solve(&mut gv);
         stats.lu_solves += 1;
@@ -331,5 +342,6 @@ where
         t,
         mode,
         residual: last,
+        singular_column: None,
     })
 }

@@ -13,10 +13,11 @@
 mod support;
 
 use hysens_runtime::{
-    solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, GuardInfo,
-    HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, InitialMode,
-    InitialStates, ModeInfo, ModeJacobian, ModelSizes, Params, Point, ResetJacobian, Sample,
-    ScalarPartials, Solver, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
+    solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, Fields,
+    GuardInfo, HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridSolution,
+    InitialMode, InitialStates, ModeInfo, ModeJacobian, ModelSizes, ModelTypes, Params, Point,
+    ResetJacobian, Sample, ScalarPartials, Solver, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34,
+    ESDIRK436L2SA,
 };
 use support::fixtures::{em_parameters, em_problem, mem_toy_problem, EmOscillator, MemToy};
 
@@ -217,6 +218,12 @@ where
 
 impl<M: ModelSizes<N, NS>, const N: usize, const NS: usize> ModelSizes<N, NS> for Costed<M> {}
 
+impl<M, const NY: usize, const NZ: usize, const NP: usize> ModelTypes<NY, NZ, NP> for Costed<M> {
+    type State = [f64; NY];
+    type Algebraic = [f64; NZ];
+    type Params = [f64; NP];
+}
+
 /// `|a − b| ≤ rtol max(|a|, |b|) + 1e-13` (module docs); returns the relative difference.
 fn close(what: &str, a: f64, b: f64, rtol: f64) -> f64 {
     let diff = (a - b).abs();
@@ -246,7 +253,7 @@ fn compare<
     options: &HybridOptions<NY, NZ>,
 ) -> (f64, Vec<Sample<NY, NZ, NP>>)
 where
-    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
 {
     let rtol = 1e-10;
     let name = format!("{name} {}", tableau.name);
@@ -344,12 +351,12 @@ where
         .sensitivities_to(Params::All, InitialStates::All)
         .samples(problem.sample_times)
         .data(problem.sample_data)
-        .algebraic_guess(&problem.z0)
+        .algebraic_guess(&Fields::from_array(problem.z0))
         .solve_into(
             problem.t0,
             problem.tf,
-            &problem.y0,
-            &problem.p,
+            &Fields::from_array(problem.y0),
+            &Fields::from_array(problem.p),
             &mut out,
             &mut all,
         )

@@ -269,7 +269,13 @@ fn inconsistent_and_singular_constraints() {
     )
     .unwrap_err();
     assert!(
-        matches!(e, SolveError::InconsistentInitialValues { .. }),
+        matches!(
+            e,
+            SolveError::InconsistentInitialValues {
+                singular_column: None,
+                ..
+            }
+        ),
         "{e:?}"
     );
     let e = Esdirk::<_, 4, 1, 1, 0, 2>::new(
@@ -283,7 +289,17 @@ fn inconsistent_and_singular_constraints() {
         opts,
     )
     .unwrap_err();
-    assert!(matches!(e, SolveError::SingularMatrix { .. }), "{e:?}");
+    // A `g_z` singular at the start is an inconsistent start, with the column (issue #19).
+    assert!(
+        matches!(
+            e,
+            SolveError::InconsistentInitialValues {
+                singular_column: Some(0),
+                ..
+            }
+        ),
+        "{e:?}"
+    );
 }
 
 #[test]

@@ -27,7 +27,7 @@ fn nan_parameter_is_an_error() {
         Err(SolveError::NonFiniteValue {
             t: 0.0,
             mode: 0,
-            what: "parameters"
+            what: "the parameters"
         })
     );
     assert_eq!(r.sol.t, 0.0);

@@ -87,11 +87,16 @@ fn graze_run(p: f64) -> Run<1, 0, 1> {
     )
 }
 
-/// Near-tangency (p = 1e-12: roots 2e-6 apart, ḣ = 2e-6) is a grazing error at the first root
-/// t = 1 − 1e-6; a clear crossing (p = 0.01: roots at 0.9 and 1.1) is an ordinary event at 0.9.
+/// The guard `p − (y − 1)²` along `y = t` goes past zero by `p` around `t = 1` (roots
+/// `1 ∓ √p`, rate `2√p` there, `ḧ = −2`; `events/grazing.rs`). At rtol 1e-8 the guard's
+/// tolerance band at the roots is `w = 2√p (atol + rtol) ≈ 2√p · 1e-8`, so the crossing is a
+/// grazing event when `ḣ² = 4p ≤ 2 |ḧ| · 0.1 · w`, i.e. `√p ≤ 2e-9`: at `p = 1e-18` the
+/// tolerances do not decide whether the guard crosses (an error at the first root
+/// `t = 1 − 1e-9`); at `p = 1e-12` (roots 2e-6 apart) they do — an ordinary event with
+/// `τ = dt1/dp = −1/(2√p) = −5e5`; and a clear crossing (`p = 0.01`) at 0.9 with `τ = −5`.
 #[test]
 fn grazing_is_an_error() {
-    let r = graze_run(1e-12);
+    let r = graze_run(1e-18);
     println!("grazing: {:?}, t = {}", r.result, r.sol.t);
     match r.result {
         Err(SolveError::GrazingEvent {
@@ -99,30 +104,41 @@ fn grazing_is_an_error() {
             mode: 0,
             guard: 0,
         }) => {
-            assert!((t - (1.0 - 1e-6)).abs() < 1e-9, "{t}");
+            assert!((t - (1.0 - 1e-9)).abs() < 1e-12, "{t}");
         }
         other => panic!("expected a grazing error, got {other:?}"),
     }
     // The state up to the event is kept.
-    assert!((r.sol.t - (1.0 - 1e-6)).abs() < 1e-9);
+    assert!((r.sol.t - (1.0 - 1e-9)).abs() < 1e-12);
     assert_eq!(r.sol.n_events, 0);
-    let ok = graze_run(0.01);
-    assert_eq!(ok.result, Ok(()));
-    assert_eq!(ok.events.len(), 1);
-    assert!((ok.events[0].t - 0.9).abs() < 1e-12);
-    // τ = dt1/dp: t1 = 1 − √p, so τ = −1/(2√p) = −5.
-    assert!((ok.events[0].tau[0] + 5.0).abs() < 1e-9);
+    for (p, t1) in [(1e-12, 1.0 - 1e-6), (0.01, 0.9)] {
+        let ok = graze_run(p);
+        assert_eq!(ok.result, Ok(()), "p = {p}");
+        assert_eq!(ok.events.len(), 1);
+        // y = t is exact: the root to round-off (of t, over the rate 2√p for p = 1e-12).
+        assert!((ok.events[0].t - t1).abs() < 1e-9, "p = {p}: {}", ok.events[0].t);
+        // τ = dt1/dp: t1 = 1 − √p, τ = −1/(2√p); to the relative accuracy of the root.
+        let tau = -0.5 / p.sqrt();
+        assert!(
+            (ok.events[0].tau[0] / tau - 1.0).abs() < 1e-6,
+            "p = {p}: {} vs {tau}",
+            ok.events[0].tau[0]
+        );
+    }
 }
 
 /// Zeno: a ball with γ = 0.5 from z0 = 1 has infinitely many impacts before
-/// t∞ = √0.2 · (1 + 2·0.5/(1 − 0.5)) ≈ 1.342; the solve must stop with TooManyEvents (by the
-/// count limit, or by vanishing separation with the default limit), not loop, and keep the
-/// events up to there.
+/// t∞ = √0.2 · (1 + 2·0.5/(1 − 0.5)) ≈ 1.342; the solve must stop with an error before it,
+/// not loop, and keep the events up to there: by the cap `max_events` when it is small
+/// (reported as the cap, `zeno: false`); with the default cap, at the impact whose speed the
+/// tolerances no longer resolve (a grazing event: `v² ≤ 2 g · 0.1 · atol`, the 19th impact at
+/// rtol 1e-8, atol 1e-10, `events/grazing.rs`); and without that test (`grazing_tol = 0`) by
+/// vanishing separation (reported as Zeno behaviour, `zeno: true`).
 #[test]
 fn zeno_is_an_error() {
     let p = [1.0, 0.0, 10.0, 0.5];
     let mut opts = HybridOptions::new(1e-8, 1e-10);
-    opts.max_events = 20;
+    opts.max_events = 10;
     let r = run(
         &Ball,
         &ESDIRK34,
@@ -133,14 +149,22 @@ fn zeno_is_an_error() {
         0,
     );
     println!(
-        "Zeno (max 20): {:?}, t = {}, events {}",
+        "Zeno (max 10): {:?}, t = {}, events {}",
         r.result, r.sol.t, r.sol.n_events
     );
     assert!(matches!(
         r.result,
-        Err(SolveError::TooManyEvents { count: 20, .. })
+        Err(SolveError::TooManyEvents {
+            count: 10,
+            zeno: false,
+            ..
+        })
     ));
-    assert_eq!(r.events.len(), 20);
+    let message = r.result.unwrap_err().to_string();
+    assert!(message.contains("cap of 10 events"), "{message}");
+    assert!(message.contains("max_events"), "{message}");
+    assert!(!message.contains("Zeno"), "{message}");
+    assert_eq!(r.events.len(), 10);
     // Impact times increase towards t∞.
     assert!(r
         .events
@@ -160,6 +184,39 @@ fn zeno_is_an_error() {
         "Zeno (default): {:?}, t = {}, events {}",
         r.result, r.sol.t, r.sol.n_events
     );
-    assert!(r.result.is_err());
+    assert!(
+        matches!(r.result, Err(SolveError::GrazingEvent { guard: 0, .. })),
+        "{:?}",
+        r.result
+    );
+    // The impact speeds halve: the 19th is 4.5·2⁻¹⁸ = 1.7e-5 ≥ √(2·10·0.1·1e-10) = 1.4e-5,
+    // the 20th below.
+    assert_eq!(r.sol.n_events, 19);
+    assert!(r.sol.t < 1.3417);
+    let mut opts = HybridOptions::new(1e-8, 1e-10);
+    opts.grazing_tol = 0.0;
+    let r = run(
+        &Ball,
+        &ESDIRK34,
+        &ball_problem(p, 3.0),
+        &opts,
+        StepPlan::Adaptive,
+        1000,
+        0,
+    );
+    println!(
+        "Zeno (no grazing test): {:?}, t = {}, events {}",
+        r.result, r.sol.t, r.sol.n_events
+    );
+    assert!(
+        matches!(r.result, Err(SolveError::TooManyEvents { zeno: true, .. })),
+        "{:?}",
+        r.result
+    );
+    assert!(r
+        .result
+        .unwrap_err()
+        .to_string()
+        .contains("Zeno behaviour?"));
     assert!(r.sol.t < 1.3417);
 }

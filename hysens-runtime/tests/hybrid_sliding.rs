@@ -35,7 +35,7 @@
 
 use hysens_runtime::{
     AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialStates, ModeInfo,
-    ModeJacobian, ModelSizes, Params, Point, ScalarPartials, SolveError, Solver, Wrt,
+    ModeJacobian, ModelSizes, ModelTypes, Params, Point, ScalarPartials, SolveError, Solver, Wrt,
 };
 
 /// Which field `f²` the model has above the wall (module docs).
@@ -133,6 +133,7 @@ impl HybridModel<2, 0, 3> for Wall {
             to: ABOVE,
             direction: Direction::Rising,
             has_reset: false,
+            surface: None,
         },
         GuardInfo {
             name: "wall from above",
@@ -140,6 +141,7 @@ impl HybridModel<2, 0, 3> for Wall {
             to: BELOW,
             direction: Direction::Falling,
             has_reset: false,
+            surface: None,
         },
         GuardInfo {
             name: "alpha = 0",
@@ -147,6 +149,7 @@ impl HybridModel<2, 0, 3> for Wall {
             to: BELOW,
             direction: Direction::Falling,
             has_reset: false,
+            surface: None,
         },
         GuardInfo {
             name: "alpha = 1",
@@ -154,6 +157,7 @@ impl HybridModel<2, 0, 3> for Wall {
             to: ABOVE,
             direction: Direction::Rising,
             has_reset: false,
+            surface: None,
         },
     ];
     const STATE_NAMES: [&'static str; 2] = ["x", "y"];
@@ -253,6 +257,11 @@ impl AdjointProducts<2, 0, 3> for Wall {
 }
 
 impl ModelSizes<2, 5> for Wall {}
+impl ModelTypes<2, 0, 3> for Wall {
+    type State = [f64; 2];
+    type Algebraic = [f64; 0];
+    type Params = [f64; 3];
+}
 
 const P0: [f64; 3] = [0.5, 2.0, 1.5];
 const T: f64 = 3.0;
@@ -427,6 +436,7 @@ impl HybridModel<2, 0, 4> for Circle {
             to: 1,
             direction: Direction::Rising,
             has_reset: false,
+            surface: None,
         },
         GuardInfo {
             name: "circle from outside",
@@ -434,6 +444,7 @@ impl HybridModel<2, 0, 4> for Circle {
             to: INSIDE,
             direction: Direction::Falling,
             has_reset: false,
+            surface: None,
         },
     ];
     const STATE_NAMES: [&'static str; 2] = ["x", "y"];
@@ -515,6 +526,11 @@ impl AdjointProducts<2, 0, 4> for Circle {
 }
 
 impl ModelSizes<2, 6> for Circle {}
+impl ModelTypes<2, 0, 4> for Circle {
+    type State = [f64; 2];
+    type Algebraic = [f64; 0];
+    type Params = [f64; 4];
+}
 
 /// From `(r0, 0)` inside, the radius grows as `r0 e^{μt}` and the angle as `ωt` until the
 /// circle, then the trajectory turns on it: `x(T) = R cos(θ0 + ωT)`, `y(T) = R sin(θ0 + ωT)`
@@ -731,6 +747,11 @@ impl AdjointProducts<2, 0, 3> for Bend {
 }
 
 impl ModelSizes<2, 5> for Bend {}
+impl ModelTypes<2, 0, 3> for Bend {
+    type State = [f64; 2];
+    type Algebraic = [f64; 0];
+    type Params = [f64; 3];
+}
 
 /// On the nonlinear case with entry and exit, the forward sensitivities (to `c, b, k` and the
 /// initial state) are the derivatives of the discrete solution: they equal central differences

@@ -13,8 +13,19 @@ fn rising_crossing() {
         end: End::Finished(vec![5.0]),
         accuracy: Accuracy::Exact,
     };
-    let p = rising::P { va: 1.0, vb: 2.0, c: 1.0 };
-    corpus_case!("rising crossing", rising::Model, expected, (0.0, 3.0), rising::X { x: 0.0 }, p);
+    let p = rising::P {
+        va: 1.0,
+        vb: 2.0,
+        c: 1.0,
+    };
+    corpus_case!(
+        "rising crossing",
+        rising::Model,
+        expected,
+        (0.0, 3.0),
+        rising::X { x: 0.0 },
+        p
+    );
 }
 
 /// `x` falls through 1 at `t = 1` (`x' = −1` from 2), then `x' = −2`.
@@ -25,8 +36,19 @@ fn falling_crossing() {
         end: End::Finished(vec![-3.0]),
         accuracy: Accuracy::Exact,
     };
-    let p = falling::P { va: -1.0, vb: -2.0, c: 1.0 };
-    corpus_case!("falling crossing", falling::Model, expected, (0.0, 3.0), falling::X { x: 2.0 }, p);
+    let p = falling::P {
+        va: -1.0,
+        vb: -2.0,
+        c: 1.0,
+    };
+    corpus_case!(
+        "falling crossing",
+        falling::Model,
+        expected,
+        (0.0, 3.0),
+        falling::X { x: 2.0 },
+        p
+    );
 }
 
 /// A rising guard is not fired by a falling crossing.
@@ -37,8 +59,19 @@ fn rising_guard_ignores_a_falling_crossing() {
         end: End::Finished(vec![-1.0]),
         accuracy: Accuracy::Exact,
     };
-    let p = rising::P { va: -1.0, vb: 5.0, c: 1.0 };
-    corpus_case!("rising guard, falling crossing", rising::Model, expected, (0.0, 3.0), rising::X { x: 2.0 }, p);
+    let p = rising::P {
+        va: -1.0,
+        vb: 5.0,
+        c: 1.0,
+    };
+    corpus_case!(
+        "rising guard, falling crossing",
+        rising::Model,
+        expected,
+        (0.0, 3.0),
+        rising::X { x: 2.0 },
+        p
+    );
 }
 
 /// A falling guard is not fired by a rising crossing.
@@ -49,8 +82,19 @@ fn falling_guard_ignores_a_rising_crossing() {
         end: End::Finished(vec![3.0]),
         accuracy: Accuracy::Exact,
     };
-    let p = falling::P { va: 1.0, vb: -5.0, c: 1.0 };
-    corpus_case!("falling guard, rising crossing", falling::Model, expected, (0.0, 3.0), falling::X { x: 0.0 }, p);
+    let p = falling::P {
+        va: 1.0,
+        vb: -5.0,
+        c: 1.0,
+    };
+    corpus_case!(
+        "falling guard, rising crossing",
+        falling::Model,
+        expected,
+        (0.0, 3.0),
+        falling::X { x: 0.0 },
+        p
+    );
 }
 
 /// `x = t − t²/2` crosses `3/8` up at `t = 1/2` and down at `t = 3/2`: a guard of either
@@ -63,7 +107,14 @@ fn either_direction_fires_both_ways() {
         accuracy: Accuracy::Exact,
     };
     let x0 = arc_either::X { x: 0.0, n: 0.0 };
-    corpus_case!("either, both ways", arc_either::Model, expected, (0.0, 2.0), x0, arc_either::P { c: 0.375 });
+    corpus_case!(
+        "either, both ways",
+        arc_either::Model,
+        expected,
+        (0.0, 2.0),
+        x0,
+        arc_either::P { c: 0.375 }
+    );
 }
 
 /// The same arc with a rising guard: only the crossing at `t = 1/2` (the guard that just fired
@@ -76,7 +127,14 @@ fn rising_fires_on_the_way_up_only() {
         accuracy: Accuracy::Exact,
     };
     let x0 = arc_rising::X { x: 0.0, n: 0.0 };
-    corpus_case!("rising, way up", arc_rising::Model, expected, (0.0, 2.0), x0, arc_rising::P { c: 0.375 });
+    corpus_case!(
+        "rising, way up",
+        arc_rising::Model,
+        expected,
+        (0.0, 2.0),
+        x0,
+        arc_rising::P { c: 0.375 }
+    );
 }
 
 /// The same arc with a falling guard: only the crossing at `t = 3/2`.
@@ -88,7 +146,14 @@ fn falling_fires_on_the_way_down_only() {
         accuracy: Accuracy::Exact,
     };
     let x0 = arc_falling::X { x: 0.0, n: 0.0 };
-    corpus_case!("falling, way down", arc_falling::Model, expected, (0.0, 2.0), x0, arc_falling::P { c: 0.375 });
+    corpus_case!(
+        "falling, way down",
+        arc_falling::Model,
+        expected,
+        (0.0, 2.0),
+        x0,
+        arc_falling::P { c: 0.375 }
+    );
 }
 
 /// Two crossings `2√2·10⁻¹ ≈ 0.28` apart around the maximum `t = 1` (the level `1/2 − 10⁻²`
@@ -100,12 +165,22 @@ fn two_crossings_close_together() {
     // x = t − t²/2 = c at t = 1 ∓ √(1 − 2c).
     let d = (1.0 - 2.0 * c).sqrt();
     let expected = Expected {
-        events: vec![("level", "arc", "arc", 1.0 - d), ("level", "arc", "arc", 1.0 + d)],
+        events: vec![
+            ("level", "arc", "arc", 1.0 - d),
+            ("level", "arc", "arc", 1.0 + d),
+        ],
         end: End::Finished(vec![0.0, 2.0]),
         accuracy: Accuracy::Exact,
     };
     let x0 = arc_either::X { x: 0.0, n: 0.0 };
-    corpus_case!("two crossings close together", arc_either::Model, expected, (0.0, 2.0), x0, arc_either::P { c });
+    corpus_case!(
+        "two crossings close together",
+        arc_either::Model,
+        expected,
+        (0.0, 2.0),
+        x0,
+        arc_either::P { c }
+    );
 }
 
 /// The arc touches the level `1/2` at its maximum without crossing it: no event (a tangency
@@ -118,7 +193,14 @@ fn tangency_is_no_event() {
         accuracy: Accuracy::Exact,
     };
     let x0 = arc_either::X { x: 0.0, n: 0.0 };
-    corpus_case!("tangency", arc_either::Model, expected, (0.0, 2.0), x0, arc_either::P { c: 0.5 });
+    corpus_case!(
+        "tangency",
+        arc_either::Model,
+        expected,
+        (0.0, 2.0),
+        x0,
+        arc_either::P { c: 0.5 }
+    );
 }
 
 /// The guard `x³` crosses zero at `t = 1` (`x' = 1` from −1) with `ḣ = 3x² = 0`: its event
@@ -133,7 +215,14 @@ fn crossing_without_rate_is_grazing() {
         accuracy: Accuracy::Absolute(1e-12),
     };
     let x0 = inflection::X { x: -1.0 };
-    corpus_case!("crossing without rate", inflection::Model, expected, (0.0, 3.0), x0, inflection::P { c: 0.0 });
+    corpus_case!(
+        "crossing without rate",
+        inflection::Model,
+        expected,
+        (0.0, 3.0),
+        x0,
+        inflection::P { c: 0.0 }
+    );
 }
 
 /// The arc goes `10⁻¹⁴` past the level `1/2 − 10⁻¹⁴` around its maximum (roots `2.8·10⁻⁷`
@@ -151,7 +240,14 @@ fn near_tangency_below_the_tolerance_is_grazing() {
         accuracy: Accuracy::Absolute(1e-7),
     };
     let x0 = arc_either::X { x: 0.0, n: 0.0 };
-    corpus_case!("near tangency below the tolerance", arc_either::Model, expected, (0.0, 2.0), x0, arc_either::P { c });
+    corpus_case!(
+        "near tangency below the tolerance",
+        arc_either::Model,
+        expected,
+        (0.0, 2.0),
+        x0,
+        arc_either::P { c }
+    );
 }
 
 /// A guard on time alone fires at its time.
@@ -162,5 +258,12 @@ fn time_guard() {
         end: End::Finished(vec![0.0]),
         accuracy: Accuracy::Exact,
     };
-    corpus_case!("time guard", clock::Model, expected, (0.0, 3.0), clock::X { x: 0.0 }, clock::P { t1: 1.5 });
+    corpus_case!(
+        "time guard",
+        clock::Model,
+        expected,
+        (0.0, 3.0),
+        clock::X { x: 0.0 },
+        clock::P { t1: 1.5 }
+    );
 }

@@ -14,7 +14,14 @@ fn guard_on_zero_at_entry_with_the_flow_entering_fires_at_once() {
         end: End::Finished(vec![7.0]),
         accuracy: Accuracy::Exact,
     };
-    corpus_case!("entry, entering", chain::Model, expected, (0.0, 3.0), chain::X { x: 0.0 }, chain::P { c: 1.0 });
+    corpus_case!(
+        "entry, entering",
+        chain::Model,
+        expected,
+        (0.0, 3.0),
+        chain::X { x: 0.0 },
+        chain::P { c: 1.0 }
+    );
 }
 
 /// The same with `b`'s guard falling: on its zero, the flow leaves it — armed, never fired.
@@ -25,7 +32,14 @@ fn guard_on_zero_at_entry_with_the_flow_leaving_is_armed() {
         end: End::Finished(vec![3.0]),
         accuracy: Accuracy::Exact,
     };
-    corpus_case!("entry, leaving", leave::Model, expected, (0.0, 3.0), leave::X { x: 0.0 }, leave::P { c: 1.0 });
+    corpus_case!(
+        "entry, leaving",
+        leave::Model,
+        expected,
+        (0.0, 3.0),
+        leave::X { x: 0.0 },
+        leave::P { c: 1.0 }
+    );
 }
 
 /// In `b`, `x − 1 = (t − 1)²`: on its zero at the entry with a vanishing rate, moving up
@@ -38,7 +52,14 @@ fn guard_on_zero_at_entry_tangent_and_leaving_is_armed() {
         accuracy: Accuracy::Exact,
     };
     let p = tangent_down::P { c: 1.0 };
-    corpus_case!("entry, tangent, leaving", tangent_down::Model, expected, (0.0, 3.0), tangent_down::X { x: 0.0 }, p);
+    corpus_case!(
+        "entry, tangent, leaving",
+        tangent_down::Model,
+        expected,
+        (0.0, 3.0),
+        tangent_down::X { x: 0.0 },
+        p
+    );
 }
 
 /// The same with a rising guard: the flow moves it across with no rate at the entry — a
@@ -51,7 +72,14 @@ fn guard_on_zero_at_entry_tangent_and_entering_is_grazing() {
         accuracy: Accuracy::Exact,
     };
     let p = tangent_up::P { c: 1.0 };
-    corpus_case!("entry, tangent, entering", tangent_up::Model, expected, (0.0, 3.0), tangent_up::X { x: 0.0 }, p);
+    corpus_case!(
+        "entry, tangent, entering",
+        tangent_up::Model,
+        expected,
+        (0.0, 3.0),
+        tangent_up::X { x: 0.0 },
+        p
+    );
 }
 
 /// `first` and `second` of one mode reach zero at the same instant: the first declared fires
@@ -65,7 +93,14 @@ fn simultaneous_guards() {
         accuracy: Accuracy::Exact,
     };
     let p = pair::P { cx: 1.0, cy: 1.0 };
-    corpus_case!("simultaneous guards", pair::Model, expected, (0.0, 3.0), pair::X { x: 0.0, y: 0.0 }, p);
+    corpus_case!(
+        "simultaneous guards",
+        pair::Model,
+        expected,
+        (0.0, 3.0),
+        pair::X { x: 0.0, y: 0.0 },
+        p
+    );
 }
 
 /// Two guards 1e-6 apart in time keep their order: `first` at 1, then `then` in `b` at
@@ -79,7 +114,14 @@ fn nearly_simultaneous_guards_in_order() {
         accuracy: Accuracy::Exact,
     };
     let p = pair::P { cx: 1.0, cy };
-    corpus_case!("nearly simultaneous guards", pair::Model, expected, (0.0, 3.0), pair::X { x: 0.0, y: 0.0 }, p);
+    corpus_case!(
+        "nearly simultaneous guards",
+        pair::Model,
+        expected,
+        (0.0, 3.0),
+        pair::X { x: 0.0, y: 0.0 },
+        p
+    );
 }
 
 /// The other order: `second` first, 1e-6 before `first` would fire, into `c` (at rest).
@@ -92,5 +134,12 @@ fn nearly_simultaneous_guards_other_order() {
         accuracy: Accuracy::Exact,
     };
     let p = pair::P { cx: 1.0, cy };
-    corpus_case!("nearly simultaneous guards, other order", pair::Model, expected, (0.0, 3.0), pair::X { x: 0.0, y: 0.0 }, p);
+    corpus_case!(
+        "nearly simultaneous guards, other order",
+        pair::Model,
+        expected,
+        (0.0, 3.0),
+        pair::X { x: 0.0, y: 0.0 },
+        p
+    );
 }

@@ -13,8 +13,19 @@ fn surface_crossing() {
         end: End::Finished(vec![5.0]),
         accuracy: Accuracy::Exact,
     };
-    let p = line::P { vl: 1.0, vr: 2.0, c: 1.0 };
-    corpus_case!("surface crossing", line::Model, expected, (0.0, 3.0), line::X { x: 0.0 }, p);
+    let p = line::P {
+        vl: 1.0,
+        vr: 2.0,
+        c: 1.0,
+    };
+    corpus_case!(
+        "surface crossing",
+        line::Model,
+        expected,
+        (0.0, 3.0),
+        line::X { x: 0.0 },
+        p
+    );
 }
 
 /// The same crossing where the state is zero: `x = c = 0` at `t = 1`.
@@ -25,8 +36,19 @@ fn surface_crossing_at_a_zero_state() {
         end: End::Finished(vec![4.0]),
         accuracy: Accuracy::Exact,
     };
-    let p = line::P { vl: 1.0, vr: 2.0, c: 0.0 };
-    corpus_case!("surface crossing at zero", line::Model, expected, (0.0, 3.0), line::X { x: -1.0 }, p);
+    let p = line::P {
+        vl: 1.0,
+        vr: 2.0,
+        c: 0.0,
+    };
+    corpus_case!(
+        "surface crossing at zero",
+        line::Model,
+        expected,
+        (0.0, 3.0),
+        line::X { x: -1.0 },
+        p
+    );
 }
 
 /// The fields point at each other (`x' = 1` left, `−1` right): the trajectory slides on
@@ -38,8 +60,19 @@ fn surface_entry_into_sliding() {
         end: End::Finished(vec![1.0]),
         accuracy: Accuracy::Exact,
     };
-    let p = line::P { vl: 1.0, vr: -1.0, c: 1.0 };
-    corpus_case!("surface entry", line::Model, expected, (0.0, 3.0), line::X { x: 0.0 }, p);
+    let p = line::P {
+        vl: 1.0,
+        vr: -1.0,
+        c: 1.0,
+    };
+    corpus_case!(
+        "surface entry",
+        line::Model,
+        expected,
+        (0.0, 3.0),
+        line::X { x: 0.0 },
+        p
+    );
 }
 
 /// A start on an attractive surface slides from `t0`.
@@ -50,8 +83,19 @@ fn start_on_an_attractive_surface_slides() {
         end: End::Finished(vec![1.0]),
         accuracy: Accuracy::Exact,
     };
-    let p = line::P { vl: 1.0, vr: -1.0, c: 1.0 };
-    corpus_case!("start on attractive surface", line::Model, expected, (0.0, 3.0), line::X { x: 1.0 }, p);
+    let p = line::P {
+        vl: 1.0,
+        vr: -1.0,
+        c: 1.0,
+    };
+    corpus_case!(
+        "start on attractive surface",
+        line::Model,
+        expected,
+        (0.0, 3.0),
+        line::X { x: 1.0 },
+        p
+    );
 }
 
 /// Reaches the wall at `t = 1`, slides up it (`y' = 1`) until the field above turns away at
@@ -67,7 +111,14 @@ fn surface_entry_and_exit() {
         accuracy: Accuracy::Exact,
     };
     let x0 = slide::X { x: 0.0, y: 0.0 };
-    corpus_case!("surface entry and exit", slide::Model, expected, (0.0, 3.0), x0, slide::P { b: 2.0 });
+    corpus_case!(
+        "surface entry and exit",
+        slide::Model,
+        expected,
+        (0.0, 3.0),
+        x0,
+        slide::P { b: 2.0 }
+    );
 }
 
 /// A start exactly on a repulsive surface (both fields point away): an error, not a choice.
@@ -78,8 +129,19 @@ fn start_on_a_repulsive_surface() {
         end: End::Failed(Failure::Repulsive, 0.0),
         accuracy: Accuracy::Exact,
     };
-    let p = line::P { vl: -1.0, vr: 1.0, c: 1.0 };
-    corpus_case!("start on repulsive surface", line::Model, expected, (0.0, 3.0), line::X { x: 1.0 }, p);
+    let p = line::P {
+        vl: -1.0,
+        vr: 1.0,
+        c: 1.0,
+    };
+    corpus_case!(
+        "start on repulsive surface",
+        line::Model,
+        expected,
+        (0.0, 3.0),
+        line::X { x: 1.0 },
+        p
+    );
 }
 
 /// A start 1e-9 beside a repulsive surface, with atol 1e-8: a start beside it (the state is
@@ -92,6 +154,18 @@ fn start_beside_a_repulsive_surface() {
         end: End::Finished(vec![x0 - 3.0]),
         accuracy: Accuracy::Exact,
     };
-    let p = line::P { vl: -1.0, vr: 1.0, c: 1.0 };
-    corpus_case!("start beside repulsive surface", line::Model, expected, (0.0, 3.0), line::X { x: x0 }, p, |_| 1e-8);
+    let p = line::P {
+        vl: -1.0,
+        vr: 1.0,
+        c: 1.0,
+    };
+    corpus_case!(
+        "start beside repulsive surface",
+        line::Model,
+        expected,
+        (0.0, 3.0),
+        line::X { x: x0 },
+        p,
+        |_| 1e-8
+    );
 }

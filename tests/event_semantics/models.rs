@@ -103,7 +103,10 @@ macro_rules! arc_model {
             }
             #[reset(level)]
             fn count(x: &X) -> X {
-                X { x: x.x, n: x.n + 1.0 }
+                X {
+                    x: x.x,
+                    n: x.n + 1.0,
+                }
             }
         }
     };
@@ -216,9 +219,7 @@ macro_rules! tangent_model {
             }
             #[mode]
             fn b(t: f64) -> X {
-                X {
-                    x: 2.0 * (t - 1.0),
-                }
+                X { x: 2.0 * (t - 1.0) }
             }
             #[mode]
             fn c() -> X {
@@ -550,7 +551,10 @@ pub mod slide {
     }
     #[mode]
     fn above(x: &X, p: &P) -> X {
-        X { x: x.y - p.b, y: 1.0 }
+        X {
+            x: x.y - p.b,
+            y: 1.0,
+        }
     }
     /// The wall `x = 1`.
     #[switching_surface(below, above)]
@@ -591,6 +595,9 @@ pub mod wave {
     }
     #[reset(level)]
     fn count(x: &X) -> X {
-        X { x: x.x, n: x.n + 1.0 }
+        X {
+            x: x.x,
+            n: x.n + 1.0,
+        }
     }
 }

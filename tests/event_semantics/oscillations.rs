@@ -32,9 +32,20 @@ fn crossings_near_an_oscillators_amplitude() {
         // at the level for the times; measured worst factor 10 (ESDIRK2(3)).
         accuracy: Accuracy::Global(100.0),
     };
-    let x0 = oscillator::X { x: 1.0, v: 0.0, n: 0.0 };
+    let x0 = oscillator::X {
+        x: 1.0,
+        v: 0.0,
+        n: 0.0,
+    };
     let p = oscillator::P { w, c };
-    corpus_case!("crossings near the amplitude", oscillator::Model, expected, (0.0, t_end), x0, p);
+    corpus_case!(
+        "crossings near the amplitude",
+        oscillator::Model,
+        expected,
+        (0.0, t_end),
+        x0,
+        p
+    );
 }
 
 /// `sin 2πt` crosses `0.99` up at `asin(0.99)/2π + k` and down `0.045` later; the flow
@@ -60,7 +71,14 @@ fn two_crossings_of_a_fast_guard_within_one_step() {
         accuracy: Accuracy::Exact,
     };
     let x0 = wave::X { x: 0.0, n: 0.0 };
-    corpus_case!("fast guard", wave::Model, expected, (0.0, 3.0), x0, wave::P { w, c });
+    corpus_case!(
+        "fast guard",
+        wave::Model,
+        expected,
+        (0.0, 3.0),
+        x0,
+        wave::P { w, c }
+    );
 }
 
 /// A thermostat in kelvin (heater 300.5 K, ambient 280 K, τ = 1 h, band 299–300 K) that starts
@@ -100,5 +118,12 @@ fn relay_thermostat_in_its_band() {
         accuracy: Accuracy::Global(200.0),
     };
     let x0 = thermostat::X { temp: t0 };
-    corpus_case!("relay thermostat", thermostat::Model, expected, (0.0, t_end), x0, p);
+    corpus_case!(
+        "relay thermostat",
+        thermostat::Model,
+        expected,
+        (0.0, t_end),
+        x0,
+        p
+    );
 }

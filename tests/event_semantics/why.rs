@@ -30,7 +30,14 @@ fn why_ball_with_restitution_zero_does_not_fall_through_the_floor() {
         accuracy: Accuracy::Exact,
     };
     let x0 = ball::X { h: 1.0, v: 0.0 };
-    corpus_case!("ball, e = 0", ball::Model, expected, (0.0, 3.0), x0, ball::P { g: G, e: 0.0 });
+    corpus_case!(
+        "ball, e = 0",
+        ball::Model,
+        expected,
+        (0.0, 3.0),
+        x0,
+        ball::P { g: G, e: 0.0 }
+    );
 }
 
 /// The same ball with restitution 1 at rest on the floor at `t0`: the impact fires at once
@@ -51,7 +58,14 @@ fn why_ball_at_rest_on_the_floor_does_not_fall_through_it() {
         accuracy: Accuracy::Exact,
     };
     let x0 = ball::X { h: 0.0, v: 0.0 };
-    corpus_case!("ball at rest", ball::Model, expected, (0.0, 2.0), x0, ball::P { g: G, e: 1.0 });
+    corpus_case!(
+        "ball at rest",
+        ball::Model,
+        expected,
+        (0.0, 2.0),
+        x0,
+        ball::P { g: G, e: 1.0 }
+    );
 }
 
 /// A relay thermostat whose two thresholds are equal: heating reaches 300 K at
@@ -69,7 +83,10 @@ fn why_relay_with_equal_thresholds_does_not_decay_below_them() {
     };
     let t1 = ((320.0 - 299.0) / (320.0 - 300.0) as f64).ln();
     let expected = Expected {
-        events: vec![("hot", "heating", "off", t1), ("cold", "off", "heating", t1)],
+        events: vec![
+            ("hot", "heating", "off", t1),
+            ("cold", "off", "heating", t1),
+        ],
         end: End::Failed(
             Failure::Stuck {
                 guard: "hot",
@@ -82,7 +99,14 @@ fn why_relay_with_equal_thresholds_does_not_decay_below_them() {
         accuracy: Accuracy::Global(30.0),
     };
     let x0 = thermostat::X { temp: 299.0 };
-    corpus_case!("relay without band", thermostat::Model, expected, (0.0, 3.0), x0, p);
+    corpus_case!(
+        "relay without band",
+        thermostat::Model,
+        expected,
+        (0.0, 3.0),
+        x0,
+        p
+    );
 }
 
 /// A thermostat in kelvin starting 0.2 K below its threshold: it switches off after
@@ -107,7 +131,14 @@ fn why_thermostat_starting_near_its_threshold_switches_at_the_right_time() {
         accuracy: Accuracy::Global(200.0),
     };
     let x0 = thermostat::X { temp: 299.8 };
-    corpus_case!("thermostat near its threshold", thermostat::Model, expected, (0.0, t_end), x0, p);
+    corpus_case!(
+        "thermostat near its threshold",
+        thermostat::Model,
+        expected,
+        (0.0, t_end),
+        x0,
+        p
+    );
 }
 
 /// A ball with restitution 1/2 dropped from 1 m bounces ever faster: the impacts accumulate at
@@ -132,5 +163,12 @@ fn zeno_ball() {
         accuracy: Accuracy::Exact,
     };
     let x0 = ball::X { h: 1.0, v: 0.0 };
-    corpus_case!("Zeno ball", ball::Model, expected, (0.0, 3.0), x0, ball::P { g: G, e });
+    corpus_case!(
+        "Zeno ball",
+        ball::Model,
+        expected,
+        (0.0, 3.0),
+        x0,
+        ball::P { g: G, e }
+    );
 }

@@ -6,9 +6,10 @@
 //! full tape's gradient bit for bit (`checkpointed_equals_full`).
 
 use hysens::runtime::{
-    solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, HybridOptions,
-    HybridOutputs, HybridProblem, HybridSolution, InitialStates, ModelSizes, Params, Sample,
-    Solver, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
+    solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, Fields,
+    HybridOptions, HybridOutputs, HybridProblem, HybridSolution, InitialStates, ModelSizes,
+    ModelTypes, Params, Sample, Solver, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34,
+    ESDIRK436L2SA,
 };
 
 /// `|a − b| ≤ rtol max(|a|, |b|) + 1e-13` (module docs); returns the relative difference.
@@ -42,7 +43,7 @@ pub fn compare<
     events: bool,
 ) -> f64
 where
-    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
 {
     let name = format!("{name} {}", tableau.name);
     let n = problem.sample_times.len();
@@ -126,12 +127,12 @@ where
         .sensitivities_to(Params::All, InitialStates::All)
         .samples(problem.sample_times)
         .data(problem.sample_data)
-        .algebraic_guess(&problem.z0)
+        .algebraic_guess(&Fields::from_array(problem.z0))
         .solve_into(
             problem.t0,
             problem.tf,
-            &problem.y0,
-            &problem.p,
+            &Fields::from_array(problem.y0),
+            &Fields::from_array(problem.p),
             &mut out,
             &mut all,
         )
@@ -200,7 +201,7 @@ pub fn checkpointed_equals_full<
     plan: StepPlan<'_>,
     full: &AdjointGradient<NY, NP>,
 ) where
-    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
 {
     let n = full.tape_len;
     for window in [1, 2, 3, 7, 64] {
@@ -257,7 +258,7 @@ pub fn every_tableau<
     events: bool,
 ) -> f64
 where
-    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
 {
     let a = compare(name, model, &ESDIRK23, problem, options, 1e-10, events);
     let b = compare(name, model, &ESDIRK34, problem, options, 1e-10, events);

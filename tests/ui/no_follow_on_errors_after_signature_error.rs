@@ -19,6 +19,6 @@ fn main() {
     let mut outputs = HybridOutputs { samples: &mut [], events: None, steps: None };
     let mut solution = HybridSolution::ZERO;
     let result = ball::Model.solve(&problem, &HybridOptions::new(1e-8, 1e-10), &mut outputs, &mut solution);
-    let p: [f64; 2] = ball::Model::parameters(&ball::P { g: 9.81, e: 0.9 });
+    let p: [f64; 2] = ball::Model::parameters(&ball::P { g: 9.81, e: 0.9 }).to_array();
     let _ = (result, p, state_names(&ball::Model), ball::Model::JACOBIAN_NONZEROS);
 }

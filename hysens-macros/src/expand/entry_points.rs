@@ -3,6 +3,7 @@
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
+use super::shell::parameters_type;
 use super::Target;
 use crate::kernels::hygienic;
 use crate::validate::Variables;
@@ -33,8 +34,8 @@ fn builder(target: &Target) -> TokenStream {
     }
 }
 
-/// `parameters` (the vector `p` from the parameter and input structs) and `problem` (a
-/// `HybridProblem` from the model's structs).
+/// `parameters` (the builder's parameters from the parameter and input structs), `gradient`
+/// and `problem` (a `HybridProblem` from the model's structs).
 fn problem_builders(variables: &Variables<'_>, target: &Target) -> TokenStream {
     let rt = &target.rt;
     let (ny, nz, np) = target.sizes();
@@ -46,17 +47,23 @@ fn problem_builders(variables: &Variables<'_>, target: &Target) -> TokenStream {
     // Arguments and the expressions of `p`, for the structs this model has.
     let with_args = [(variables.params, &params), (variables.inputs, &inputs)];
     let mut struct_args = Vec::new();
-    let mut p_values = Vec::new();
+    let mut copies = Vec::new();
     let mut p_args: Vec<&Ident> = Vec::new();
     for (s, arg) in with_args.into_iter() {
         if let Some(s) = s {
             let ty = &s.item.ident;
             struct_args.push(quote!(#arg: &#ty));
-            p_values.extend(s.field_names().iter().map(|f| quote!(#arg.#f)));
+            copies.push(quote!(#ty::from_array(#arg.to_array())));
             p_args.push(arg);
         }
     }
-    let parameters_doc = "The runtime's parameter vector `p`: the parameter fields, then the input fields, in declaration order.";
+    let params_ty = parameters_type(variables);
+    let parameters_value = match copies.as_slice() {
+        [params, inputs] => quote!(Parameters { params: #params, inputs: #inputs }),
+        [one] => one.clone(),
+        _ => quote!([]),
+    };
+    let parameters_doc = "The parameters as the builder's `solve` and `gradient` take them (a copy of the `#[params]` struct, or for a model with `#[inputs]` a `Parameters` of both); `.to_array()` gives the runtime's parameter vector `p`: the parameter fields, then the input fields, in declaration order.";
     let problem_doc = match variables.algebraic {
         Some(a) => format!(
             "The problem of solving from `t0` to `tf` from the states `x0`, for the no-heap core path, without sensitivities, samples or data; set those fields as needed. The guess of the algebraic variables (made consistent by the solver) is zero; set it by name: `problem.z0 = {}::{{ .. }}.to_array()`. The builder `solver()` is the easier path.",
@@ -66,8 +73,8 @@ fn problem_builders(variables: &Variables<'_>, target: &Target) -> TokenStream {
     };
     quote! {
         #[doc = #parameters_doc]
-        pub fn parameters(#(#struct_args),*) -> [f64; #np] {
-            [#(#p_values),*]
+        pub fn parameters(#(#struct_args),*) -> #params_ty {
+            #parameters_value
         }
 
         /// The objective `G` (all declared costs) from `t0` to `tf` and its gradient with
@@ -75,8 +82,9 @@ fn problem_builders(variables: &Variables<'_>, target: &Target) -> TokenStream {
         /// solve recording a tape, one backward pass (ESDIRK4(3)6L[2]SA, the builder's default
         /// tolerances). Look entries up by name: `gradient.wrt("k")`,
         /// `gradient.wrt(Wrt::InitialState("x"))`. For tolerances, samples and data, use
-        /// `solver()…gradient(..)`; for caller storage, `solve_adjoint`.
-        pub fn gradient(&self, t0: f64, tf: f64, #x0: &#states, #(#struct_args),*) -> Result<#rt::Gradient<#ny, #np>, #rt::SolveError> {
+        /// `solver()…gradient(..)`; for caller storage, `solve_adjoint`. On failure, the
+        /// error with the model's names and the forward solution up to it.
+        pub fn gradient(&self, t0: f64, tf: f64, #x0: &#states, #(#struct_args),*) -> Result<#rt::Gradient<#ny, #np>, #rt::SolveFailure<#states, #ny, #nz, #np>> {
             self.solver().gradient(t0, tf, #x0, &Self::parameters(#(#p_args),*))
         }
 
@@ -87,7 +95,7 @@ fn problem_builders(variables: &Variables<'_>, target: &Target) -> TokenStream {
                 tf,
                 y0: #x0.to_array(),
                 z0: [0.0; #nz],
-                p: Self::parameters(#(#p_args),*),
+                p: #rt::Fields::to_array(&Self::parameters(#(#p_args),*)),
                 sensitivities: None,
                 sample_times: &[],
                 sample_data: &[],

@@ -23,6 +23,7 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
         sampled: lowered.sampled,
     };
     let has_integral = costs.integral.is_some();
+    let has_sampled = costs.sampled.is_some();
     let uses_memory: Vec<bool> = lowered.modes.iter().map(|l| l.uses_memory).collect();
     let mut k = Kernels::new(lowered);
     let structures = k.jacobian_structures();
@@ -58,6 +59,7 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
             #guards
             #initial
             const HAS_INTEGRAL_COST: bool = #has_integral;
+            const HAS_SAMPLED_COST: bool = #has_sampled;
             #names
 
             #mode_methods

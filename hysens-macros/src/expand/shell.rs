@@ -10,14 +10,17 @@ use crate::kernels::hygienic;
 use crate::model::{Model, VariableStruct};
 use crate::validate::Variables;
 
-/// `Memory`, the array conversions, `Model` with its inherent sizes, names and entry points,
-/// and its `ModelSizes` implementation.
+/// `Memory`, the array conversions, `Parameters` (for a model with inputs), `Model` with its
+/// inherent sizes, names and entry points, and its `ModelSizes` and `ModelTypes`
+/// implementations.
 pub fn shell(model: &Model, variables: &Variables<'_>, target: &Target) -> TokenStream {
     let memory = memory_struct(
         &variables.states.item.ident,
         variables.algebraic.map(|a| &a.item.ident),
     );
     let conversions = variables.all().map(|s| array_conversions(s, &target.rt));
+    let parameters = parameters_struct(variables, &target.rt);
+    let types = model_types(variables, target);
     let summary = format!(
         "The hybrid model `{}` for the hysens runtime: {} differential state(s), {} algebraic variable(s), {} parameter(s) and input(s), {} mode(s), {} guard(s).",
         model.module.ident,
@@ -35,10 +38,99 @@ pub fn shell(model: &Model, variables: &Variables<'_>, target: &Target) -> Token
     quote! {
         #memory
         #(#conversions)*
+        #parameters
         #model_struct
         #inherent
         impl #rt::ModelSizes<#n, #ns> for Model {}
+        #types
     }
+}
+
+/// The type of the runtime's parameter vector `p` for the builder: the `#[params]` struct, the
+/// `#[inputs]` struct, `Parameters` when the model has both (`p` holds the parameters, then the
+/// inputs), or `[f64; 0]` when it has neither.
+pub fn parameters_type(variables: &Variables<'_>) -> TokenStream {
+    match (variables.params, variables.inputs) {
+        (Some(_), Some(_)) => quote!(Parameters),
+        (Some(s), None) | (None, Some(s)) => {
+            let ty = &s.item.ident;
+            quote!(#ty)
+        }
+        (None, None) => quote!([f64; 0]),
+    }
+}
+
+/// `impl ModelTypes for Model`: the builder takes the model's own state, algebraic and
+/// parameter types, so that arguments of the same size cannot be swapped (issue #19).
+fn model_types(variables: &Variables<'_>, target: &Target) -> TokenStream {
+    let rt = &target.rt;
+    let (ny, nz, np) = target.sizes();
+    let states = &variables.states.item.ident;
+    let algebraic = match variables.algebraic {
+        Some(a) => {
+            let ty = &a.item.ident;
+            quote!(#ty)
+        }
+        None => quote!([f64; 0]),
+    };
+    let params = parameters_type(variables);
+    quote! {
+        impl #rt::ModelTypes<#ny, #nz, #np> for Model {
+            type State = #states;
+            type Algebraic = #algebraic;
+            type Params = #params;
+        }
+    }
+}
+
+/// For a model with both `#[params]` and `#[inputs]`: `pub struct Parameters { params, inputs }`,
+/// what the builder takes as `p` (the runtime's vector holds both, parameters first), with its
+/// array conversions.
+fn parameters_struct(variables: &Variables<'_>, rt: &TokenStream) -> Option<TokenStream> {
+    let (params, inputs) = (variables.params?, variables.inputs?);
+    let (p_ty, u_ty) = (&params.item.ident, &inputs.item.ident);
+    let (p_fields, u_fields) = (params.field_names(), inputs.field_names());
+    let n = Literal::usize_unsuffixed(p_fields.len() + u_fields.len());
+    let p_indices = (0..p_fields.len()).map(Literal::usize_unsuffixed);
+    let u_indices =
+        (p_fields.len()..p_fields.len() + u_fields.len()).map(Literal::usize_unsuffixed);
+    let values = hygienic("values");
+    let doc = format!(
+        "The parameters and the inputs of the model together, as the runtime's parameter vector `p` holds them (the fields of `{p_ty}`, then those of `{u_ty}`): what the builder's `solve` and `gradient` take as parameters (`Model::parameters(&p, &u)` makes it)."
+    );
+    Some(quote! {
+        #[doc = #doc]
+        pub struct Parameters {
+            /// The parameters.
+            pub params: #p_ty,
+            /// The inputs.
+            pub inputs: #u_ty,
+        }
+
+        impl Parameters {
+            /// The parameters, then the inputs, as an array.
+            pub fn to_array(&self) -> [f64; #n] {
+                [#(self.params.#p_fields,)* #(self.inputs.#u_fields),*]
+            }
+
+            /// The struct from an array of the parameters, then the inputs.
+            pub fn from_array(#values: [f64; #n]) -> Self {
+                Parameters {
+                    params: #p_ty { #(#p_fields: #values[#p_indices]),* },
+                    inputs: #u_ty { #(#u_fields: #values[#u_indices]),* },
+                }
+            }
+        }
+
+        impl #rt::Fields<#n> for Parameters {
+            fn to_array(&self) -> [f64; #n] {
+                Parameters::to_array(self)
+            }
+            fn from_array(#values: [f64; #n]) -> Self {
+                Parameters::from_array(#values)
+            }
+        }
+    })
 }
 
 /// `pub struct Memory { pub y: X, pub z: Z }`, the user-facing type of `&Memory` parameters.
@@ -120,6 +212,7 @@ fn inherent_items(model: &Model, variables: &Variables<'_>, target: &Target) -> 
     let entry_points = entry_points(variables, target);
     let rt = &target.rt;
     let n = Literal::usize_unsuffixed(target.ny + target.nz);
+    let describe_doc = "`error` with this model's names: modes and guards by the names of their functions, a switching surface's guards with the surface's name (`SolveError`'s own `Display` prints their indices). For the errors of the no-heap solves; the builder's `SolveFailure` prints this way already.";
     quote! {
         impl Model {
             /// Number of differential states `y`.
@@ -138,6 +231,13 @@ fn inherent_items(model: &Model, variables: &Variables<'_>, target: &Target) -> 
             pub const OUTPUT_NAMES: &'static [&'static str] = &[#(#output_names),*];
             #mode_name
             #guard_name
+            #[doc = #describe_doc]
+            pub fn describe(error: &#rt::SolveError) -> #rt::Described<'static> {
+                error.describe(
+                    <Self as #rt::HybridModel<#ny, #nz, #np>>::MODES,
+                    <Self as #rt::HybridModel<#ny, #nz, #np>>::GUARDS,
+                )
+            }
             #entry_points
         }
     }

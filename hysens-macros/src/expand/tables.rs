@@ -34,10 +34,11 @@ pub fn modes(
     quote!(const MODES: &'static [#rt::ModeInfo] = &[#(#modes),*];)
 }
 
-/// `GUARDS`: each guard's name, modes, direction and whether it has a reset: the `#[guard]`
-/// functions, then for each switching surface its four guards with their crossing targets,
-/// the declared guards of its two modes watched in its sliding mode (same name, target,
-/// direction and reset), and a guard on each surface it meets (either direction; the event is
+/// `GUARDS`: each guard's name, modes, direction, whether it has a reset and the switching
+/// surface it watches: the `#[guard]` functions, then for each switching surface its four
+/// guards with their crossing targets (watching that surface), the declared guards of its two
+/// modes watched in its sliding mode (same name, target, direction and reset; no surface), and
+/// a guard on each surface it meets (either direction, watching the surface met; the event is
 /// an error, its static target is never entered).
 pub fn guards(checked: &Checked<'_>, rt: &TokenStream) -> TokenStream {
     let model = checked.model;
@@ -48,7 +49,7 @@ pub fn guards(checked: &Checked<'_>, rt: &TokenStream) -> TokenStream {
         .zip(&checked.resets)
         .map(|((guard, (from, to, _)), reset)| {
             let name = guard.func.sig.ident.to_string();
-            (name, *from, *to, guard.direction, reset.is_some())
+            (name, *from, *to, guard.direction, reset.is_some(), None)
         })
         .collect();
     let mut generated = Vec::new();
@@ -57,35 +58,49 @@ pub fn guards(checked: &Checked<'_>, rt: &TokenStream) -> TokenStream {
         for guard in SurfaceGuard::ALL {
             let from = place.mode(guard.watched_in());
             let to = place.mode(guard.crossing_target());
-            generated.push((guard.name(surface), from, to, guard.direction(), false));
+            let watched = Some(surface.func.sig.ident.to_string());
+            generated.push((
+                guard.name(surface),
+                from,
+                to,
+                guard.direction(),
+                false,
+                watched,
+            ));
         }
         for (_, g) in place.inherited_guards() {
-            let (name, _, to, direction, has_reset) = declared[g].clone();
-            generated.push((name, place.sliding, to, direction, has_reset));
+            let (name, _, to, direction, has_reset, _) = declared[g].clone();
+            generated.push((name, place.sliding, to, direction, has_reset, None));
         }
         for (_, other) in place.meeting_guards() {
-            let name = meeting_guard_name(surface, &model.surfaces[other]);
-            generated.push((name, place.sliding, place.sliding, Direction::Either, false));
+            let met = &model.surfaces[other];
+            let name = meeting_guard_name(surface, met);
+            let watched = Some(met.func.sig.ident.to_string());
+            let (sliding, either) = (place.sliding, Direction::Either);
+            generated.push((name, sliding, sliding, either, false, watched));
         }
     }
-    let guards =
-        declared
-            .into_iter()
-            .chain(generated)
-            .map(|(name, from, to, direction, has_reset)| {
-                let direction = match direction {
-                    Direction::Rising => quote!(Rising),
-                    Direction::Falling => quote!(Falling),
-                    Direction::Either => quote!(Either),
-                };
-                quote!(#rt::GuardInfo {
-                    name: #name,
-                    from: #from,
-                    to: #to,
-                    direction: #rt::Direction::#direction,
-                    has_reset: #has_reset
-                })
-            });
+    let guards = declared.into_iter().chain(generated).map(
+        |(name, from, to, direction, has_reset, surface)| {
+            let direction = match direction {
+                Direction::Rising => quote!(Rising),
+                Direction::Falling => quote!(Falling),
+                Direction::Either => quote!(Either),
+            };
+            let surface = match surface {
+                Some(s) => quote!(::core::option::Option::Some(#s)),
+                None => quote!(::core::option::Option::None),
+            };
+            quote!(#rt::GuardInfo {
+                name: #name,
+                from: #from,
+                to: #to,
+                direction: #rt::Direction::#direction,
+                has_reset: #has_reset,
+                surface: #surface
+            })
+        },
+    );
     quote!(const GUARDS: &'static [#rt::GuardInfo] = &[#(#guards),*];)
 }
 

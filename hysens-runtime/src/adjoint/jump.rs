@@ -678,6 +678,7 @@ mod tests {
             to: 1,
             direction: Direction::Either,
             has_reset: true,
+            surface: None,
         }];
         const STATE_NAMES: [&'static str; NY] = [""; NY];
         const PARAMETER_NAMES: [&'static str; NP] = [""; NP];

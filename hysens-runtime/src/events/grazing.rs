@@ -14,8 +14,8 @@
 //! are [`crate::SolveError::GrazingEvent`]. A touch that does not cross is no event at all
 //! (`locate.rs`).
 
-use super::arming::{rate_tolerance, Entry};
 use super::algebraic_rate;
+use super::arming::{rate_tolerance, Entry};
 use crate::model::{HybridModel, Point, ScalarPartials};
 use crate::options::Options;
 

@@ -27,8 +27,17 @@ pub(crate) fn fires(direction: Direction, armed: f64, v: f64) -> bool {
 }
 
 /// One guard along the dense output of the computed (not accepted) step `trial`.
-pub(crate) struct DenseGuard<'s, 'i, 'm, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
-{
+pub(crate) struct DenseGuard<
+    's,
+    'i,
+    'm,
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+> {
     it: &'s ModeIntegrator<'i, 'm, M, S, NY, NZ, NP, N>,
     adapter: &'s ModeAdapter<'m, M, NY, NZ, NP>,
     p: &'s [f64; NP],
@@ -36,8 +45,17 @@ pub(crate) struct DenseGuard<'s, 'i, 'm, M, const S: usize, const NY: usize, con
     h: f64,
 }
 
-impl<'s, 'i, 'm, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
-    DenseGuard<'s, 'i, 'm, M, S, NY, NZ, NP, N>
+impl<
+        's,
+        'i,
+        'm,
+        M,
+        const S: usize,
+        const NY: usize,
+        const NZ: usize,
+        const NP: usize,
+        const N: usize,
+    > DenseGuard<'s, 'i, 'm, M, S, NY, NZ, NP, N>
 where
     M: HybridModel<NY, NZ, NP>,
 {
@@ -70,7 +88,15 @@ where
         if theta == 1.0 {
             return (ys[S - 1], zs[S - 1]);
         }
-        hermite(theta, self.h, &ys[0], &ys[S - 1], &fs[0], &fs[S - 1], &mut y);
+        hermite(
+            theta,
+            self.h,
+            &ys[0],
+            &ys[S - 1],
+            &fs[0],
+            &fs[S - 1],
+            &mut y,
+        );
         lerp(theta, &zs[0], &zs[S - 1], &mut z);
         (y, z)
     }
@@ -78,7 +104,9 @@ where
     /// The guard at `θ` (the step's own end points at `θ = 0, 1`).
     pub(crate) fn value(&self, theta: f64) -> Result<f64, SolveError> {
         let (y, z) = self.state(theta);
-        let at = self.adapter.point(self.it.t() + theta * self.h, &y, &z, self.p);
+        let at = self
+            .adapter
+            .point(self.it.t() + theta * self.h, &y, &z, self.p);
         let v = self.adapter.model().guard(self.guard, &at);
         if v.is_finite() {
             Ok(v)
@@ -95,7 +123,9 @@ where
     /// of its value `v` there (`events/arming.rs`).
     pub(crate) fn zero_band(&self, theta: f64, v: f64) -> f64 {
         let (y, z) = self.state(theta);
-        let at = self.adapter.point(self.it.t() + theta * self.h, &y, &z, self.p);
+        let at = self
+            .adapter
+            .point(self.it.t() + theta * self.h, &y, &z, self.p);
         let mut d = ScalarPartials::ZERO;
         self.adapter.model().guard_partials(self.guard, &at, &mut d);
         ZERO_ULPS * f64::EPSILON * value_scale(v, &d, &at)
@@ -107,7 +137,11 @@ where
     pub(crate) fn second_derivative(&self, theta: f64) -> Result<f64, SolveError> {
         let dt = 1e-3;
         let mid = theta.clamp(dt, 1.0 - dt);
-        let (a, m, b) = (self.value(mid - dt)?, self.value(mid)?, self.value(mid + dt)?);
+        let (a, m, b) = (
+            self.value(mid - dt)?,
+            self.value(mid)?,
+            self.value(mid + dt)?,
+        );
         Ok((a - 2.0 * m + b) / (dt * self.h * dt * self.h))
     }
 
@@ -117,8 +151,18 @@ where
         let (ys, zs, fs) = self.it.stages();
         let (y, z) = self.state(theta);
         let mut ydot = [0.0; NY];
-        hermite_derivative(theta, self.h, &ys[0], &ys[S - 1], &fs[0], &fs[S - 1], &mut ydot);
-        let at = self.adapter.point(self.it.t() + theta * self.h, &y, &z, self.p);
+        hermite_derivative(
+            theta,
+            self.h,
+            &ys[0],
+            &ys[S - 1],
+            &fs[0],
+            &fs[S - 1],
+            &mut ydot,
+        );
+        let at = self
+            .adapter
+            .point(self.it.t() + theta * self.h, &y, &z, self.p);
         let mut d = ScalarPartials::ZERO;
         let model = self.adapter.model();
         model.guard_partials(self.guard, &at, &mut d);
@@ -141,8 +185,18 @@ where
 
 /// The values of one guard at the scan points `θ_k = k/SCAN`, `k = 0..=SCAN`, of a step, with
 /// the quartic through the even ones and the guard's round-off band at the step's start.
-struct Scan<'d, 's, 'i, 'm, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
-{
+struct Scan<
+    'd,
+    's,
+    'i,
+    'm,
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+> {
     dense: &'d DenseGuard<'s, 'i, 'm, M, S, NY, NZ, NP, N>,
     values: [f64; SCAN + 1],
     quartic: Quartic,
@@ -184,8 +238,7 @@ where
             let firing = fires(direction, cs, v);
             // A crossing: beyond zero, or on it and moving on across (decided by the flow, as
             // at a mode's entry); on it and turning back is a tangency, no event.
-            if firing
-                && (v.abs() > self.band || fires_moving(direction, self.dense.moving(theta)))
+            if firing && (v.abs() > self.band || fires_moving(direction, self.dense.moving(theta)))
             {
                 let start = match last {
                     Some(point) => point,
@@ -261,12 +314,22 @@ where
     /// at the extremum of `s·h` on `[a, b]` found by successive parabolic interpolation from
     /// `(a, guess, b)` (exact in one step for a guard quadratic in `θ` near its extremum, so a
     /// turn past zero by a few ulps of the guard is seen).
-    fn confirm(&self, a: f64, b: f64, guess: f64, s: f64) -> Result<Option<(f64, f64)>, SolveError> {
+    fn confirm(
+        &self,
+        a: f64,
+        b: f64,
+        guess: f64,
+        s: f64,
+    ) -> Result<Option<(f64, f64)>, SolveError> {
         let at = |theta: f64| -> Result<(f64, f64), SolveError> {
             Ok((theta, s * self.dense.value(theta)?))
         };
         let across = |(theta, sv): (f64, f64)| (sv > self.band).then_some((theta, s * sv));
-        let guess = if guess > a && guess < b { guess } else { 0.5 * (a + b) };
+        let guess = if guess > a && guess < b {
+            guess
+        } else {
+            0.5 * (a + b)
+        };
         // Three points bracketing the extremum of s·h, the middle one the largest.
         let (mut p0, mut p1, mut p2) = (at(a)?, at(guess)?, at(b)?);
         for _ in 0..TURN_EVALUATIONS {

@@ -63,9 +63,9 @@ mod polish;
 mod reset;
 
 pub(crate) use arming::{algebraic_rate, arming_sign, fires_at_entry, AfterEvent, Armed, Entry};
+pub(crate) use grazing::is_grazing;
 pub(crate) use locate::detect;
 pub(crate) use polish::polish;
-pub(crate) use grazing::is_grazing;
 pub(crate) use reset::{apply_event, PostEvent, PreEvent, Zeno};
 
 use crate::model::ModeAdapter;

@@ -189,18 +189,19 @@ impl Zeno {
         events: usize,
         options: &HybridOptions<NY, NZ>,
     ) -> Result<(), SolveError> {
-        let too_many = SolveError::TooManyEvents {
+        let too_many = |zeno| SolveError::TooManyEvents {
             t,
             mode,
             count: events,
+            zeno,
         };
         if events >= options.max_events {
-            return Err(too_many);
+            return Err(too_many(false));
         }
         if t - self.last_event_t <= options.min_event_separation * t.abs().max(1.0) {
             self.close_events += 1;
             if self.close_events >= crate::ZENO_CLOSE_EVENTS {
-                return Err(too_many);
+                return Err(too_many(true));
             }
         } else {
             self.close_events = 0;

@@ -30,7 +30,9 @@ pub struct HybridProblem<'a, const NY: usize, const NZ: usize, const NP: usize> 
     pub sensitivities: Option<[[f64; NP]; NY]>,
     /// Output times, non-decreasing, in `[t0, t_f]`. The integrator lands exactly on each one.
     pub sample_times: &'a [f64],
-    /// One datum per sample time for the sampled cost `ℓ(t_k, y, z, p, d_k)`, or empty (all 0).
+    /// One datum per sample time for the sampled cost `ℓ(t_k, y, z, p, d_k)`; empty only for a
+    /// model without a sampled cost ([`crate::HybridModel::HAS_SAMPLED_COST`]: with one, no
+    /// data is an error).
     pub sample_data: &'a [f64],
 }
 
@@ -39,11 +41,13 @@ pub struct HybridProblem<'a, const NY: usize, const NZ: usize, const NP: usize> 
 pub struct HybridOptions<const NY: usize, const NZ: usize> {
     /// Settings of the ESDIRK integrator (tolerances, step limits, Newton).
     pub integrator: Options<NY, NZ>,
-    /// Maximum number of events; more is reported as Zeno behaviour
-    /// ([`crate::SolveError::TooManyEvents`]). Default 10 000.
+    /// Maximum number of events; the solve stops at the next one with
+    /// [`crate::SolveError::TooManyEvents`] (`zeno: false`, the message names this cap).
+    /// Default 10 000.
     pub max_events: usize,
     /// Events closer together than `min_event_separation · max(1, |t|)` count as "vanishing
-    /// separation"; [`ZENO_CLOSE_EVENTS`] of them in a row are reported as Zeno behaviour.
+    /// separation"; [`ZENO_CLOSE_EVENTS`] of them in a row are reported as Zeno behaviour
+    /// ([`crate::SolveError::TooManyEvents`] with `zeno: true`).
     /// Default `1e-10`.
     pub min_event_separation: f64,
     /// Grazing test: a crossing whose rate the solution does not resolve,

@@ -97,6 +97,7 @@ use crate::tableau::Tableau;
 ///     const MODES: &'static [ModeInfo] = &[ModeInfo { name: "flight", uses_memory: false, constant_jacobian: true }];
 ///     const GUARDS: &'static [GuardInfo] = &[GuardInfo {
 ///         name: "impact", from: 0, to: 0, direction: Direction::Falling, has_reset: true,
+///         surface: None,
 ///     }];
 ///     const STATE_NAMES: [&'static str; 2] = ["h", "v"];
 ///     const PARAMETER_NAMES: [&'static str; 2] = ["g", "gamma"];
@@ -658,7 +659,9 @@ where
         let options = self.options;
         if crossing.is_some_and(|cr| {
             let (integrator, tol) = (&options.integrator, options.grazing_tol);
-            events::is_grazing(self.model, guard, mode, &at, integrator, post.hdot, cr.hddot, tol)
+            events::is_grazing(
+                self.model, guard, mode, &at, integrator, post.hdot, cr.hddot, tol,
+            )
         }) {
             return Err(SolveError::GrazingEvent { t, mode, guard });
         }

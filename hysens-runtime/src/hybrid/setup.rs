@@ -13,11 +13,17 @@ where
     R: Recorder<S, NY, NZ>,
 {
     /// Checks the problem, the options and the model's tables before anything is evaluated.
+    ///
+    /// Each error names the input that is wrong: the time span ([`SolveError::InvalidTimeSpan`]
+    /// says which of `t0`, `tf`), then the initial state, the algebraic guess and the
+    /// parameters, in that order — the builder appends the initial states to the parameters
+    /// for initial-state sensitivities (`solver/extended.rs`), so a non-finite initial state
+    /// must be found as such before the parameters are checked.
     pub(super) fn validate(&self) -> Result<(), SolveError> {
         let pr = self.problem;
         let t0 = pr.t0;
         if !t0.is_finite() || !pr.tf.is_finite() || pr.tf < t0 {
-            return Err(self.invalid(t0, 0, "time span"));
+            return Err(SolveError::InvalidTimeSpan { t0, tf: pr.tf });
         }
         if let Some(what) = self.options.invalid_setting() {
             return Err(self.invalid(t0, 0, what));
@@ -27,18 +33,18 @@ where
             mode: 0,
             what,
         };
-        if !all_finite(&pr.p) {
-            return Err(nonfinite("parameters"));
-        }
         if !all_finite(&pr.y0) {
-            return Err(nonfinite("initial y"));
+            return Err(nonfinite("the initial state"));
         }
         if !all_finite(&pr.z0) {
-            return Err(nonfinite("initial z"));
+            return Err(nonfinite("the guess of the initial algebraic variables"));
+        }
+        if !all_finite(&pr.p) {
+            return Err(nonfinite("the parameters"));
         }
         if let Some(s0) = &pr.sensitivities {
             if !s0.iter().all(all_finite) {
-                return Err(nonfinite("initial sensitivities"));
+                return Err(nonfinite("the initial sensitivities"));
             }
         }
         let mut prev = t0;
@@ -50,6 +56,15 @@ where
         }
         if !pr.sample_data.is_empty() && pr.sample_data.len() != pr.sample_times.len() {
             return Err(self.invalid(t0, 0, "sample data (one datum per sample time)"));
+        }
+        // A sampled cost reads a datum per sample; without data it would be evaluated against
+        // zeros, a cost nobody asked for (issue #19).
+        if M::HAS_SAMPLED_COST && pr.sample_data.is_empty() && !pr.sample_times.is_empty() {
+            return Err(self.invalid(
+                t0,
+                0,
+                "sample data: the model's sampled cost reads one datum per sample time; give them with `Solver::data` (or `HybridProblem::sample_data`)",
+            ));
         }
         if M::GUARDS.len() > MAX_GUARDS {
             return Err(self.invalid(t0, 0, "number of guards (at most 128)"));
@@ -101,7 +116,8 @@ where
         };
         match mode {
             Some(m) if m < M::MODES.len() => Ok(m),
-            _ => Err(self.invalid(pr.t0, 0, "initial mode")),
+            Some(_) => Err(self.invalid(pr.t0, 0, "initial mode (past the mode table)")),
+            None => Err(SolveError::NoInitialMode { t: pr.t0 }),
         }
     }
 

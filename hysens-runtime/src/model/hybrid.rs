@@ -159,6 +159,11 @@ pub struct GuardInfo {
     pub direction: Direction,
     /// Whether it has a reset (otherwise `y⁺ = y⁻`).
     pub has_reset: bool,
+    /// The switching surface whose function the guard watches, by name, for the guards a
+    /// `#[switching_surface]` generates (its crossings and exits, and the guard of a sliding
+    /// mode on a surface it meets); `None` for a declared guard. Errors name the surface by it
+    /// ([`crate::SolveError::describe`]).
+    pub surface: Option<&'static str>,
 }
 
 /// What a guard's event leads to ([`HybridModel::event_target`]).
@@ -199,7 +204,8 @@ pub enum InitialMode {
 /// no costs. A model that *has* one of these must implement the matching methods; a default
 /// left in place for a function that is there gives wrong sensitivities, not an error.
 /// Besides this trait the runtime needs [`ModelSizes`] (the sizes stable Rust cannot compute
-/// from `NY, NZ, NP` in generic code).
+/// from `NY, NZ, NP` in generic code), and the [`crate::Solver`] builder [`crate::ModelTypes`]
+/// (the types of its inputs).
 pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
     /// The modes, indexed by mode number.
     const MODES: &'static [ModeInfo];
@@ -216,6 +222,11 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
     /// Whether the model has an integral cost. `false` lets the solver skip the per-step
     /// quadrature (`integral_cost` is then never called); the default `true` is always correct.
     const HAS_INTEGRAL_COST: bool = true;
+    /// Whether the model has a sampled cost `ℓ(t_k, y, z, p, d_k)`, which reads one datum per
+    /// sample time: a solve with sample times and no data is then an error (rather than `ℓ`
+    /// evaluated against data 0). The default `false` skips that check (it changes nothing
+    /// else); `#[hybrid_model]` sets it.
+    const HAS_SAMPLED_COST: bool = false;
 
     /// `f = f(t, y, z, p, m)` and `g = g(t, y, z, p, m)` of `mode`.
     fn residual(

@@ -83,6 +83,7 @@ where
     /// Not read by the solver; the builder names directions from the original model.
     const PARAMETER_NAMES: [&'static str; NS] = [""; NS];
     const HAS_INTEGRAL_COST: bool = M::HAS_INTEGRAL_COST;
+    const HAS_SAMPLED_COST: bool = M::HAS_SAMPLED_COST;
 
     #[inline]
     fn residual(

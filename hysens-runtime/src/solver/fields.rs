@@ -1,10 +1,11 @@
-//! Typed variables: a model's `X`, `Z`, `P` structs seen as the runtime's arrays.
+//! Typed variables: a model's `X`, `Z`, `P` structs seen as the runtime's arrays, and the
+//! model's own types of the builder's inputs.
 
 /// A struct of `K` named `f64` fields, seen as the runtime's `[f64; K]` in declaration order.
 ///
 /// `#[hybrid_model]` implements it for the model's `#[states]`, `#[algebraic]`, `#[params]` and
-/// `#[inputs]` structs; `[f64; K]` implements it too, so hand-written models and callers that
-/// hold arrays use the same entry points.
+/// `#[inputs]` structs (and for its `Parameters`, the parameters and inputs of a model with
+/// inputs); `[f64; K]` implements it too, for hand-written models.
 pub trait Fields<const K: usize>: Sized {
     /// The fields as an array, in declaration order.
     fn to_array(&self) -> [f64; K];
@@ -19,4 +20,26 @@ impl<const K: usize> Fields<K> for [f64; K] {
     fn from_array(values: [f64; K]) -> Self {
         values
     }
+}
+
+/// The types a model's solves take: its initial state, its algebraic variables and its
+/// parameters, each a [`Fields`] of the model's size.
+///
+/// The [`crate::Solver`] builder takes and returns these types, not bare arrays, so that two
+/// inputs of the same size cannot be swapped: a ball's state `X { h, v }` and parameters
+/// `P { g, e }` are both two numbers, and `solve(t0, tf, &p, &x0)` is a compile error rather
+/// than a solve with `g = 1, e = 0` (issue #19).
+///
+/// `#[hybrid_model]` implements it with the model's `#[states]` and `#[algebraic]` structs and
+/// its parameters: the `#[params]` struct, or for a model with `#[inputs]` the generated
+/// `Parameters { params, inputs }` (what `Model::parameters(&p, &u)` returns), as `p` holds
+/// both. A hand-written model implements it with arrays (`type State = [f64; 2];` …), or with
+/// structs of its own.
+pub trait ModelTypes<const NY: usize, const NZ: usize, const NP: usize> {
+    /// The differential states (the initial state `x0`, the final state of a solution).
+    type State: Fields<NY>;
+    /// The algebraic variables (the guess `z0` of [`crate::Solver::algebraic_guess`]).
+    type Algebraic: Fields<NZ>;
+    /// The parameters, inputs included.
+    type Params: Fields<NP>;
 }

@@ -1,10 +1,13 @@
 //! The owned gradient of [`super::Solver::gradient`] (feature `std`): the objective and its
 //! gradient with respect to every parameter and every initial state, by the discrete adjoint.
+//! A failure is the [`SolveFailure`] of [`super::Solver::solve`]: the error with the model's
+//! names and the forward solution up to it (its events, samples and statistics).
 
 use std::vec;
 
 use super::selection::{index_of, Wrt};
-use super::{Fields, Solver};
+use super::solution::Raw;
+use super::{Fields, ModelTypes, ParamsOf, SolveFailure, Solver, StateOf};
 use std::vec::Vec;
 
 use crate::adjoint::{
@@ -13,7 +16,7 @@ use crate::adjoint::{
 use crate::error::SolveError;
 use crate::model::{AdjointProducts, ModelSizes};
 use crate::stats::Stats;
-use crate::{HybridOutputs, HybridSolution, Sample, StepPlan};
+use crate::StepPlan;
 
 /// Tape entries the owned gradient makes room for at first; a longer solve is computed again
 /// with four times the room (deterministically, so with the same results).
@@ -63,7 +66,7 @@ impl<
         const NS: usize,
     > Solver<'_, M, S, NY, NZ, NP, N, NS>
 where
-    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
+    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
 {
     /// The objective and its gradient with respect to **all** parameters and initial states
     /// by the discrete adjoint: one forward solve that records a tape of its steps and events,
@@ -76,76 +79,78 @@ where
     /// long for it is computed again with the room it named ([`SolveError::TapeFull`]); for
     /// caller storage, no heap and checkpointing, use [`crate::solve_adjoint`].
     ///
+    /// On failure, the [`SolveFailure`] of [`Solver::solve`]: the error, the name of its mode
+    /// and the forward solution up to it (without sensitivities).
+    ///
     /// Runs on a larger stack segment when the thread has less stack left than the model
     /// needs ([`crate::stack_estimate`]), so any thread can call it, whatever the model's
     /// size.
-    pub fn gradient<X: Fields<NY>>(
+    pub fn gradient(
         &self,
         t0: f64,
         tf: f64,
-        x0: &X,
-        p: &impl Fields<NP>,
-    ) -> Result<Gradient<NY, NP>, SolveError> {
+        x0: &StateOf<M, NY, NZ, NP>,
+        p: &ParamsOf<M, NY, NZ, NP>,
+    ) -> Result<Gradient<NY, NP>, SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>> {
         crate::stack::on_stack(Self::PARAMS_STACK_ESTIMATE, || {
             self.gradient_here(t0, tf, x0, p)
         })
     }
 
     /// [`Solver::gradient`] on the current stack.
-    fn gradient_here<X: Fields<NY>>(
+    fn gradient_here(
         &self,
         t0: f64,
         tf: f64,
-        x0: &X,
-        p: &impl Fields<NP>,
-    ) -> Result<Gradient<NY, NP>, SolveError> {
+        x0: &StateOf<M, NY, NZ, NP>,
+        p: &ParamsOf<M, NY, NZ, NP>,
+    ) -> Result<Gradient<NY, NP>, SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>> {
         let problem = self.problem(t0, tf, x0.to_array(), p.to_array(), None);
+        let forward = Forward {
+            model: self.model,
+            tableau: self.tableau,
+            problem: &problem,
+            options: &self.options,
+            plan: StepPlan::Adaptive,
+        };
+        let (n_samples, max_events) = (self.sample_times.len(), self.options.max_events);
         let mut capacity = FIRST_TAPE_CAPACITY;
         loop {
             let mut tape = vec![TapeStep::<S, NY, NZ>::ZERO; capacity];
-            let mut samples = vec![Sample::ZERO; self.sample_times.len()];
-            let mut solution = HybridSolution::ZERO;
             let mut gradient = AdjointGradient::ZERO;
             let mut adjoint_points = Vec::new();
-            let forward = Forward {
-                model: self.model,
-                tableau: self.tableau,
-                problem: &problem,
-                options: &self.options,
-                plan: StepPlan::Adaptive,
-            };
-            let result = adjoint::<M, S, NY, NZ, NP, N>(
-                &forward,
-                AdjointTape::full(&mut tape),
-                &mut HybridOutputs {
-                    samples: &mut samples,
-                    events: None,
-                    steps: None,
-                },
-                &mut solution,
-                &mut gradient,
-                Some(&mut |point| adjoint_points.push(point)),
-            );
-            match result {
-                Err(SolveError::TapeFull { needed, .. }) if needed > capacity => {
+            // The forward solve logs its events too (room as for `solve`), so that a failure
+            // has the partial solution `solve` would give.
+            let raw = Raw::<NY, NZ, NP>::run(n_samples, max_events, |outputs, solution| {
+                adjoint_points.clear();
+                adjoint::<M, S, NY, NZ, NP, N>(
+                    &forward,
+                    AdjointTape::full(&mut tape),
+                    outputs,
+                    solution,
+                    &mut gradient,
+                    Some(&mut |point| adjoint_points.push(point)),
+                )
+            });
+            if let Err(SolveError::TapeFull { needed, .. }) = raw.result() {
+                if needed > capacity {
                     capacity = needed;
-                }
-                Err(error) => return Err(error),
-                Ok(()) => {
-                    adjoint_points.reverse();
-                    adjoint_points.dedup();
-                    return Ok(Gradient {
-                        adjoint: adjoint_points,
-                        cost: solution.cost,
-                        params: gradient.p,
-                        initial_states: gradient.y0,
-                        stats: solution.stats,
-                        adjoint_stats: gradient.stats,
-                        state_names: M::STATE_NAMES,
-                        parameter_names: M::PARAMETER_NAMES,
-                    });
+                    continue;
                 }
             }
+            let solution = raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(Vec::new(), |_| 0)?;
+            adjoint_points.reverse();
+            adjoint_points.dedup();
+            return Ok(Gradient {
+                adjoint: adjoint_points,
+                cost: solution.cost,
+                params: gradient.p,
+                initial_states: gradient.y0,
+                stats: solution.stats,
+                adjoint_stats: gradient.stats,
+                state_names: M::STATE_NAMES,
+                parameter_names: M::PARAMETER_NAMES,
+            });
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The solving API: [`Solver`], a builder over the no_std core [`crate::solve`], with the
 //! selection of sensitivity directions (`selection.rs`), the model extended by its initial
-//! states (`extended.rs`), typed variables (`fields.rs`) and the owned solution
-//! (`solution.rs`, feature `std`).
+//! states (`extended.rs`), typed variables and the model's own input types (`fields.rs`:
+//! [`ModelTypes`], so that the initial state and the parameters cannot be swapped) and the
+//! owned solution and failure (`solution.rs`, feature `std`).
 
 mod extended;
 mod fields;
@@ -11,7 +12,7 @@ mod selection;
 #[cfg(feature = "std")]
 mod solution;
 
-pub use fields::Fields;
+pub use fields::{Fields, ModelTypes};
 #[cfg(feature = "std")]
 pub use gradient::Gradient;
 pub use selection::{InitialStates, Params, Variable, Wrt};
@@ -29,10 +30,21 @@ use crate::{HybridOptions, HybridOutputs, HybridProblem, HybridSolution, StepPla
 use extended::Extended;
 use selection::Selection;
 
+/// The model's state type ([`ModelTypes::State`]).
+type StateOf<M, const NY: usize, const NZ: usize, const NP: usize> =
+    <M as ModelTypes<NY, NZ, NP>>::State;
+/// The model's algebraic type ([`ModelTypes::Algebraic`]).
+type AlgebraicOf<M, const NY: usize, const NZ: usize, const NP: usize> =
+    <M as ModelTypes<NY, NZ, NP>>::Algebraic;
+/// The model's parameter type ([`ModelTypes::Params`]).
+type ParamsOf<M, const NY: usize, const NZ: usize, const NP: usize> =
+    <M as ModelTypes<NY, NZ, NP>>::Params;
+
 /// A configured solve of a hybrid model.
 ///
 /// Made by the generated `Model::solver()` (or [`Solver::new`] for a hand-written model);
-/// every setting has a default: tolerances `rtol = 1e-6`, `atol = 1e-8`, Kennedy &
+/// it takes the model's own types ([`ModelTypes`]: the initial state as the model's `X`, the
+/// parameters as its `P`), so swapping them does not compile. Every setting has a default: tolerances `rtol = 1e-6`, `atol = 1e-8`, Kennedy &
 /// Carpenter's ESDIRK4(3)6L\[2\]SA, no sensitivities, no samples, algebraic guess zero.
 ///
 /// ```text
@@ -120,9 +132,10 @@ impl<
 impl<'a, M, const NY: usize, const NZ: usize, const NP: usize, const N: usize, const NS: usize>
     Solver<'a, M, 6, NY, NZ, NP, N, NS>
 where
-    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
+    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
 {
-    /// A solver of `model` with the defaults listed on [`Solver`].
+    /// A solver of `model` with the defaults listed on [`Solver`]. A hand-written model
+    /// implements [`ModelTypes`] for it (arrays will do: `type State = [f64; NY];` …).
     pub fn new(model: &'a M) -> Self {
         const {
             assert!(
@@ -154,7 +167,7 @@ impl<
         const NS: usize,
     > Solver<'a, M, S, NY, NZ, NP, N, NS>
 where
-    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
+    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
 {
     /// Bytes of stack [`Solver::solve_into`] needs, with the margin of
     /// [`crate::stack_estimate`] (`NS` sensitivity columns, this solver's tableau). With
@@ -192,7 +205,9 @@ where
         self
     }
 
-    /// The maximum number of events before the solve reports Zeno behaviour.
+    /// The cap on the number of events (default 10 000): the solve stops at the next one with
+    /// [`SolveError::TooManyEvents`]. (Events that accumulate in time stop it earlier, as Zeno
+    /// behaviour: [`HybridOptions::min_event_separation`].)
     pub fn max_events(mut self, max_events: usize) -> Self {
         self.options.max_events = max_events;
         self
@@ -232,7 +247,9 @@ where
         self
     }
 
-    /// One datum per sample time for the sampled cost `ℓ(t_k, y, z, p, d_k)`.
+    /// One datum per sample time for the sampled cost `ℓ(t_k, y, z, p, d_k)`. Required with
+    /// sample times when the model has a sampled cost
+    /// ([`crate::HybridModel::HAS_SAMPLED_COST`]): a solve without them is an error.
     pub fn data(mut self, data: &'a [f64]) -> Self {
         self.sample_data = data;
         self
@@ -241,7 +258,7 @@ where
     /// The guess of the initial algebraic variables, made consistent with `g = 0` by Newton's
     /// method (if the first mode reads the memory `z*`, pass consistent values: the memory of
     /// the first mode is `(y0, z0)` with this `z0`).
-    pub fn algebraic_guess(mut self, z0: &impl Fields<NZ>) -> Self {
+    pub fn algebraic_guess(mut self, z0: &AlgebraicOf<M, NY, NZ, NP>) -> Self {
         self.z0 = z0.to_array();
         self
     }
@@ -278,9 +295,10 @@ where
         }
     }
 
-    /// Solves on `[t0, tf]` from the states `x0` with the parameters `p` (the model's `P`, or
-    /// `Model::parameters(&p, &u)` for a model with inputs) and returns an owned
-    /// [`Solution`]; on failure, a [`SolveFailure`] with the error and the solution up to it.
+    /// Solves on `[t0, tf]` from the states `x0` (the model's `X`) with the parameters `p` (the
+    /// model's `P`, or `Model::parameters(&p, &u)` for a model with inputs) and returns an
+    /// owned [`Solution`]; on failure, a [`SolveFailure`] with the error, the name of its mode
+    /// and the solution up to it (its `Display` names modes, guards and surfaces).
     ///
     /// Only the chosen directions are reported. Without initial states the solve carries the
     /// `NP` parameter columns; with any initial state it carries all `NS = NP + NY` columns
@@ -290,13 +308,17 @@ where
     /// needs ([`crate::stack_estimate`]), so any thread can call it, whatever the model's
     /// size.
     #[cfg(feature = "std")]
-    pub fn solve<X: Fields<NY>>(
+    #[allow(clippy::type_complexity)]
+    pub fn solve(
         &self,
         t0: f64,
         tf: f64,
-        x0: &X,
-        p: &impl Fields<NP>,
-    ) -> Result<Solution<X, NY, NZ, NP>, SolveFailure<X, NY, NZ, NP>> {
+        x0: &StateOf<M, NY, NZ, NP>,
+        p: &ParamsOf<M, NY, NZ, NP>,
+    ) -> Result<
+        Solution<StateOf<M, NY, NZ, NP>, NY, NZ, NP>,
+        SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>,
+    > {
         let selection = self.selection(t0);
         let need = match &selection {
             Ok(selection) if selection.any_state() => Self::STACK_ESTIMATE,
@@ -307,19 +329,24 @@ where
 
     /// [`Solver::solve`] on the current stack.
     #[cfg(feature = "std")]
-    fn solve_here<X: Fields<NY>>(
+    #[allow(clippy::type_complexity)]
+    fn solve_here(
         &self,
         selection: Result<Selection<NY, NP>, SolveError>,
         t0: f64,
         tf: f64,
-        x0: &X,
-        p: &impl Fields<NP>,
-    ) -> Result<Solution<X, NY, NZ, NP>, SolveFailure<X, NY, NZ, NP>> {
+        x0: &StateOf<M, NY, NZ, NP>,
+        p: &ParamsOf<M, NY, NZ, NP>,
+    ) -> Result<
+        Solution<StateOf<M, NY, NZ, NP>, NY, NZ, NP>,
+        SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>,
+    > {
         let selection = match selection {
             Ok(selection) => selection,
             Err(error) => {
                 let raw = Raw::<NY, NZ, NP>::failed_at_start(error, t0, x0.to_array(), self.z0);
-                return raw.into_solution::<M, X, NP>(std::vec::Vec::new(), |_| 0);
+                return raw
+                    .into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(std::vec::Vec::new(), |_| 0);
             }
         };
         let directions = selection.directions().collect();
@@ -328,7 +355,7 @@ where
             let raw = Raw::<NY, NZ, NS>::run(n_samples, max_events, |outputs, solution| {
                 self.solve_into_here(t0, tf, x0, p, outputs, solution)
             });
-            raw.into_solution::<M, X, NP>(directions, |d| match d {
+            raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(directions, |d| match d {
                 Variable::Param(i) => i,
                 Variable::InitialState(i) => NP + i,
             })
@@ -347,14 +374,14 @@ where
                     solution,
                 )
             });
-            raw.into_solution::<M, X, NP>(directions, |d| match d {
+            raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(directions, |d| match d {
                 Variable::Param(i) | Variable::InitialState(i) => i,
             })
         }
     }
 
-    /// Solves on `[t0, tf]` from `x0` with parameters `p` into caller-provided storage,
-    /// allocating nothing.
+    /// Solves on `[t0, tf]` from `x0` with parameters `p` (the model's types, as for
+    /// [`Solver::solve`]) into caller-provided storage, allocating nothing.
     ///
     /// The `NS` sensitivity columns are all parameters (`0..NP`) and then all initial states
     /// (`NP..NS`), computed together when any direction is chosen; a column that was not
@@ -369,8 +396,8 @@ where
         &self,
         t0: f64,
         tf: f64,
-        x0: &impl Fields<NY>,
-        p: &impl Fields<NP>,
+        x0: &StateOf<M, NY, NZ, NP>,
+        p: &ParamsOf<M, NY, NZ, NP>,
         outputs: &mut HybridOutputs<'_, NY, NZ, NS>,
         solution: &mut HybridSolution<NY, NZ, NS>,
     ) -> Result<(), SolveError> {
@@ -387,8 +414,8 @@ where
         &self,
         t0: f64,
         tf: f64,
-        x0: &impl Fields<NY>,
-        p: &impl Fields<NP>,
+        x0: &StateOf<M, NY, NZ, NP>,
+        p: &ParamsOf<M, NY, NZ, NP>,
         outputs: &mut HybridOutputs<'_, NY, NZ, NS>,
         solution: &mut HybridSolution<NY, NZ, NS>,
     ) -> Result<(), SolveError> {

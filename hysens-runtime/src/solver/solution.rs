@@ -1,5 +1,7 @@
 //! The owned result of [`super::Solver::solve`] (feature `std`): typed final state, sensitivities by
-//! name, events and samples with mode names, statistics.
+//! name, events and samples with mode names, statistics; and its failure, [`SolveFailure`]
+//! (also what [`super::Solver::gradient`] returns on failure), which prints the error with the
+//! model's names.
 
 use std::boxed::Box;
 use std::fmt;
@@ -8,10 +10,10 @@ use std::vec::Vec;
 
 use super::selection::{index_of, Variable, Wrt};
 use super::Fields;
-use crate::error::SolveError;
+use crate::error::{Described, SolveError};
 use crate::stats::Stats;
-use crate::HybridModel;
 use crate::{EventRecord, HybridOutputs, HybridSolution, Sample};
+use crate::{GuardInfo, HybridModel, ModeInfo};
 
 /// Events the owned solve makes room for at first; a solve with more is computed again with
 /// room for up to `max_events` (deterministically, so with the same results).
@@ -34,7 +36,7 @@ pub struct Event {
 }
 
 /// The state at one sample time.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct SampleState<X, const NY: usize, const NZ: usize> {
     /// Sample time.
     pub t: f64,
@@ -53,7 +55,7 @@ pub struct SampleState<X, const NY: usize, const NZ: usize> {
 }
 
 /// The owned result of a solve; see [`super::Solver::solve`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct Solution<X, const NY: usize, const NZ: usize, const NP: usize> {
     /// Time reached (`tf` on success).
     pub t: f64,
@@ -80,6 +82,37 @@ pub struct Solution<X, const NY: usize, const NZ: usize, const NP: usize> {
     state_names: [&'static str; NY],
     algebraic_names: [&'static str; NZ],
     parameter_names: [&'static str; NP],
+}
+
+// `Debug` by hand, without the typed state `x` (`y` holds the same values): the model's `X`
+// need not be `Debug`, and `expect` on a solve's result needs the solution's `Debug`.
+impl<X, const NY: usize, const NZ: usize> fmt::Debug for SampleState<X, NY, NZ> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SampleState")
+            .field("t", &self.t)
+            .field("mode", &self.mode)
+            .field("y", &self.y)
+            .field("z", &self.z)
+            .field("dy", &self.dy)
+            .field("dz", &self.dz)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<X, const NY: usize, const NZ: usize, const NP: usize> fmt::Debug for Solution<X, NY, NZ, NP> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Solution")
+            .field("t", &self.t)
+            .field("mode", &self.mode)
+            .field("y", &self.y)
+            .field("z", &self.z)
+            .field("cost", &self.cost)
+            .field("events", &self.events)
+            .field("samples", &self.samples)
+            .field("stats", &self.stats)
+            .field("directions", &self.directions)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<X: Fields<NY>, const NY: usize, const NZ: usize, const NP: usize> Solution<X, NY, NZ, NP> {
@@ -141,7 +174,11 @@ impl<X: Fields<NY>, const NY: usize, const NZ: usize, const NP: usize> Solution<
     }
 }
 
-/// A failed solve: what went wrong, and everything computed up to it.
+/// A failed solve (or the forward solve of a failed gradient): what went wrong, and
+/// everything computed up to it.
+///
+/// Its `Display` is the error with the model's names of modes, guards and switching surfaces
+/// ([`SolveFailure::describe`]); `error` alone prints indices.
 pub struct SolveFailure<X, const NY: usize, const NZ: usize, const NP: usize> {
     /// What went wrong, where.
     pub error: SolveError,
@@ -150,6 +187,15 @@ pub struct SolveFailure<X, const NY: usize, const NZ: usize, const NP: usize> {
     /// The solution up to the failure: the last accepted state, the events and samples
     /// reached, the statistics.
     pub partial: Box<Solution<X, NY, NZ, NP>>,
+    modes: &'static [ModeInfo],
+    guards: &'static [GuardInfo],
+}
+
+impl<X, const NY: usize, const NZ: usize, const NP: usize> SolveFailure<X, NY, NZ, NP> {
+    /// The error with the model's names ([`SolveError::describe`]); what `Display` prints.
+    pub fn describe(&self) -> Described<'static> {
+        self.error.describe(self.modes, self.guards)
+    }
 }
 
 impl<X, const NY: usize, const NZ: usize, const NP: usize> fmt::Debug
@@ -167,7 +213,7 @@ impl<X, const NY: usize, const NZ: usize, const NP: usize> fmt::Display
     for SolveFailure<X, NY, NZ, NP>
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (`{}`)", self.error, self.mode)
+        self.describe().fmt(f)
     }
 }
 
@@ -188,6 +234,28 @@ pub(super) struct Raw<const NY: usize, const NZ: usize, const K: usize> {
 }
 
 impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
+    /// The outcome of a core solve, as it left its storage.
+    pub fn new(
+        result: Result<(), SolveError>,
+        solution: HybridSolution<NY, NZ, K>,
+        mut events: Vec<EventRecord<K>>,
+        mut samples: Vec<Sample<NY, NZ, K>>,
+    ) -> Self {
+        events.truncate(solution.n_events);
+        samples.truncate(solution.n_samples);
+        Raw {
+            result,
+            solution,
+            events,
+            samples,
+        }
+    }
+
+    /// The result of the solve.
+    pub fn result(&self) -> Result<(), SolveError> {
+        self.result
+    }
+
     /// A solve that failed before it started (the summary is the start).
     pub fn failed_at_start(error: SolveError, t0: f64, y0: [f64; NY], z0: [f64; NZ]) -> Self {
         let mut solution = HybridSolution::ZERO;
@@ -205,7 +273,7 @@ impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
     pub fn run(
         n_samples: usize,
         max_events: usize,
-        core: impl Fn(
+        mut core: impl FnMut(
             &mut HybridOutputs<'_, NY, NZ, K>,
             &mut HybridSolution<NY, NZ, K>,
         ) -> Result<(), SolveError>,
@@ -229,14 +297,7 @@ impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
                 capacity = capacity.saturating_mul(8).min(max_events);
                 continue;
             }
-            events.truncate(solution.n_events);
-            samples.truncate(solution.n_samples);
-            return Raw {
-                result,
-                solution,
-                events,
-                samples,
-            };
+            return Raw::new(result, solution, events, samples);
         }
     }
 
@@ -314,6 +375,8 @@ impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
                 error,
                 mode: mode_name(error.mode()),
                 partial: Box::new(solution),
+                modes: M::MODES,
+                guards: M::GUARDS,
             }),
         }
     }

@@ -20,7 +20,7 @@
 
 use hysens_runtime::{
     Direction, GuardInfo, HybridModel, HybridProblem, InitialMode, ModeInfo, ModeJacobian,
-    ModelSizes, Point, ResetJacobian, ScalarPartials, SmoothMode,
+    ModelSizes, ModelTypes, Point, ResetJacobian, ScalarPartials, SmoothMode,
 };
 
 /// A mode that does not read the memory and whose Jacobian is not declared constant.
@@ -48,6 +48,7 @@ const fn guard(name: &'static str, from: usize, to: usize, direction: Direction)
         to,
         direction,
         has_reset: false,
+        surface: None,
     }
 }
 
@@ -160,6 +161,11 @@ impl HybridModel<1, 0, 1> for Ex51 {
 }
 
 impl ModelSizes<1, 2> for Ex51 {}
+impl ModelTypes<1, 0, 1> for Ex51 {
+    type State = [f64; 1];
+    type Algebraic = [f64; 0];
+    type Params = [f64; 1];
+}
 
 /// Ex. 5.1 at p = 2.9, x(0) = 0 on [0, 5]: exact values from the closed form (from a switch
 /// at (t_k, x_k), x = 4 − (4 − x_k)e^{−(t − t_k)} in A and 5 − (5 − x_k)e^{−2(t − t_k)} in B;
@@ -208,6 +214,7 @@ impl HybridModel<2, 0, 4> for Ball {
     const MODES: &'static [ModeInfo] = &[mode("flight")];
     const GUARDS: &'static [GuardInfo] = &[GuardInfo {
         has_reset: true,
+        surface: None,
         ..guard("impact", 0, 0, Direction::Falling)
     }];
     const STATE_NAMES: [&'static str; 2] = ["z", "v"];
@@ -253,6 +260,11 @@ impl HybridModel<2, 0, 4> for Ball {
 }
 
 impl ModelSizes<2, 6> for Ball {}
+impl ModelTypes<2, 0, 4> for Ball {
+    type State = [f64; 2];
+    type Algebraic = [f64; 0];
+    type Params = [f64; 4];
+}
 
 /// The ball on [0, tf] from (z0, v0) = (p0, p1), with the sensitivities of the initial state
 /// to p (∂y(0)/∂p = (e_0, e_1)).
@@ -340,6 +352,11 @@ impl HybridModel<1, 1, 2> for SwitchedDae {
 }
 
 impl ModelSizes<2, 3> for SwitchedDae {}
+impl ModelTypes<1, 1, 2> for SwitchedDae {
+    type State = [f64; 1];
+    type Algebraic = [f64; 1];
+    type Params = [f64; 2];
+}
 
 /// The switched DAE on [0, 3] from y(0) = 0 (z0 = 0 is a guess, made consistent), with
 /// sensitivities, at p = (a, b).
@@ -391,6 +408,11 @@ impl HybridModel<1, 0, 1> for Graze {
 }
 
 impl ModelSizes<1, 2> for Graze {}
+impl ModelTypes<1, 0, 1> for Graze {
+    type State = [f64; 1];
+    type Algebraic = [f64; 0];
+    type Params = [f64; 1];
+}
 
 /// y' = 1 with two guards of the same function y − 1 (rising, and either way), to modes 1
 /// and 2: the simultaneous roots must be resolved deterministically in favour of the lower
@@ -426,6 +448,11 @@ impl HybridModel<1, 0, 1> for TwinGuards {
 }
 
 impl ModelSizes<1, 2> for TwinGuards {}
+impl ModelTypes<1, 0, 1> for TwinGuards {
+    type State = [f64; 1];
+    type Algebraic = [f64; 0];
+    type Params = [f64; 1];
+}
 
 // ---------------------------------------------------------------------------------------------
 // Memory.
@@ -481,6 +508,11 @@ impl HybridModel<2, 0, 2> for MemToy {
 }
 
 impl ModelSizes<2, 4> for MemToy {}
+impl ModelTypes<2, 0, 2> for MemToy {
+    type State = [f64; 2];
+    type Algebraic = [f64; 0];
+    type Params = [f64; 2];
+}
 
 /// The memory toy on [0, 3] from y(0) = 0, with sensitivities, at p = (p1, p2).
 pub fn mem_toy_problem(p: [f64; 2]) -> HybridProblem<'static, 2, 0, 2> {
@@ -610,6 +642,11 @@ impl HybridModel<2, 1, 4> for EmOscillator {
 }
 
 impl ModelSizes<3, 6> for EmOscillator {}
+impl ModelTypes<2, 1, 4> for EmOscillator {
+    type State = [f64; 2];
+    type Algebraic = [f64; 1];
+    type Params = [f64; 4];
+}
 
 /// Ex. 5.2 from rest, u(0) = v(0) = 0 (z0 = 0 is a guess, made consistent), with
 /// sensitivities, on [0, tf] at p = (k_a, k_b, α, β).
