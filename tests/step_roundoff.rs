@@ -21,8 +21,8 @@
 
 use hysens::hybrid_model;
 use hysens::runtime::{
-    HybridModel, HybridOutputs, HybridSolution, InitialStates, LoggedStep, ModelSizes,
-    ModelTypes, Params, Solver, StepKind, Wrt, ESDIRK23, ESDIRK34,
+    HybridModel, HybridOutputs, HybridSolution, InitialStates, LoggedStep, ModelSizes, ModelTypes,
+    Params, Solver, StepKind, Wrt, ESDIRK23, ESDIRK34,
 };
 
 /// `x' = v` in a single mode.

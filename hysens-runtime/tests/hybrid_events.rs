@@ -116,7 +116,11 @@ fn grazing_is_an_error() {
         assert_eq!(ok.result, Ok(()), "p = {p}");
         assert_eq!(ok.events.len(), 1);
         // y = t is exact: the root to round-off (of t, over the rate 2√p for p = 1e-12).
-        assert!((ok.events[0].t - t1).abs() < 1e-9, "p = {p}: {}", ok.events[0].t);
+        assert!(
+            (ok.events[0].t - t1).abs() < 1e-9,
+            "p = {p}: {}",
+            ok.events[0].t
+        );
         // τ = dt1/dp: t1 = 1 − √p, τ = −1/(2√p); to the relative accuracy of the root.
         let tau = -0.5 / p.sqrt();
         assert!(

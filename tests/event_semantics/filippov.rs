@@ -3,7 +3,7 @@
 
 use crate::corpus_case;
 use crate::harness::{Accuracy, End, Expected, Failure};
-use crate::models::{line, slide};
+use crate::models::{line, line_both, slide};
 
 /// Both fields point the same way (`x' = 1`, then 2): the trajectory crosses `x = 1`.
 #[test]
@@ -167,5 +167,78 @@ fn start_beside_a_repulsive_surface() {
         line::X { x: x0 },
         p,
         |_| 1e-8
+    );
+}
+
+/// Both sides chosen by `initial_if`, a start on a repulsive surface: an error, not the first
+/// rule's side.
+#[test]
+fn start_on_a_repulsive_surface_with_both_sides_initial_if() {
+    let expected = Expected {
+        events: vec![],
+        end: End::Failed(Failure::Repulsive, 0.0),
+        accuracy: Accuracy::Exact,
+    };
+    let p = line_both::P {
+        vl: -1.0,
+        vr: 1.0,
+        c: 1.0,
+    };
+    corpus_case!(
+        "repulsive start, both initial_if",
+        line_both::Model,
+        expected,
+        (0.0, 3.0),
+        line_both::X { x: 1.0 },
+        p
+    );
+}
+
+/// Both sides chosen by `initial_if`, a start on an attractive surface: neither side's field
+/// moves into it and there is no fallback — no initial mode (the error says to mark one side
+/// `#[mode(initial)]`).
+#[test]
+fn start_on_an_attractive_surface_with_both_sides_initial_if() {
+    let expected = Expected {
+        events: vec![],
+        end: End::Failed(Failure::NoInitialMode, 0.0),
+        accuracy: Accuracy::Exact,
+    };
+    let p = line_both::P {
+        vl: 1.0,
+        vr: -1.0,
+        c: 1.0,
+    };
+    corpus_case!(
+        "attractive start, both initial_if",
+        line_both::Model,
+        expected,
+        (0.0, 3.0),
+        line_both::X { x: 1.0 },
+        p
+    );
+}
+
+/// Both sides chosen by `initial_if`, a start on the surface that both fields cross the same
+/// way: the side they move into.
+#[test]
+fn start_on_a_crossed_surface_with_both_sides_initial_if() {
+    let expected = Expected {
+        events: vec![],
+        end: End::Finished(vec![1.0 + 2.0 * 3.0]),
+        accuracy: Accuracy::Exact,
+    };
+    let p = line_both::P {
+        vl: 1.0,
+        vr: 2.0,
+        c: 1.0,
+    };
+    corpus_case!(
+        "crossed start, both initial_if",
+        line_both::Model,
+        expected,
+        (0.0, 3.0),
+        line_both::X { x: 1.0 },
+        p
     );
 }

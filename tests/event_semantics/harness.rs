@@ -163,6 +163,8 @@ pub enum Failure {
     Grazing(&'static str),
     /// [`SolveError::RepulsiveSurface`].
     Repulsive,
+    /// [`SolveError::NoInitialMode`].
+    NoInitialMode,
 }
 
 /// The exact answer of a case.
@@ -268,6 +270,7 @@ fn matches_failure(failure: &Failure, error: &SolveError) -> bool {
         (Failure::Stuck { .. }, SolveError::StuckAtGuard { .. }) => true,
         (Failure::Grazing(_), SolveError::GrazingEvent { .. }) => true,
         (Failure::Repulsive, SolveError::RepulsiveSurface { .. }) => true,
+        (Failure::NoInitialMode, SolveError::NoInitialMode { .. }) => true,
         _ => false,
     }
 }

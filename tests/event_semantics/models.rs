@@ -525,6 +525,41 @@ pub mod line {
     }
 }
 
+/// The surface of [`line`] with both sides chosen by `initial_if` (no fallback): a start on
+/// it is decided by where the fields move it.
+#[hybrid_model]
+pub mod line_both {
+    /// The state.
+    #[states]
+    pub struct X {
+        /// Position.
+        pub x: f64,
+    }
+    /// The fields and the surface.
+    #[params]
+    pub struct P {
+        /// Field on the left.
+        pub vl: f64,
+        /// Field on the right.
+        pub vr: f64,
+        /// Surface.
+        pub c: f64,
+    }
+    #[mode(initial_if(wall, negative))]
+    fn left(p: &P) -> X {
+        X { x: p.vl }
+    }
+    #[mode(initial_if(wall, positive))]
+    fn right(p: &P) -> X {
+        X { x: p.vr }
+    }
+    /// The surface `x = c`.
+    #[switching_surface(left, right)]
+    fn wall(x: &X, p: &P) -> f64 {
+        x.x - p.c
+    }
+}
+
 /// A Filippov system that slides and leaves: below the wall `x = 1`, `(x', y') = (1, 1)`;
 /// above it, `(x', y') = (y − b, 1)`. From `(0, 0)` the wall is reached at `t = 1`
 /// (`y = 1 < b`: both fields point at it, sliding with `y' = 1`) and left at `y = b`

@@ -105,7 +105,8 @@ where
                     let s = arming.sign;
                     if (positive && s > 0.0) || (!positive && s < 0.0) {
                         if arming.on_guard {
-                            self.refuse_a_repulsive_start(g, m, s, fallback, &at)?;
+                            let others = rules.iter().filter(|r| r.0 == g).map(|r| r.2);
+                            self.refuse_a_repulsive_start(g, m, s, others.chain(fallback), &at)?;
                         }
                         chosen = Some(m);
                         break;
@@ -122,28 +123,28 @@ where
     }
 
     /// A start on the zero of guard `g` (decided by its rate: `m`'s field moves `g` to the
-    /// sign `s`, away from the zero into `m`'s side) where the fallback mode's field moves `g`
-    /// the other way, away into its own side: both fields leave the surface (a repulsive
-    /// switching surface, Pytlak & Suski Eq. 18 at `t0`), and choosing either side would be a
-    /// silent choice. An error, as a repulsive surface reached later is.
+    /// sign `s`, away from the zero into `m`'s side) where another candidate mode's field — the
+    /// other side's `initial_if` on the same guard, or the fallback — moves `g` the other way,
+    /// away into its own side: both fields leave the surface (a repulsive switching surface,
+    /// Pytlak & Suski Eq. 18 at `t0`), and choosing either side would be a silent choice. An
+    /// error, as a repulsive surface reached later is.
     fn refuse_a_repulsive_start(
         &self,
         g: usize,
         m: usize,
         s: f64,
-        fallback: Option<usize>,
+        others: impl Iterator<Item = usize>,
         at: &Point<'_, NY, NZ, NP>,
     ) -> Result<(), SolveError> {
-        let Some(other) = fallback.filter(|&f| f != m && f < M::MODES.len()) else {
-            return Ok(());
-        };
-        let away = arming_sign(self.model, other, g, at, &Entry::Start)?;
-        if away.on_guard && away.sign == -s {
-            return Err(SolveError::RepulsiveSurface {
-                t: at.t,
-                mode: m,
-                guard: g,
-            });
+        for other in others.filter(|&o| o != m && o < M::MODES.len()) {
+            let away = arming_sign(self.model, other, g, at, &Entry::Start)?;
+            if away.on_guard && away.sign == -s {
+                return Err(SolveError::RepulsiveSurface {
+                    t: at.t,
+                    mode: m,
+                    guard: g,
+                });
+            }
         }
         Ok(())
     }
