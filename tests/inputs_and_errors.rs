@@ -412,13 +412,17 @@ fn errors_name_modes_guards_and_surfaces() {
         mode: 0,
         guard: 0,
     };
-    assert_eq!(
-        grazing.to_string(),
-        "grazing event of guard 0 at t = 1.5 in mode 0"
+    // (Each message goes on with what a grazing event is, after the names.)
+    assert!(
+        grazing
+            .to_string()
+            .starts_with("grazing event of guard 0 at t = 1.5 in mode 0: "),
+        "{grazing}"
     );
-    assert_eq!(
-        ball::Model::describe(&grazing).to_string(),
-        "grazing event of guard `impact` at t = 1.5 in mode `flight`"
+    let named = ball::Model::describe(&grazing).to_string();
+    assert!(
+        named.starts_with("grazing event of guard `impact` at t = 1.5 in mode `flight`: "),
+        "{named}"
     );
     // A guard a switching surface generates is named with its surface.
     let surface_guard = one_side::Model::guard_name(0).expect("a guard");
@@ -429,9 +433,11 @@ fn errors_name_modes_guards_and_surfaces() {
         guard: 0,
     })
     .to_string();
-    assert_eq!(
-        grazing_the_wall,
-        "grazing event of guard `wall_from_below` of the switching surface `wall` at t = 0.5 in mode `below`"
+    assert!(
+        grazing_the_wall.starts_with(
+            "grazing event of guard `wall_from_below` of the switching surface `wall` at t = 0.5 in mode `below`: "
+        ),
+        "{grazing_the_wall}"
     );
     let repulsive = one_side::Model::describe(&SolveError::RepulsiveSurface {
         t: 0.5,
@@ -444,14 +450,15 @@ fn errors_name_modes_guards_and_surfaces() {
         "repulsive switching surface `wall`: both fields point away from it at t = 0.5 in mode `wall_sliding`"
     );
     // An index past the tables is printed as a number, never a panic.
-    assert_eq!(
-        ball::Model::describe(&SolveError::GrazingEvent {
-            t: 0.0,
-            mode: 7,
-            guard: 9
-        })
-        .to_string(),
-        "grazing event of guard 9 at t = 0.0 in mode 7"
+    let past = ball::Model::describe(&SolveError::GrazingEvent {
+        t: 0.0,
+        mode: 7,
+        guard: 9,
+    })
+    .to_string();
+    assert!(
+        past.starts_with("grazing event of guard 9 at t = 0.0 in mode 7: "),
+        "{past}"
     );
 }
 
@@ -481,9 +488,14 @@ fn too_many_events_names_the_cap_or_zeno() {
     assert!(!message.contains("Zeno"), "{message}");
     assert_eq!(failure.partial.events.len(), 5);
     // A ball with e = 0.8 comes to rest at t* ≈ 4.06 s after infinitely many bounces: the
-    // events accumulate in time, which is Zeno behaviour.
+    // events accumulate in time, which is Zeno behaviour. (By default the solve ends before,
+    // when the impact speeds fall below what the tolerances resolve — a grazing event; without
+    // that test the accumulation is what stops it.)
+    let mut options = hysens::runtime::HybridOptions::new(1e-6, 1e-8);
+    options.grazing_tol = 0.0;
     let failure = ball::Model
         .solver()
+        .options(options)
         .solve(0.0, 10.0, &X0, &P)
         .expect_err("Zeno");
     assert!(
