@@ -10,7 +10,9 @@ use counting_alloc::count;
 
 #[path = "support/models.rs"]
 mod models;
-use hysens::runtime::{EventRecord, HybridOptions, HybridOutputs, HybridSolution, Sample};
+use hysens::runtime::{
+    CostErrorTest, EventRecord, HybridOptions, HybridOutputs, HybridSolution, Sample,
+};
 use models::{ex51, relay};
 
 #[test]
@@ -59,11 +61,22 @@ fn generated_dae_model_with_memory_solves_without_allocating() {
     problem.sample_times = &times;
     let mut samples = [Sample::ZERO; 3];
     let mut events = [EventRecord::ZERO; 64];
-    // Plain, with sensitivities, and with sensitivities and the integral cost in the error
-    // test (`Options::cost_error_test`).
-    for (with_sensitivities, cost_test) in [(false, false), (true, false), (true, true)] {
+    // Plain and with sensitivities, with the integral cost in the error test
+    // (`Options::cost_error_test`: by default, and with its own tolerances) and without it.
+    let cost_tests = [
+        CostErrorTest::StateTolerances,
+        CostErrorTest::Tolerances {
+            rtol: 1e-7,
+            atol: 1e-9,
+        },
+        CostErrorTest::Off,
+    ];
+    for (with_sensitivities, cost_test) in [false, true]
+        .into_iter()
+        .flat_map(|s| cost_tests.map(|c| (s, c)))
+    {
         let mut options = HybridOptions::new(1e-7, 1e-9);
-        options.integrator.cost_error_test = cost_test.then_some((1e-7, 1e-9));
+        options.integrator.cost_error_test = cost_test;
         let mut solution = HybridSolution::ZERO;
         let (result, allocations) = count(|| {
             let mut outputs = HybridOutputs {
@@ -82,7 +95,7 @@ fn generated_dae_model_with_memory_solves_without_allocating() {
         assert_eq!(solution.n_samples, 3);
         assert_eq!(
             allocations, 0,
-            "sensitivities: {with_sensitivities}, cost in the error test: {cost_test}"
+            "sensitivities: {with_sensitivities}, cost in the error test: {cost_test:?}"
         );
     }
 }

@@ -95,8 +95,8 @@ pub mod prelude {
     pub use crate::solver::{Event, Gradient, SampleState, Solution, SolveFailure};
     pub use crate::solver::{Fields, InitialStates, ModelTypes, Params, Solver, Variable, Wrt};
     pub use crate::{
-        solve_adjoint, AdjointGradient, AdjointProducts, HybridModel, HybridOptions, ModelSizes,
-        Options, SolveError, Stats,
+        solve_adjoint, AdjointGradient, AdjointProducts, CostErrorTest, HybridModel, HybridOptions,
+        ModelSizes, Options, SolveError, Stats,
     };
 }
 
@@ -113,7 +113,7 @@ pub use model::{
     AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
     ModeJacobian, ModelSizes, Point, ResetJacobian, ScalarPartials, SmoothMode,
 };
-pub use options::Options;
+pub use options::{CostErrorTest, Options};
 #[cfg(feature = "std")]
 pub use solver::{Event, Gradient, SampleState, Solution, SolveFailure};
 pub use solver::{Fields, InitialStates, ModelTypes, Params, Solver, Variable, Wrt};

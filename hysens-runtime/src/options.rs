@@ -54,11 +54,21 @@ pub struct Options<const NY: usize, const NZ: usize> {
     /// choose; `true` makes the steps resolve the sensitivities too, at the cost of computing
     /// them for every attempt that passes the state test.
     pub sensitivity_error_test: bool,
-    /// Include the quadrature of the integral cost `∫ L dt` in the local error test, with
-    /// tolerances `(rtol_q, atol_q)` (CVODES' `errconQ`); `None` (the default) leaves it out.
+    /// Whether the quadrature of the integral cost `∫ L dt` is in the local error test, and
+    /// with which tolerances (CVODES' `errconQ`; [`CostErrorTest`]). Default
+    /// [`CostErrorTest::StateTolerances`]: in the test, with the states' tolerances, so that
+    /// by default the steps resolve `G` to the tolerances they resolve the states to (and its
+    /// gradient, the derivative of the same quadrature, follows). Without it the
+    /// steps resolve only the states, and the quadrature of `L` on them may be much worse:
+    /// `tests/cost_error_test.rs` measures a thermostat's `G = ∫ (T − T_set)² dt` off by
+    /// 43 rtol and `dG/dp` by up to 3.7e-4 relative at the default tolerances of
+    /// [`crate::Solver`] (with the test, 0.67 rtol and 1.2e-5, in 1.8 times the steps).
+    /// [`CostErrorTest::Off`] leaves the cost out (the steps the states choose, as before
+    /// this default; fewer steps where `L` is harder to integrate than the states).
     /// The mode must have an integral cost ([`crate::SmoothMode::has_integral_cost`]; the
     /// modes of a [`crate::HybridModel`] do when it declares one), else this has no effect.
-    /// Each attempt then also estimates the quadrature's local error like the states',
+    ///
+    /// In the test, each attempt also estimates the quadrature's local error like the states',
     /// `e_q = h Σ_j d_j L(T_j, Y_j, Z_j)` (Kristensen et al. 2005, Eq. 20, for the augmented
     /// state `q' = L`), weighted by `1/(atol_q + rtol_q·max(|Q_n|, |Q_n + h Σ_i b_i L_i|))`
     /// with `Q_n` the integral cost accumulated so far (not filtered through the iteration
@@ -66,11 +76,11 @@ pub struct Options<const NY: usize, const NZ: usize> {
     /// *and* this one: the error norm is the larger of the two, as in CVODES. (As one more
     /// component of the states' WRMS norm, the quadrature's error, when small, diluted the
     /// states' test by `√(NY/(NY+1))`: on examples/relay_sliding the sliding arc took longer
-    /// steps and the event times lost accuracy, 7.4e-10 → 4.4e-9.) The cost is still the quadrature of the accepted steps
-    /// (`fsa/cost.rs`), and its gradient the exact derivative of it; only the step sequence
-    /// changes: without the test, steps that grow on arcs where the states are resolved
-    /// easily (polynomial, say) may integrate `L` poorly.
-    pub cost_error_test: Option<(f64, f64)>,
+    /// steps and the event times lost accuracy, 7.4e-10 → 4.4e-9.) The cost is still the
+    /// quadrature of the accepted steps (`fsa/cost.rs`), and its gradient the exact
+    /// derivative of it; only the step sequence changes: without the test, steps that grow on
+    /// arcs where the states are resolved easily (polynomial, say) may integrate `L` poorly.
+    pub cost_error_test: CostErrorTest,
     /// Safety target `ε` of the controller: the step aims at error `ε` (Kristensen et al. 2005,
     /// Eq. 29; `ε = 0.8` as in the DTU defaults).
     pub target: f64,
@@ -96,7 +106,7 @@ impl<const NY: usize, const NZ: usize> Options<NY, NZ> {
             newton_tol: 0.01,
             jacobian_reuse_rate: 0.01,
             sensitivity_error_test: false,
-            cost_error_test: None,
+            cost_error_test: CostErrorTest::StateTolerances,
             target: 0.8,
             fac_min: 0.2,
             fac_max: 5.0,
@@ -142,8 +152,12 @@ impl<const NY: usize, const NZ: usize> Options<NY, NZ> {
                 "jacobian_reuse_rate (must be ≥ 0)",
             ),
             (
-                self.cost_error_test
-                    .is_none_or(|(rtol, atol)| finite_nonneg(&rtol) && finite_positive(&atol)),
+                match self.cost_error_test {
+                    CostErrorTest::Tolerances { rtol, atol } => {
+                        finite_nonneg(&rtol) && finite_positive(&atol)
+                    }
+                    CostErrorTest::Off | CostErrorTest::StateTolerances => true,
+                },
                 "cost_error_test (rtol_q must be finite and ≥ 0, atol_q finite and > 0)",
             ),
             (
@@ -161,11 +175,70 @@ impl<const NY: usize, const NZ: usize> Options<NY, NZ> {
         ];
         checks.iter().find(|(ok, _)| !ok).map(|(_, what)| *what)
     }
+
+    /// The tolerances `(rtol_q, atol_q)` of the integral cost's error test
+    /// ([`Options::cost_error_test`]), or `None` when it is off. With
+    /// [`CostErrorTest::StateTolerances`] they are the smallest `rtol_y` and the smallest
+    /// `atol_y` (the strictest of the differential states'; for the uniform tolerances of
+    /// [`Options::new`], `rtol` and `atol`); a model without differential states has none, and
+    /// the test is then off.
+    pub fn cost_tolerances(&self) -> Option<(f64, f64)> {
+        match self.cost_error_test {
+            CostErrorTest::Off => None,
+            CostErrorTest::Tolerances { rtol, atol } => Some((rtol, atol)),
+            CostErrorTest::StateTolerances if NY == 0 => None,
+            CostErrorTest::StateTolerances => {
+                let smallest = |v: &[f64; NY]| v.iter().fold(f64::INFINITY, |a, &b| a.min(b));
+                Some((smallest(&self.rtol_y), smallest(&self.atol_y)))
+            }
+        }
+    }
+}
+
+/// Whether, and with which tolerances, the integral cost's quadrature is in the local error
+/// test ([`Options::cost_error_test`], where the test is described).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CostErrorTest {
+    /// Not in the test: the steps are those the states choose (CVODES' default).
+    Off,
+    /// In the test with the states' tolerances: `rtol_q` the smallest `rtol_y`, `atol_q` the
+    /// smallest `atol_y`, read when the solve starts, so that they follow
+    /// [`crate::Solver::tolerances`]. The default.
+    StateTolerances,
+    /// In the test with its own tolerances for the accumulated cost (`rtol ≥ 0`, `atol > 0`,
+    /// both finite).
+    Tolerances {
+        /// `rtol_q`, relative to the accumulated cost `|Q|`.
+        rtol: f64,
+        /// `atol_q`, in the cost's units.
+        atol: f64,
+    },
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The integral cost's error test: on by default with the strictest differential state's
+    /// tolerances (not the algebraic ones, which only stop Newton), off, or its own.
+    #[test]
+    fn cost_tolerances_follow_the_setting() {
+        let mut o = Options::<2, 1>::new(1e-6, 1e-9);
+        assert_eq!(o.cost_error_test, CostErrorTest::StateTolerances);
+        assert_eq!(o.cost_tolerances(), Some((1e-6, 1e-9)));
+        (o.rtol_y, o.atol_y) = ([1e-5, 1e-7], [1e-8, 1e-10]);
+        (o.rtol_z, o.atol_z) = ([1e-9], [1e-12]);
+        assert_eq!(o.cost_tolerances(), Some((1e-7, 1e-10)));
+        o.cost_error_test = CostErrorTest::Off;
+        assert_eq!(o.cost_tolerances(), None);
+        o.cost_error_test = CostErrorTest::Tolerances {
+            rtol: 1e-4,
+            atol: 1e-3,
+        };
+        assert_eq!(o.cost_tolerances(), Some((1e-4, 1e-3)));
+        let no_states = Options::<0, 1>::new(1e-6, 1e-9);
+        assert_eq!(no_states.cost_tolerances(), None);
+    }
 
     /// Each setting, broken alone, is named; the defaults are valid.
     #[test]
@@ -176,7 +249,10 @@ mod tests {
         with_h_init.h_init = Some(1e-3);
         assert_eq!(with_h_init.invalid_setting(), None);
         let mut with_cost_test = ok;
-        with_cost_test.cost_error_test = Some((1e-6, 1e-9));
+        with_cost_test.cost_error_test = CostErrorTest::Tolerances {
+            rtol: 1e-6,
+            atol: 1e-9,
+        };
         assert_eq!(with_cost_test.invalid_setting(), None);
         type Edit = fn(&mut Options<2, 1>);
         let cases: [(Edit, &str); 19] = [
@@ -194,10 +270,23 @@ mod tests {
             (|o| o.newton_tol = 0.0, "newton_tol"),
             (|o| o.jacobian_reuse_rate = f64::NAN, "jacobian_reuse_rate"),
             (
-                |o| o.cost_error_test = Some((-1.0, 1e-9)),
+                |o| {
+                    o.cost_error_test = CostErrorTest::Tolerances {
+                        rtol: -1.0,
+                        atol: 1e-9,
+                    }
+                },
                 "cost_error_test",
             ),
-            (|o| o.cost_error_test = Some((1e-6, 0.0)), "cost_error_test"),
+            (
+                |o| {
+                    o.cost_error_test = CostErrorTest::Tolerances {
+                        rtol: 1e-6,
+                        atol: 0.0,
+                    }
+                },
+                "cost_error_test",
+            ),
             (|o| o.target = 1.5, "target"),
             (|o| o.fac_min = 0.0, "fac_min"),
             (|o| o.fac_max = 0.5, "fac_max"),

@@ -25,7 +25,7 @@ use crate::error::SolveError;
 use crate::solve;
 use crate::stack_estimate;
 use crate::tableau::{Tableau, ESDIRK436L2SA};
-use crate::{HybridModel, ModelSizes};
+use crate::{CostErrorTest, HybridModel, ModelSizes};
 use crate::{HybridOptions, HybridOutputs, HybridProblem, HybridSolution, StepPlan};
 use extended::Extended;
 use selection::Selection;
@@ -44,8 +44,11 @@ type ParamsOf<M, const NY: usize, const NZ: usize, const NP: usize> =
 ///
 /// Made by the generated `Model::solver()` (or [`Solver::new`] for a hand-written model);
 /// it takes the model's own types ([`ModelTypes`]: the initial state as the model's `X`, the
-/// parameters as its `P`), so swapping them does not compile. Every setting has a default: tolerances `rtol = 1e-6`, `atol = 1e-8`, Kennedy &
-/// Carpenter's ESDIRK4(3)6L\[2\]SA, no sensitivities, no samples, algebraic guess zero.
+/// parameters as its `P`), so swapping them does not compile. Every setting has a default:
+/// tolerances `rtol = 1e-6`, `atol = 1e-8`, Kennedy & Carpenter's ESDIRK4(3)6L\[2\]SA, no
+/// sensitivities, no samples, algebraic guess zero, and the integral cost (if the model has
+/// one) in the local error test with the states' tolerances ([`Solver::cost_error_test`],
+/// [`Solver::cost_error_test_off`]).
 ///
 /// ```text
 /// let solution = ball::Model.solver()
@@ -190,12 +193,22 @@ where
         self
     }
 
-    /// Puts the integral cost's quadrature into the local error test, with relative and
-    /// absolute tolerances for the accumulated cost ([`crate::Options::cost_error_test`];
-    /// default off). The cost and its gradient are computed as without it; the steps resolve
-    /// `∫ L dt` too.
+    /// Puts the integral cost's quadrature into the local error test with its own relative
+    /// and absolute tolerances for the accumulated cost ([`crate::Options::cost_error_test`]).
+    /// By default it is in the test with the states' tolerances (those of
+    /// [`Solver::tolerances`]); this sets others. The cost and its gradient are computed as
+    /// without it; the steps resolve `∫ L dt` too.
     pub fn cost_error_test(mut self, rtol: f64, atol: f64) -> Self {
-        self.options.integrator.cost_error_test = Some((rtol, atol));
+        self.options.integrator.cost_error_test = CostErrorTest::Tolerances { rtol, atol };
+        self
+    }
+
+    /// Leaves the integral cost's quadrature out of the local error test
+    /// ([`CostErrorTest::Off`]): the steps are those the states choose, fewer where `∫ L dt`
+    /// is harder to integrate than the states, and `G` and its gradient only as accurate as
+    /// the quadrature on those steps ([`crate::Options::cost_error_test`]).
+    pub fn cost_error_test_off(mut self) -> Self {
+        self.options.integrator.cost_error_test = CostErrorTest::Off;
         self
     }
 

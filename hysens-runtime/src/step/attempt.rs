@@ -107,10 +107,10 @@ where
             &mut w,
         );
         let mut error = rms(sum_sq(&e, &w), NY);
-        if let Some(tol) = self.opts.cost_error_test {
-            if self.model.has_integral_cost() {
+        if self.model.has_integral_cost() {
+            if let Some(tol) = self.opts.cost_tolerances() {
                 // The larger of the two norms (CVODES' `errconQ`): the states' test is
-                // unchanged (module docs of `Options::cost_error_test`). A NaN must fail.
+                // unchanged (docs of `Options::cost_error_test`). A NaN must fail.
                 let eq = self.quadrature_error(h, tol);
                 error = if eq.is_nan() { eq } else { error.max(eq) };
             }
@@ -151,14 +151,15 @@ where
         (e, filtered)
     }
 
-    /// The integral cost's part of the error test ([`crate::Options::cost_error_test`] with
-    /// tolerances `(rtol_q, atol_q)` = `tol`) for the step of size `h` in the stage storage:
-    /// `|e_q|/w_q` with the embedded estimate `e_q = h Σ_j d_j L_j` of the quadrature
-    /// `q' = L` (Kristensen et al. 2005, Eq. 20, as for the states; unfiltered, since `q` does
-    /// not feed back) and `w_q = atol_q + rtol_q·max(|Q_n|, |Q_n + h Σ_i b_i L_i|)`. Stores the
-    /// step's quadrature `h Σ_i b_i L_i` for the commit. `L` is evaluated at the stages with
-    /// `b_j ≠ 0` or `d_j ≠ 0` only; a non-finite value makes the result infinite (the attempt
-    /// then fails like one whose states' estimate is not finite).
+    /// The integral cost's part of the error test ([`crate::Options::cost_error_test`], with
+    /// tolerances `(rtol_q, atol_q)` = `tol` from [`crate::Options::cost_tolerances`]) for the
+    /// step of size `h` in the stage storage: `|e_q|/w_q` with the embedded estimate
+    /// `e_q = h Σ_j d_j L_j` of the quadrature `q' = L` (Kristensen et al. 2005, Eq. 20, as for
+    /// the states; unfiltered, since `q` does not feed back) and
+    /// `w_q = atol_q + rtol_q·max(|Q_n|, |Q_n + h Σ_i b_i L_i|)`. Stores the step's quadrature
+    /// `h Σ_i b_i L_i` for the commit. `L` is evaluated at the stages with `b_j ≠ 0` or
+    /// `d_j ≠ 0` only; a non-finite value makes the result infinite (the attempt then fails
+    /// like one whose states' estimate is not finite).
     fn quadrature_error(&mut self, h: f64, (rtol_q, atol_q): (f64, f64)) -> f64 {
         let tab = self.tableau;
         let (mut sum_b, mut sum_d) = (0.0, 0.0);

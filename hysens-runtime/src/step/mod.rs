@@ -19,7 +19,8 @@
 //! 4. Stiff accuracy: `y_{n+1} = Y_S`, `z_{n+1} = Z_S` (Kristensen et al. 2005, Eq. 14).
 //! 5. Local error estimate `e = h Σ_j (b_j − b̂_j) F_j` on the differential states, WRMS norm
 //!    with weights `atol + rtol·max(|y_n|, |y_{n+1}|)` (Kristensen et al. 2005, Eqs. 20–21);
-//!    optionally also that of the integral cost's quadrature (`Options::cost_error_test`).
+//!    and, when the mode has an integral cost, that of its quadrature (`Options::cost_error_test`,
+//!    on by default).
 //!
 //! Files: `attempt.rs` (stages and Newton, error estimate), `matrix.rs` (Jacobian reuse and the
 //! iteration matrix), `adaptive.rs` (error-controlled steps, initial step), `commit.rs`
