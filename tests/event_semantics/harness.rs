@@ -225,14 +225,14 @@ pub fn compare(outcome: &Outcome, expected: &Expected, setting: Setting) -> Vec<
                 seen.guard, seen.from, seen.to
             ));
         }
-        if !((seen.t - t).abs() <= tolerance(t)) {
+        if !within(seen.t, t, tolerance(t)) {
             wrong.push(format!("event {k} at t = {:e}, expected {t:e}", seen.t));
         }
     }
     match (&expected.end, &outcome.error) {
         (End::Finished(y), None) => {
             for (i, (a, b)) in outcome.y.iter().zip(y).enumerate() {
-                if !((a - b).abs() <= tolerance(*b)) {
+                if !within(*a, *b, tolerance(*b)) {
                     wrong.push(format!("state {i} = {a:e} at the end, expected {b:e}"));
                 }
             }
@@ -245,7 +245,7 @@ pub fn compare(outcome: &Outcome, expected: &Expected, setting: Setting) -> Vec<
             if !matches_failure(f, e) {
                 wrong.push(format!("failed with {e}, expected {f:?}"));
             }
-            if !((e.time() - t).abs() <= tolerance(*t)) {
+            if !within(e.time(), *t, tolerance(*t)) {
                 wrong.push(format!("failed at t = {:e}, expected {t:e}", e.time()));
             }
         }
@@ -253,7 +253,7 @@ pub fn compare(outcome: &Outcome, expected: &Expected, setting: Setting) -> Vec<
             if !matches_failure(f, e) {
                 wrong.push(format!("failed with {e}, expected {f:?}"));
             }
-            if !(e.time() <= *t) {
+            if e.time().partial_cmp(t) == Some(core::cmp::Ordering::Greater) || e.time().is_nan() {
                 wrong.push(format!(
                     "failed at t = {:e}, expected before {t:e}",
                     e.time()
@@ -264,15 +264,20 @@ pub fn compare(outcome: &Outcome, expected: &Expected, setting: Setting) -> Vec<
     wrong
 }
 
-/// Whether `error` is `failure` (guards and modes by name, through the model's tables).
+/// Whether `a` is within `tolerance` of `b` (false for a NaN).
+fn within(a: f64, b: f64, tolerance: f64) -> bool {
+    (a - b).abs() <= tolerance
+}
+
+/// Whether `error` is `failure` (its names are checked by [`name_mismatch`]).
 fn matches_failure(failure: &Failure, error: &SolveError) -> bool {
-    match (failure, error) {
-        (Failure::Stuck { .. }, SolveError::StuckAtGuard { .. }) => true,
-        (Failure::Grazing(_), SolveError::GrazingEvent { .. }) => true,
-        (Failure::Repulsive, SolveError::RepulsiveSurface { .. }) => true,
-        (Failure::NoInitialMode, SolveError::NoInitialMode { .. }) => true,
-        _ => false,
-    }
+    matches!(
+        (failure, error),
+        (Failure::Stuck { .. }, SolveError::StuckAtGuard { .. })
+            | (Failure::Grazing(_), SolveError::GrazingEvent { .. })
+            | (Failure::Repulsive, SolveError::RepulsiveSurface { .. })
+            | (Failure::NoInitialMode, SolveError::NoInitialMode { .. })
+    )
 }
 
 /// Runs `run` at every tolerance of [`RTOLS`] (with `atol = atol_of(rtol)`) and every tableau,

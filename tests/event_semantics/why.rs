@@ -81,7 +81,7 @@ fn why_relay_with_equal_thresholds_does_not_decay_below_them() {
         t_lo: 300.0,
         t_hi: 300.0,
     };
-    let t1 = ((320.0 - 299.0) / (320.0 - 300.0) as f64).ln();
+    let t1 = ((320.0f64 - 299.0) / (320.0 - 300.0)).ln();
     let expected = Expected {
         events: vec![
             ("hot", "heating", "off", t1),

@@ -16,8 +16,8 @@
 
 use super::algebraic_rate;
 use super::arming::{rate_tolerance, Entry};
+use crate::hybrid::HybridOptions;
 use crate::model::{HybridModel, Point, ScalarPartials};
-use crate::options::Options;
 
 /// Whether the crossing of `guard` in `mode` at `at` (the event point), with rate `hdot` and
 /// second derivative `hddot` (from the dense output) is a grazing event (module docs).
@@ -26,10 +26,9 @@ pub(crate) fn is_grazing<M, const NY: usize, const NZ: usize, const NP: usize>(
     guard: usize,
     mode: usize,
     at: &Point<'_, NY, NZ, NP>,
-    options: &Options<NY, NZ>,
+    options: &HybridOptions<NY, NZ>,
     hdot: f64,
     hddot: f64,
-    grazing_tol: f64,
 ) -> bool
 where
     M: HybridModel<NY, NZ, NP>,
@@ -39,6 +38,7 @@ where
     }
     let mut d = ScalarPartials::ZERO;
     model.guard_partials(guard, at, &mut d);
+    let (grazing_tol, options) = (options.grazing_tol, &options.integrator);
     let mut band = 0.0;
     for i in 0..NY {
         band += d.y[i].abs() * (options.atol_y[i] + options.rtol_y[i] * at.y[i].abs());

@@ -658,10 +658,7 @@ where
         };
         let options = self.options;
         if crossing.is_some_and(|cr| {
-            let (integrator, tol) = (&options.integrator, options.grazing_tol);
-            events::is_grazing(
-                self.model, guard, mode, &at, integrator, post.hdot, cr.hddot, tol,
-            )
+            events::is_grazing(self.model, guard, mode, &at, options, post.hdot, cr.hddot)
         }) {
             return Err(SolveError::GrazingEvent { t, mode, guard });
         }
