@@ -1060,7 +1060,7 @@ proptest::proptest! {
 }
 
 /// A solve that starts exactly on a surface: on an attractive one it slides from `t0` (an
-/// event at `t0`, `hybrid/start.rs`; its sensitivities against a closed form are in
+/// event at `t0`, `hybrid/entry.rs`; its sensitivities against a closed form are in
 /// `model_sliding_events.rs`); where both fields cross it the same way it starts on the side
 /// they move into; on a repulsive one it is `SolveError::RepulsiveSurface`, never a silent
 /// choice of a side.

@@ -505,7 +505,7 @@ fn a_guard_of_the_side_not_visited_fires_while_sliding_from_above() {
 
 /// A start exactly on the wall, where both fields point at it: the solve slides from `t0`
 /// (an event at `t0`, `wall_from_below` out of the fallback mode `below`, as `above`'s field
-/// moves `g` down; `hybrid/start.rs`). The states after the entry are differentiable from
+/// moves `g` down; `hybrid/entry.rs`). The states after the entry are differentiable from
 /// both sides of the wall (the entry's projection is the same from either side), so the closed
 /// form derived for an entry from above, at `t_e = (x0 − c)/a = 0`, gives their derivatives
 /// too; the event time is one-sided: from the initial mode `below` it is `t_e = c − x0`.

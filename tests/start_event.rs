@@ -1,4 +1,4 @@
-//! An event at `t0`: a ball on the floor moving down bounces at the start (`hybrid/start.rs`),
+//! An event at `t0`: a ball on the floor moving down bounces at the start (`hybrid/entry.rs`),
 //! written as an ODE and as an index-1 DAE (`tests/support/event_models.rs`), against the
 //! closed form, by the forward sensitivities and by the adjoint.
 //!

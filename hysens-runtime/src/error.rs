@@ -172,7 +172,7 @@ pub enum SolveError {
         tf: f64,
     },
     /// No mode can start the solve: no `initial_if` rule holds at `t0` and the model has no
-    /// fallback (`#[mode(initial)]`). A guard exactly zero at `t0` is decided by look-ahead:
+    /// fallback (`#[mode(initial)]`). A guard on its zero at `t0` is decided by its rate:
     /// the rule of mode `m` holds when `m`'s own field moves the guard to the rule's sign. On a
     /// switching surface whose two fields both point at it (an attractive surface: the solve
     /// would slide from `t0`), neither side's rule holds; with a fallback the solve starts in

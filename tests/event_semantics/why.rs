@@ -6,7 +6,7 @@
 
 use crate::corpus_case;
 use crate::harness::{Accuracy, End, Expected, Failure};
-use crate::models::{ball, thermostat};
+use crate::models::{ball, rising, thermostat};
 
 const G: f64 = 9.81;
 
@@ -171,4 +171,38 @@ fn zeno_ball() {
         x0,
         ball::P { g: G, e }
     );
+}
+
+/// A guard at −4 at `t0` fired at once at rtol 0.5 (the start lay within the solver's
+/// tolerance band of it). Now a start is on a guard only within round-off, so it fires when
+/// `x` reaches it, at `t = 4`; and a tolerance above 1e-3 is refused for a model with guards,
+/// saying why (above it the solution's own error can hide crossings the exact solution has).
+#[test]
+fn why_a_guard_at_minus_four_does_not_fire_at_once() {
+    use hysens::runtime::SolveError;
+    let p = rising::P {
+        va: 1.0,
+        vb: 2.0,
+        c: 1.0,
+    };
+    let x0 = rising::X { x: -3.0 };
+    let expected = Expected {
+        events: vec![("up", "a", "b", 4.0)],
+        end: End::Finished(vec![1.0 + 2.0 * 1.0]),
+        accuracy: Accuracy::Exact,
+    };
+    let (x, q) = (rising::X { x: x0.x }, rising::P { ..p });
+    corpus_case!("guard at −4", rising::Model, expected, (0.0, 5.0), x, q);
+    for rtol in [0.5, 1e-2, 2e-3] {
+        let failure = rising::Model
+            .solver()
+            .tolerances(rtol, 1e-8)
+            .solve(0.0, 5.0, &x0, &p)
+            .expect_err("too loose for events");
+        assert!(
+            matches!(failure.error, SolveError::InvalidArgument { what, .. } if what.starts_with("rtol: at most 1e-3")),
+            "{failure}"
+        );
+        assert!(failure.partial.events.is_empty());
+    }
 }

@@ -7,10 +7,44 @@ use crate::error::SolveError;
 use crate::model::{Direction, HybridModel, ModeAdapter, ScalarPartials};
 use crate::step::dense::{hermite, hermite_derivative, lerp};
 use crate::step::Trial;
+use core::cell::Cell;
 
 /// Points at which the interpolant of the scanned values is searched for a turn inside each
 /// sub-interval (cheap: a polynomial, no model call).
 const TURN_SEARCH: usize = 16;
+
+/// The quartic through the values at `θ = 0, ¼, ½, ¾, 1` at the odd scan points
+/// `θ = ⅛, ⅜, ⅝, ⅞`: its Lagrange weights (exact binary fractions).
+const ODD_WEIGHTS: [[f64; 5]; 4] = [
+    [
+        35.0 / 128.0,
+        35.0 / 32.0,
+        -35.0 / 64.0,
+        7.0 / 32.0,
+        -5.0 / 128.0,
+    ],
+    [
+        -5.0 / 128.0,
+        15.0 / 32.0,
+        45.0 / 64.0,
+        -5.0 / 32.0,
+        3.0 / 128.0,
+    ],
+    [
+        3.0 / 128.0,
+        -5.0 / 32.0,
+        45.0 / 64.0,
+        15.0 / 32.0,
+        -5.0 / 128.0,
+    ],
+    [
+        -5.0 / 128.0,
+        7.0 / 32.0,
+        -35.0 / 64.0,
+        35.0 / 32.0,
+        35.0 / 128.0,
+    ],
+];
 
 /// Dense-output evaluations spent confirming a suspected turn in one sub-interval.
 const TURN_EVALUATIONS: usize = 24;
@@ -200,8 +234,9 @@ struct Scan<
     dense: &'d DenseGuard<'s, 'i, 'm, M, S, NY, NZ, NP, N>,
     values: [f64; SCAN + 1],
     quartic: Quartic,
-    /// Values within this of zero are zero (module docs of `events/`, "Detection").
-    band: f64,
+    /// Values within this of zero are zero (module docs of `events/`, "Detection"): twice the
+    /// guard's round-off band at the step's start, computed when first needed (NaN before).
+    band: Cell<f64>,
 }
 
 /// A bracket `(θa, va, θb, vb)` of a crossing: `va` on the armed side, `vb` across.
@@ -216,9 +251,30 @@ where
         k as f64 / SCAN as f64
     }
 
+    /// Values within this of zero are zero (the field `band`).
+    fn band(&self) -> f64 {
+        if self.band.get().is_nan() {
+            self.band
+                .set(2.0 * self.dense.zero_band(0.0, self.values[0]));
+        }
+        self.band.get()
+    }
+
     /// Whether `v` is clearly on the side `s` (not within round-off of zero).
     fn clearly(&self, s: f64, v: f64) -> bool {
-        sign(v) == s && v.abs() > self.band
+        sign(v) == s && v.abs() > self.band()
+    }
+
+    /// Whether the guard keeps one sign at every scan point, farther from zero than the whole
+    /// range of its values over the step: then neither a crossing at a scan point nor a turn
+    /// between them (which the quartic would show, `Scan::unresolved` checking it) reaches
+    /// zero, and the scan needs no more.
+    fn far_from_zero(&self) -> bool {
+        let (mut low, mut high) = (f64::INFINITY, f64::NEG_INFINITY);
+        for &v in &self.values {
+            (low, high) = (low.min(v), high.max(v));
+        }
+        low > high - low || -high > high - low
     }
 
     /// The first crossing of a guard armed with sign `armed` in `direction` along the step
@@ -238,7 +294,8 @@ where
             let firing = fires(direction, cs, v);
             // A crossing: beyond zero, or on it and moving on across (decided by the flow, as
             // at a mode's entry); on it and turning back is a tangency, no event.
-            if firing && (v.abs() > self.band || fires_moving(direction, self.dense.moving(theta)))
+            if firing
+                && (v.abs() > self.band() || fires_moving(direction, self.dense.moving(theta)))
             {
                 let start = match last {
                     Some(point) => point,
@@ -249,9 +306,13 @@ where
                 return Ok((Some((start.0, start.1, theta, v)), cs));
             }
             // Both ends of the sub-interval clearly on the armed side: a turn inside may cross
-            // zero twice.
+            // zero twice — only next to a scanned point closer to zero than its neighbours.
             let previous = Self::theta(k - 1);
-            if !firing && self.clearly(cs, v) && last.is_some_and(|(t, _)| t == previous) {
+            if !firing
+                && self.turns_near(k, cs)
+                && self.clearly(cs, v)
+                && last.is_some_and(|(t, _)| t == previous)
+            {
                 if let Some((theta_d, v_d)) = self.turn(k, cs)? {
                     if fires_moving(direction, -cs) {
                         let (ta, va) = last.unwrap_or((previous, self.values[k - 1]));
@@ -262,7 +323,7 @@ where
                     }
                 }
             }
-            if !firing && v.abs() > self.band {
+            if !firing && v.abs() > self.band() {
                 cs = sign(v);
                 last = Some((theta, v));
             }
@@ -270,18 +331,34 @@ where
         Ok((None, cs))
     }
 
+    /// Whether sub-interval `k` ends at a scanned point nearer to zero on the side `s` than its
+    /// neighbours: a turn of the guard towards zero inside it shows there (the scan resolves
+    /// the guard, `Scan::unresolved`), so the others need no search.
+    fn turns_near(&self, k: usize, s: f64) -> bool {
+        let at = |j: usize| self.values.get(j).map_or(f64::INFINITY, |v| s * v);
+        let lower = at(k - 1).min(at(k));
+        let outer = k.checked_sub(2).map_or(f64::INFINITY, at).min(at(k + 1));
+        lower <= outer
+    }
+
     /// The first scan point `θ_{k−1}` of a pair of sub-intervals in which the quartic through
     /// the even scan points misses the odd one between them by more than half the guard's
     /// distance to zero there (and more than round-off): the guard varies too fast within the
     /// step for the scan to rule out a crossing there (module docs of `events/`).
     fn unresolved(&self) -> Option<f64> {
+        let even: [f64; 5] = core::array::from_fn(|j| self.values[2 * j]);
         (1..SCAN).step_by(2).find_map(|k| {
             let (a, m, b) = (self.values[k - 1], self.values[k], self.values[k + 1]);
             let s = sign(m);
             let same_side = s != 0.0 && sign(a) == s && sign(b) == s;
-            let miss = (m - self.quartic.value(Self::theta(k))).abs();
+            let predicted: f64 = ODD_WEIGHTS[k / 2]
+                .iter()
+                .zip(&even)
+                .map(|(w, v)| w * v)
+                .sum();
+            let miss = (m - predicted).abs();
             let distance = a.abs().min(m.abs()).min(b.abs());
-            (same_side && miss > 0.5 * distance && miss > self.band).then(|| Self::theta(k - 1))
+            (same_side && miss > 0.5 * distance && miss > self.band()).then(|| Self::theta(k - 1))
         })
     }
 
@@ -324,7 +401,7 @@ where
         let at = |theta: f64| -> Result<(f64, f64), SolveError> {
             Ok((theta, s * self.dense.value(theta)?))
         };
-        let across = |(theta, sv): (f64, f64)| (sv > self.band).then_some((theta, s * sv));
+        let across = |(theta, sv): (f64, f64)| (sv > self.band()).then_some((theta, s * sv));
         let guess = if guess > a && guess < b {
             guess
         } else {
@@ -390,6 +467,7 @@ impl Quartic {
     }
 
     /// `(value, slope)` at `θ` (Horner on the Newton form, with its derivative).
+    #[inline]
     fn eval(&self, theta: f64) -> (f64, f64) {
         let c = &self.coefficients;
         let (mut v, mut d) = (c[4], 0.0);
@@ -487,9 +565,13 @@ where
             dense: &dense,
             values,
             quartic: Quartic::new(core::array::from_fn(|j| values[2 * j])),
-            band: 2.0 * dense.zero_band(0.0, values[0]),
+            band: Cell::new(f64::NAN),
         };
-        let (bracket, end_sign) = scan.first_crossing(info.direction, armed_sign)?;
+        let (bracket, end_sign) = if scan.far_from_zero() {
+            (None, sign(values[SCAN]))
+        } else {
+            scan.first_crossing(info.direction, armed_sign)?
+        };
         detection.armed.set(g, end_sign);
         if let Some(theta) = scan.unresolved() {
             if detection.unresolved.is_none_or(|u| theta < u) {
@@ -591,6 +673,18 @@ mod tests {
         let f = |x: f64| libm::cos(x) - x;
         let r = illinois(0.0, f(0.0), 1.0, f(1.0), 1e-15, f);
         assert!((r - 0.739_085_133_215_160_7).abs() < 2e-15, "{r}");
+    }
+
+    /// The odd points' weights are the quartic's values there.
+    #[test]
+    fn odd_weights_are_the_quartics() {
+        let q = |x: f64| 3.0 - 2.0 * x + 0.5 * x * x - 7.0 * x * x * x + 1.25 * x * x * x * x;
+        let even: [f64; 5] = core::array::from_fn(|k| q(k as f64 / 4.0));
+        for (j, weights) in ODD_WEIGHTS.iter().enumerate() {
+            let x = (2 * j + 1) as f64 / 8.0;
+            let p: f64 = weights.iter().zip(&even).map(|(w, v)| w * v).sum();
+            assert!((p - q(x)).abs() < 1e-13, "{x}: {p} vs {}", q(x));
+        }
     }
 
     /// The quartic through five scanned values reproduces a quartic and its slope exactly (to

@@ -1,29 +1,42 @@
 //! Guards and events: arming at restarts, crossing detection on the dense output, root
-//! location, moving the root onto the discrete solution, the reset with its grazing and Zeno
-//! tests. The hybrid driver (`hybrid/`) calls these in this order for every step of a mode
+//! location, moving the root onto the discrete solution, the grazing test, the reset with its
+//! Zeno tests. The hybrid driver (`hybrid/`) calls these in this order for every step of a mode
 //! segment; none of them calls the driver.
 //!
 //! **Arming** (`arming.rs`). Each guard of the current mode carries the sign it had at the
 //! last accepted point ("armed sign"). A crossing is a change from the armed sign in the
-//! guard's declared direction (`Rising`: − to ≥ 0, `Falling`: + to ≤ 0). At a restart (`t0`
-//! or right after an event) a guard whose value lies within its tolerance band
-//! `|h| ≤ Σ_i |∂h/∂y_i| w_i + Σ_j |∂h/∂z_j| w_j` (`w = atol + rtol |·|`, the guard change
-//! caused by a tolerance-sized state error) is armed with the sign of its time derivative
-//! `ḣ = h_y ẏ + h_z ż + h_t` in the new mode ("look-ahead"), so a guard that is zero right after
-//! a restart never fires again until it has moved away and come back; if `ḣ = 0` it stays
-//! undecided and takes the sign of its value at the end of the first step (it cannot fire in
-//! that step). At `t0` there is no event this rule could be protecting: a guard of the initial
-//! mode that is zero and moving the way it fires is an event at `t0` (a ball on the floor moving
-//! down, a start on an attractive switching surface), applied before the first step
-//! (`hybrid/start.rs`) — not a guard armed as crossed, which would let the solution leave the
-//! mode's region without an event.
+//! guard's declared direction (`Rising`: − to +, `Falling`: + to −, `Either`: both). A guard is
+//! *on its zero* when its value is within round-off of its terms (`ZERO_ULPS` ulps of
+//! `|h| + Σ|∂h/∂v · v|` over its inputs `v`: for `h = T − T_hi` a few ulps of 300 K) — never
+//! within the solver's tolerance, so a start 0.2 K below a threshold is below it at every
+//! rtol — and, right after an event, also when the state after the event would reach it by
+//! moving the event time within its round-off. At the start of a segment (`t0`, or right
+//! after an event) a guard on its zero is decided by the flow of the mode entered: the sign
+//! of its rate `ḣ = h_t + h_y ẏ + h_z ż` when that is beyond round-off of its terms, else the
+//! sign it takes along the mode's first step (`hybrid/entry.rs`: the first derivative that
+//! does not vanish; a ball at rest on the floor has `ḣ = 0`, `ḧ = −g`). If the flow crosses it
+//! in its direction, it fires at the entry — an event at the same instant, taken as a step of
+//! length zero (`hybrid/entry.rs`) — except the crossing that just fired, which the flow
+//! carries on across (a dose that leaves a rising level rising) or turns back; if it does not,
+//! it is armed with that sign. A chain of such events that comes back to a mode and state
+//! already entered at the instant has no continuation in the model
+//! ([`crate::SolveError::StuckAtGuard`]: a ball with restitution 0, a relay whose two
+//! thresholds are equal); one whose rate vanishes at the entry is a grazing event.
 //!
 //! **Detection** (`locate.rs`). Per computed step the guard is evaluated on the dense output
-//! (`step/dense.rs`) at `θ = k/`[`SCAN`], `k = 1..SCAN` (the last point is the step's end
-//! state), and the first sub-interval in which it crosses in its direction brackets the root;
-//! sign changes against the direction update the running sign, so a `−`/`+` excursion inside
-//! one step is still caught. Crossings separated by less than `h/SCAN` can be missed; they are
-//! grazing situations (see `HybridOptions::grazing_tol`).
+//! (`step/dense.rs`) at `θ = k/`[`SCAN`], `k = 0..=SCAN`, and the first point beyond zero in
+//! the firing direction ends the bracket of the root (a point on zero counts only if the flow
+//! moves on across it there: a touch that turns back is a tangency, no event). Between scan
+//! points the guard can cross twice: where the quartic through the even scan points turns
+//! towards zero inside a sub-interval, the turn is searched for on the dense output
+//! (successive parabolic interpolation), and a turn past zero is two crossings — the first
+//! that fires in the guard's direction is the event. Where that quartic misses the odd scan
+//! points by more than half the guard's distance to zero there, the guard varies too fast
+//! within the step for the scan to rule out a crossing, and the step is cut to a quarter and
+//! computed again (`Stats::guard_step_cuts`; in a replayed step plan the steps are kept).
+//! What is found is what the dense output — accurate to the tolerance — shows: an excursion
+//! past zero smaller than the solution's own error at the requested tolerance can be missed,
+//! and is found at a tighter one.
 //!
 //! **Root** (`locate.rs`). Regula falsi with the Illinois modification (Dowell & Jarratt
 //! 1971), superlinear and bracketing, run until the bracket is at round-off in `t`. The
@@ -35,9 +48,16 @@
 //! state, its sensitivities and the cost at the event are exact functions of the step, as an
 //! adjoint replay needs.
 //!
-//! **The event** (`reset.rs`): reset, new memory, the grazing test
-//! (`HybridOptions::grazing_tol`) and the Zeno tests (`max_events`, vanishing separation), which
-//! end the solve with an error rather than loop; the sensitivity jump is `fsa/jump.rs`.
+//! **Grazing** (`grazing.rs`). A crossing whose rate the solution does not resolve at the
+//! requested tolerances — within the crossing's time uncertainty `w/|ḣ|` (`w` the guard's
+//! tolerance band) the rate changes by its own size, `ḣ² ≤ 2|ḧ| · grazing_tol · w`, or it is
+//! zero to round-off — is [`crate::SolveError::GrazingEvent`]: a near-tangency whose crossing
+//! the tolerances do not decide, a crossing without rate, impacts accumulating below the
+//! tolerances; its `dt*/dp` would not be meaningful.
+//!
+//! **The event** (`reset.rs`): reset, new memory and the Zeno tests (`max_events`, vanishing
+//! separation), which end the solve with an error rather than loop; the sensitivity jump is
+//! `fsa/jump.rs`.
 //!
 //! **The mode entered** is [`crate::HybridModel::event_target`] at the event point: the
 //! guard's fixed target, or the choice of a switching surface. Filippov sliding (Pytlak &

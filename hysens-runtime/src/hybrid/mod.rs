@@ -21,8 +21,9 @@
 //!    consistent `z⁺`, new memory, grazing test, `s⁺` (`fsa/jump.rs`).
 //! 5. A new segment starts at the event time in the target mode, with the grid shift
 //!    `∂t/∂p = τ` carried by its steps until one lands on a fixed time (sample or `t_f`;
-//!    `fsa/`, "Step length"); its guards are armed with the look-ahead rule of `events/`, so a
-//!    guard that is zero at the restart does not re-fire.
+//!    `fsa/`, "Step length"); its guards are armed by the flow of the new mode (`events/`,
+//!    "Arming"), and a guard that fires at the entry is an event at the same instant, a step
+//!    of length zero (`entry.rs`).
 //!
 //! **Sensitivities are those of the discrete solution.** With the step sequence frozen (the
 //! sizes the controller chose, or a replayed [`StepPlan`]), every accepted step is a smooth
@@ -36,9 +37,9 @@
 //! the tolerance goes to zero. Samples and the terminal cost sit at fixed times (after a
 //! landing step), so their sensitivities are the usual fixed-time ones.
 //!
-//! The initial mode follows [`InitialMode`]; a guard that is zero (within its tolerance band)
-//! at `t0` is decided by the sign of its time derivative under the candidate mode's `f`
-//! (look-ahead, never fired; `setup.rs`).
+//! The initial mode follows [`InitialMode`]; a rule's guard that is on its zero at `t0` is
+//! decided by the sign of its rate under the candidate mode's `f` (`setup.rs`); the first
+//! segment is entered like any other (`entry.rs`).
 //!
 //! Nothing allocates; all outputs go into caller storage (`io.rs`), and the summary
 //! [`HybridSolution`] is kept up to date so that it holds the last accepted state after an

@@ -186,7 +186,8 @@ pub enum InitialMode {
     /// Always this mode.
     Fixed(usize),
     /// The first rule whose guard has the given sign at `t0` picks its mode; if none does, the
-    /// fallback (if any). A guard that is exactly zero at `t0` is decided by look-ahead.
+    /// fallback (if any). A guard on its zero at `t0` (within round-off) is decided by the sign of
+    /// its rate under the rule's mode.
     ByGuardSigns {
         /// `(guard, positive?, mode)`: start in `mode` if guard `guard` is positive (or negative).
         rules: &'static [(usize, bool, usize)],
