@@ -2,7 +2,7 @@
 //! without rate.
 
 use crate::corpus_case;
-use crate::harness::{Accuracy, End, Expected, Failure};
+use crate::harness::{self, Accuracy, End, Expected, Failure};
 use crate::models::{arc_either, arc_falling, arc_rising, clock, falling, inflection, rising};
 
 /// `x` rises through 1 at `t = 1` (`x' = 1`), then `x' = 2`.
@@ -200,6 +200,30 @@ fn tangency_is_no_event() {
         (0.0, 2.0),
         x0,
         arc_either::P { c: 0.5 }
+    );
+}
+
+/// The same touch with a sample at `t = 1`: a step ends exactly on the maximum, where the
+/// guard is exactly zero — on it, with the flow turning back (rate `1 − t = 0`): no event.
+#[test]
+fn tangency_at_a_step_end_is_no_event() {
+    let expected = Expected {
+        events: vec![],
+        end: End::Finished(vec![0.0, 0.0]),
+        accuracy: Accuracy::Exact,
+    };
+    let x0 = arc_either::X { x: 0.0, n: 0.0 };
+    let p = arc_either::P { c: 0.5 };
+    let atol = harness::atol_hundredth;
+    corpus_case!(
+        "tangency at a step end",
+        arc_either::Model,
+        expected,
+        (0.0, 2.0),
+        x0,
+        p,
+        atol,
+        &[1.0]
     );
 }
 

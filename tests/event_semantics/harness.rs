@@ -69,7 +69,9 @@ pub struct Outcome {
     pub error: Option<SolveError>,
 }
 
-/// Solves `model` on `[t0, tf]` from `x0` with `p` at `setting` through the builder.
+/// Solves `model` on `[t0, tf]` from `x0` with `p` at `setting` through the builder, landing
+/// on the sample times `samples`.
+#[allow(clippy::too_many_arguments)]
 pub fn solve<
     M,
     const NY: usize,
@@ -84,11 +86,14 @@ pub fn solve<
     tf: f64,
     x0: &M::State,
     p: &M::Params,
+    samples: &[f64],
 ) -> Outcome
 where
     M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
 {
-    let solver = Solver::new(model).tolerances(setting.rtol, setting.atol);
+    let solver = Solver::new(model)
+        .tolerances(setting.rtol, setting.atol)
+        .samples(samples);
     let result = match setting.method {
         Method::Esdirk23 => solver.tableau(&ESDIRK23).solve(t0, tf, x0, p),
         Method::Esdirk34 => solver.tableau(&ESDIRK34).solve(t0, tf, x0, p),
@@ -369,7 +374,8 @@ pub fn atol_hundredth(rtol: f64) -> f64 {
 
 /// Checks the case named `$name` — model `$model` (a `#[hybrid_model]`'s unit struct)
 /// solved on `[$t0, $tf]` from `$x0` with `$p` — against `$expected` over the grid (with
-/// `atol = $atol(rtol)`, by default [`atol_hundredth`]).
+/// `atol = $atol(rtol)`, by default [`atol_hundredth`]; landing on the sample times
+/// `$samples`, by default none).
 #[macro_export]
 macro_rules! corpus_case {
     ($name:expr, $model:path, $expected:expr, ($t0:expr, $tf:expr), $x0:expr, $p:expr) => {
@@ -383,13 +389,16 @@ macro_rules! corpus_case {
             $crate::harness::atol_hundredth
         )
     };
-    ($name:expr, $model:path, $expected:expr, ($t0:expr, $tf:expr), $x0:expr, $p:expr, $atol:expr) => {{
+    ($name:expr, $model:path, $expected:expr, ($t0:expr, $tf:expr), $x0:expr, $p:expr, $atol:expr) => {
+        $crate::corpus_case!($name, $model, $expected, ($t0, $tf), $x0, $p, $atol, &[])
+    };
+    ($name:expr, $model:path, $expected:expr, ($t0:expr, $tf:expr), $x0:expr, $p:expr, $atol:expr, $samples:expr) => {{
         let (x0, p) = ($x0, $p);
         $crate::harness::check(
             $name,
             &$expected,
             $atol,
-            |setting| $crate::harness::solve(&$model, setting, $t0, $tf, &x0, &p),
+            |setting| $crate::harness::solve(&$model, setting, $t0, $tf, &x0, &p, $samples),
             |error| $crate::harness::names_of::<$model, _, _, _>(error),
         )
     }};
