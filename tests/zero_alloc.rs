@@ -8,6 +8,10 @@ mod counting_alloc;
 
 use counting_alloc::count;
 
+/// The models of the event corpus.
+#[allow(dead_code)]
+#[path = "event_semantics/models.rs"]
+mod corpus;
 #[path = "support/models.rs"]
 mod models;
 use hysens::runtime::{
@@ -314,4 +318,98 @@ fn adjoint_solve_with_events_does_not_allocate() {
         assert!(p.iter().chain(&y0).all(|g| g.is_finite()));
         assert!(p.iter().any(|g| g.abs() > 1e-6), "dG/dp = {p:?}");
     }
+}
+
+/// The event paths of issue #19 allocate nothing either: events at a mode's entry (steps of
+/// length zero, with and without sensitivities), the first step's decision for a guard on its
+/// zero with a vanishing rate, a loop without progress ending in an error, steps cut for a
+/// guard that varies too fast (the models of the event corpus, `tests/event_semantics/`).
+#[test]
+fn event_semantics_paths_do_not_allocate() {
+    use hysens::runtime::SolveError;
+    use hysens::runtime::{InitialStates, Params, Solver};
+    let mut events = [EventRecord::ZERO; 64];
+    let mut solve = |run: &mut dyn FnMut(
+        &mut HybridOutputs<'_, 2, 0, 4>,
+        &mut HybridSolution<2, 0, 4>,
+    ) -> Result<(), SolveError>| {
+        let mut solution = HybridSolution::ZERO;
+        let (result, allocations) = count(|| {
+            let mut outputs = HybridOutputs {
+                samples: &mut [],
+                events: Some(&mut events),
+                steps: None,
+            };
+            run(&mut outputs, &mut solution)
+        });
+        (result, allocations, solution.n_events)
+    };
+    // A ball at rest on the floor (decided on the first step: stuck) and one with
+    // restitution 0 (an event at the entry after its impact: stuck), with sensitivities.
+    for (h, e) in [(0.0, 1.0), (1.0, 0.0)] {
+        let solver =
+            Solver::new(&corpus::ball::Model).sensitivities_to(Params::All, InitialStates::All);
+        let (result, allocations, _) = solve(&mut |outputs, solution| {
+            solver.solve_into(
+                0.0,
+                2.0,
+                &corpus::ball::X { h, v: 0.0 },
+                &corpus::ball::P { g: 9.81, e },
+                outputs,
+                solution,
+            )
+        });
+        assert!(
+            matches!(result, Err(SolveError::StuckAtGuard { .. })),
+            "{result:?}"
+        );
+        assert_eq!(allocations, 0, "ball from h = {h}, e = {e}");
+    }
+    // A chain of modes through one level: an event at b's entry, with sensitivities.
+    let mut chain_events = [EventRecord::ZERO; 8];
+    let solver =
+        Solver::new(&corpus::chain::Model).sensitivities_to(Params::All, InitialStates::All);
+    let mut solution = HybridSolution::ZERO;
+    let (result, allocations) = count(|| {
+        solver.solve_into(
+            0.0,
+            3.0,
+            &corpus::chain::X { x: 0.0 },
+            &corpus::chain::P { c: 1.0 },
+            &mut HybridOutputs {
+                samples: &mut [],
+                events: Some(&mut chain_events),
+                steps: None,
+            },
+            &mut solution,
+        )
+    });
+    assert_eq!(result, Ok(()));
+    assert_eq!(solution.n_events, 2, "a → b → c at t = 1");
+    assert_eq!(allocations, 0, "chain");
+    // A guard oscillating faster than the flow: steps cut.
+    let mut wave_events = [EventRecord::ZERO; 8];
+    let problem = corpus::wave::Model::problem(
+        0.0,
+        3.0,
+        &corpus::wave::X { x: 0.0, n: 0.0 },
+        &corpus::wave::P::from_array([2.0 * std::f64::consts::PI, 0.99]),
+    );
+    let mut solution = HybridSolution::ZERO;
+    let (result, allocations) = count(|| {
+        corpus::wave::Model.solve(
+            &problem,
+            &HybridOptions::new(1e-6, 1e-8),
+            &mut HybridOutputs {
+                samples: &mut [],
+                events: Some(&mut wave_events),
+                steps: None,
+            },
+            &mut solution,
+        )
+    });
+    assert_eq!(result, Ok(()));
+    assert_eq!(solution.n_events, 6);
+    assert!(solution.stats.guard_step_cuts > 0, "steps were cut");
+    assert_eq!(allocations, 0, "wave");
 }

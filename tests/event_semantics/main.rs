@@ -23,5 +23,6 @@ mod crossings;
 mod entries;
 mod filippov;
 mod oscillations;
+mod properties;
 mod starts;
 mod why;
