@@ -119,7 +119,11 @@ pub enum SolveError {
         /// `true`: the events accumulate in time; `false`: the cap `max_events` was reached.
         zeno: bool,
     },
-    /// A guard reached zero with (near) zero time derivative, so the event time is ill-defined.
+    /// A guard crossed at a rate the solution does not resolve at the requested tolerances
+    /// (`HybridOptions::grazing_tol`): a near-tangency whose crossing the tolerances do not
+    /// decide, a crossing without rate, impacts accumulating (Zeno), or a motion within the
+    /// tolerances (a ball dropped by less than `atol`) — the event time has no meaningful
+    /// derivative there. Tighten the tolerances to resolve a crossing that exists.
     GrazingEvent {
         /// Event time.
         t: f64,
@@ -404,7 +408,7 @@ impl fmt::Display for Described<'_> {
             ),
             SolveError::GrazingEvent { t, mode: m, guard } => write!(
                 f,
-                "grazing event of {} at t = {t:?} in mode {}: the rate at which it crosses is not resolved at the requested tolerances, so its event time has no meaningful derivative (a near-tangency, a crossing without rate, or impacts accumulating below the tolerances)",
+                "grazing event of {} at t = {t:?} in mode {}: the rate at which it crosses is not resolved at the requested tolerances, so its event time has no meaningful derivative (a near-tangency, a crossing without rate, impacts accumulating, or a motion within the tolerances: tighten them to resolve it)",
                 Guard(guard, guards),
                 mode(m)
             ),
