@@ -6,73 +6,15 @@
 //! terminal cost and a reset in the instantaneous event.
 #![deny(missing_docs)]
 
-use hysens::hybrid_model;
 use hysens::runtime::{InitialStates, Params, Wrt, ESDIRK23, ESDIRK34};
 use num_dual::{Dual64, DualNum};
 
-/// Three speeds on one level: `x' = va` in `a` until `x` rises through `level`, into `b`,
-/// whose own guard on the same level (`onward`, into `c`, with the lift `x⁺ = x + d`) is on
-/// its zero at `b`'s entry with `x' = vb > 0`: it fires at once; then `x' = vc` in `c`.
-#[hybrid_model]
-pub mod stairs {
-    /// The state.
-    #[states]
-    pub struct X {
-        /// Position.
-        pub x: f64,
-    }
-    /// Speeds, the level and the lift.
-    #[params]
-    pub struct P {
-        /// Speed in `a`.
-        pub va: f64,
-        /// Speed in `b`.
-        pub vb: f64,
-        /// Speed in `c`.
-        pub vc: f64,
-        /// The level.
-        pub level: f64,
-        /// The lift at the entry into `c`.
-        pub d: f64,
-    }
-    #[mode(initial)]
-    fn a(p: &P) -> X {
-        X { x: p.va }
-    }
-    #[mode]
-    fn b(p: &P) -> X {
-        X { x: p.vb }
-    }
-    #[mode]
-    fn c(p: &P) -> X {
-        X { x: p.vc }
-    }
-    /// `x` rises through the level in `a`.
-    #[guard(a -> b, rising)]
-    fn enter(x: &X, p: &P) -> f64 {
-        x.x - p.level
-    }
-    /// The same level in `b`.
-    #[guard(b -> c, rising)]
-    fn onward(x: &X, p: &P) -> f64 {
-        x.x - p.level
-    }
-    /// The lift.
-    #[reset(onward)]
-    fn lift(x: &X, p: &P) -> X {
-        X { x: x.x + p.d }
-    }
-    /// `∫ x² dt`.
-    #[cost(integral)]
-    fn area(x: &X) -> f64 {
-        x.x * x.x
-    }
-    /// `x(T)`.
-    #[cost(terminal)]
-    fn last(x: &X) -> f64 {
-        x.x
-    }
-}
+/// The models of the event corpus (`chain`: three speeds on one level, an event at `b`'s
+/// entry with a lift).
+#[allow(dead_code, unused_imports)]
+#[path = "event_semantics/models.rs"]
+mod corpus;
+use corpus::chain as stairs;
 
 /// The final time.
 const T: f64 = 2.0;

@@ -9,7 +9,7 @@ mod counting_alloc;
 use counting_alloc::count;
 
 /// The models of the event corpus.
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 #[path = "event_semantics/models.rs"]
 mod corpus;
 #[path = "support/models.rs"]
@@ -375,7 +375,13 @@ fn event_semantics_paths_do_not_allocate() {
             0.0,
             3.0,
             &corpus::chain::X { x: 0.0 },
-            &corpus::chain::P { c: 1.0 },
+            &corpus::chain::P {
+                va: 1.0,
+                vb: 1.0,
+                vc: 3.0,
+                level: 1.0,
+                d: 0.0,
+            },
             &mut HybridOutputs {
                 samples: &mut [],
                 events: Some(&mut chain_events),

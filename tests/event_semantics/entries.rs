@@ -20,7 +20,13 @@ fn guard_on_zero_at_entry_with_the_flow_entering_fires_at_once() {
         expected,
         (0.0, 3.0),
         chain::X { x: 0.0 },
-        chain::P { c: 1.0 }
+        chain::P {
+            va: 1.0,
+            vb: 1.0,
+            vc: 3.0,
+            level: 1.0,
+            d: 0.0,
+        }
     );
 }
 

@@ -4,73 +4,45 @@
 
 use hysens::hybrid_model;
 
-/// `x' = va` in `a` until `x` rises through `c`, then `x' = vb` in `b`.
-#[hybrid_model]
-pub mod rising {
-    /// The state.
-    #[states]
-    pub struct X {
-        /// Position.
-        pub x: f64,
-    }
-    /// Speeds and the threshold.
-    #[params]
-    pub struct P {
-        /// Speed in `a`.
-        pub va: f64,
-        /// Speed in `b`.
-        pub vb: f64,
-        /// Threshold.
-        pub c: f64,
-    }
-    #[mode(initial)]
-    fn a(p: &P) -> X {
-        X { x: p.va }
-    }
-    #[mode]
-    fn b(p: &P) -> X {
-        X { x: p.vb }
-    }
-    /// `x` rises through `c`.
-    #[guard(a -> b, rising)]
-    fn up(x: &X, p: &P) -> f64 {
-        x.x - p.c
-    }
+/// `x' = va` in `a` until `x` crosses `c` in the guard's direction, then `x' = vb` in `b`.
+macro_rules! threshold_model {
+    ($name:ident, $guard:ident, $direction:ident) => {
+        #[hybrid_model]
+        pub mod $name {
+            /// The state.
+            #[states]
+            pub struct X {
+                /// Position.
+                pub x: f64,
+            }
+            /// Speeds and the threshold.
+            #[params]
+            pub struct P {
+                /// Speed in `a`.
+                pub va: f64,
+                /// Speed in `b`.
+                pub vb: f64,
+                /// Threshold.
+                pub c: f64,
+            }
+            #[mode(initial)]
+            fn a(p: &P) -> X {
+                X { x: p.va }
+            }
+            #[mode]
+            fn b(p: &P) -> X {
+                X { x: p.vb }
+            }
+            /// `x` crosses `c`.
+            #[guard(a -> b, $direction)]
+            fn $guard(x: &X, p: &P) -> f64 {
+                x.x - p.c
+            }
+        }
+    };
 }
-
-/// `x' = va` in `a` until `x` falls through `c`, then `x' = vb` in `b`.
-#[hybrid_model]
-pub mod falling {
-    /// The state.
-    #[states]
-    pub struct X {
-        /// Position.
-        pub x: f64,
-    }
-    /// Speeds and the threshold.
-    #[params]
-    pub struct P {
-        /// Speed in `a`.
-        pub va: f64,
-        /// Speed in `b`.
-        pub vb: f64,
-        /// Threshold.
-        pub c: f64,
-    }
-    #[mode(initial)]
-    fn a(p: &P) -> X {
-        X { x: p.va }
-    }
-    #[mode]
-    fn b(p: &P) -> X {
-        X { x: p.vb }
-    }
-    /// `x` falls through `c`.
-    #[guard(a -> b, falling)]
-    fn down(x: &X, p: &P) -> f64 {
-        x.x - p.c
-    }
-}
+threshold_model!(rising, up, rising);
+threshold_model!(falling, down, falling);
 
 /// `x' = 1 − t`, `x = x0 + t − t²/2` (a maximum at `t = 1`), and a counter `n' = 0` that
 /// each event of the level guard increments: which crossings fire, with each direction.
@@ -115,9 +87,11 @@ arc_model!(arc_either, either);
 arc_model!(arc_rising, rising);
 arc_model!(arc_falling, falling);
 
-/// A chain of modes on one threshold `x = 1` (`x' = 1` in `a` and `b`, `x' = 3` in `c`): `a`
-/// leaves when `x` rises through 1, into `b`, whose own guard on the same level — rising into
-/// `c` (`onward`), or falling back into `a` (`back`) — is on its zero at the entry.
+/// A chain of modes on one level: `x' = va` in `a` until `x` rises through `level`, into `b`,
+/// whose own guard on the same level (`onward`, into `c`, with the lift `x⁺ = x + d`) is on its
+/// zero at `b`'s entry with `x' = vb > 0`: it fires at once; then `x' = vc` in `c`. Costs
+/// `∫ x² dt` and `x(T)` (for the sensitivities across the instantaneous event,
+/// `tests/entry_events.rs`).
 #[hybrid_model]
 pub mod chain {
     /// The state.
@@ -126,33 +100,56 @@ pub mod chain {
         /// Position.
         pub x: f64,
     }
-    /// The threshold.
+    /// Speeds, the level and the lift.
     #[params]
     pub struct P {
-        /// Threshold.
-        pub c: f64,
+        /// Speed in `a`.
+        pub va: f64,
+        /// Speed in `b`.
+        pub vb: f64,
+        /// Speed in `c`.
+        pub vc: f64,
+        /// The level.
+        pub level: f64,
+        /// The lift at the entry into `c`.
+        pub d: f64,
     }
     #[mode(initial)]
-    fn a() -> X {
-        X { x: 1.0 }
+    fn a(p: &P) -> X {
+        X { x: p.va }
     }
     #[mode]
-    fn b() -> X {
-        X { x: 1.0 }
+    fn b(p: &P) -> X {
+        X { x: p.vb }
     }
     #[mode]
-    fn c() -> X {
-        X { x: 3.0 }
+    fn c(p: &P) -> X {
+        X { x: p.vc }
     }
-    /// `x` rises through `c` in `a`.
+    /// `x` rises through the level in `a`.
     #[guard(a -> b, rising)]
     fn enter(x: &X, p: &P) -> f64 {
-        x.x - p.c
+        x.x - p.level
     }
     /// The same level, rising, in `b`: on its zero at `b`'s entry and moving across.
     #[guard(b -> c, rising)]
     fn onward(x: &X, p: &P) -> f64 {
-        x.x - p.c
+        x.x - p.level
+    }
+    /// The lift.
+    #[reset(onward)]
+    fn lift(x: &X, p: &P) -> X {
+        X { x: x.x + p.d }
+    }
+    /// `∫ x² dt`.
+    #[cost(integral)]
+    fn area(x: &X) -> f64 {
+        x.x * x.x
+    }
+    /// `x(T)`.
+    #[cost(terminal)]
+    fn last(x: &X) -> f64 {
+        x.x
     }
 }
 
@@ -403,91 +400,16 @@ pub mod inflection {
     }
 }
 
-/// A thermostat: `T' = (T_heater − T)/τ` heating, `T' = (T_ambient − T)/τ` off, switching off
-/// when `T` rises through `t_hi` and on when it falls through `t_lo` (in kelvin, hours).
-#[hybrid_model]
-pub mod thermostat {
-    /// The state.
-    #[states]
-    pub struct X {
-        /// Temperature (K).
-        pub temp: f64,
-    }
-    /// The plant and the thresholds.
-    #[params]
-    pub struct P {
-        /// Heater temperature (K).
-        pub heater: f64,
-        /// Ambient temperature (K).
-        pub ambient: f64,
-        /// Time constant (h).
-        pub tau: f64,
-        /// Lower threshold (K).
-        pub t_lo: f64,
-        /// Upper threshold (K).
-        pub t_hi: f64,
-    }
-    #[mode(initial)]
-    fn heating(x: &X, p: &P) -> X {
-        X {
-            temp: (p.heater - x.temp) / p.tau,
-        }
-    }
-    #[mode]
-    fn off(x: &X, p: &P) -> X {
-        X {
-            temp: (p.ambient - x.temp) / p.tau,
-        }
-    }
-    /// `T` rises through `t_hi`: heater off.
-    #[guard(heating -> off, rising)]
-    fn hot(x: &X, p: &P) -> f64 {
-        x.temp - p.t_hi
-    }
-    /// `T` falls through `t_lo`: heater on.
-    #[guard(off -> heating, falling)]
-    fn cold(x: &X, p: &P) -> f64 {
-        x.temp - p.t_lo
-    }
-}
+/// A thermostat: `T' = (T_h − T)/τ` heating, `T' = (T_a − T)/τ` idle, switching off when `T`
+/// rises through `high` and on when it falls through `low` (the cost's test's model).
+#[path = "../support/thermostat.rs"]
+mod thermostat_model;
+pub use thermostat_model::thermostat;
 
-/// A ball bouncing on the floor with restitution `e` (the facade's ball, without its costs).
-#[hybrid_model]
-pub mod ball {
-    /// The states.
-    #[states]
-    pub struct X {
-        /// Height (m).
-        pub h: f64,
-        /// Velocity, up is positive (m/s).
-        pub v: f64,
-    }
-    /// Gravity and restitution.
-    #[params]
-    pub struct P {
-        /// Gravity (m/s²).
-        pub g: f64,
-        /// Restitution.
-        pub e: f64,
-    }
-    #[mode(initial)]
-    fn flight(x: &X, p: &P) -> X {
-        X { h: x.v, v: -p.g }
-    }
-    /// The height falls through zero.
-    #[guard(flight -> flight, falling)]
-    fn impact(x: &X) -> f64 {
-        x.h
-    }
-    /// `v⁺ = −e v⁻`.
-    #[reset(impact)]
-    fn bounce(x: &X, p: &P) -> X {
-        X {
-            h: x.h,
-            v: -p.e * x.v,
-        }
-    }
-}
+/// A ball bouncing on the floor with restitution `e`: the `bouncing_ball` example's model.
+#[path = "../../examples/bouncing_ball/model.rs"]
+mod ball_model;
+pub use ball_model::ball;
 
 /// A one-dimensional Filippov system: `x' = vl` left of the surface `x = c`, `x' = vr` right
 /// of it (crossing when both are positive, sliding when `vl > 0 > vr`, repulsive when

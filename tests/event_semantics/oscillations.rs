@@ -91,25 +91,26 @@ fn relay_thermostat_in_its_band() {
         heater: 300.5,
         ambient: 280.0,
         tau: 1.0,
-        t_lo: 299.0,
-        t_hi: 300.0,
+        low: 299.0,
+        high: 300.0,
+        set: 300.0,
     };
     let t0: f64 = 299.8;
-    let heat = |from: f64| p.tau * ((p.heater - from) / (p.heater - p.t_hi)).ln();
-    let cool = p.tau * ((p.t_hi - p.ambient) / (p.t_lo - p.ambient)).ln();
+    let heat = |from: f64| p.tau * ((p.heater - from) / (p.heater - p.high)).ln();
+    let cool = p.tau * ((p.high - p.ambient) / (p.low - p.ambient)).ln();
     let t1 = heat(t0);
     let t2 = t1 + cool;
-    let t3 = t2 + heat(p.t_lo);
+    let t3 = t2 + heat(p.low);
     let t4 = t3 + cool;
     let t_end = 2.0;
     // Heating from t4 to the end.
-    let temp = p.heater + (p.t_lo - p.heater) * (-(t_end - t4) / p.tau).exp();
+    let temp = p.heater + (p.low - p.heater) * (-(t_end - t4) / p.tau).exp();
     let expected = Expected {
         events: vec![
-            ("hot", "heating", "off", t1),
-            ("cold", "off", "heating", t2),
-            ("hot", "heating", "off", t3),
-            ("cold", "off", "heating", t4),
+            ("too_warm", "heating", "idle", t1),
+            ("too_cold", "idle", "heating", t2),
+            ("too_warm", "heating", "idle", t3),
+            ("too_cold", "idle", "heating", t4),
         ],
         end: End::Finished(vec![temp]),
         // T ≈ 300 K is resolved to atol + rtol·300; a switching time's error is the

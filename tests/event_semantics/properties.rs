@@ -71,8 +71,9 @@ proptest! {
             heater: t_hi + margin,
             ambient: t_lo - margin,
             tau: 1.0,
-            t_lo,
-            t_hi,
+            low: t_lo,
+            high: t_hi,
+            set: t_hi,
         };
         let temp0 = (t_lo + start * width.max(1e-13)).min(t_hi);
         let atol = rtol * 1e-2;

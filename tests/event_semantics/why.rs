@@ -78,20 +78,21 @@ fn why_relay_with_equal_thresholds_does_not_decay_below_them() {
         heater: 320.0,
         ambient: 280.0,
         tau: 1.0,
-        t_lo: 300.0,
-        t_hi: 300.0,
+        low: 300.0,
+        high: 300.0,
+        set: 300.0,
     };
     let t1 = ((320.0f64 - 299.0) / (320.0 - 300.0)).ln();
     let expected = Expected {
         events: vec![
-            ("hot", "heating", "off", t1),
-            ("cold", "off", "heating", t1),
+            ("too_warm", "heating", "idle", t1),
+            ("too_cold", "idle", "heating", t1),
         ],
         end: End::Failed(
             Failure::Stuck {
-                guard: "hot",
+                guard: "too_warm",
                 from: "heating",
-                to: "off",
+                to: "idle",
             },
             t1,
         ),
@@ -118,14 +119,15 @@ fn why_thermostat_starting_near_its_threshold_switches_at_the_right_time() {
         heater: 300.5,
         ambient: 280.0,
         tau: 1.0,
-        t_lo: 299.0,
-        t_hi: 300.0,
+        low: 299.0,
+        high: 300.0,
+        set: 300.0,
     };
     let t1 = (0.7f64 / 0.5).ln();
     let t_end = 0.35;
-    let temp = p.ambient + (p.t_hi - p.ambient) * (-(t_end - t1) / p.tau).exp();
+    let temp = p.ambient + (p.high - p.ambient) * (-(t_end - t1) / p.tau).exp();
     let expected = Expected {
-        events: vec![("hot", "heating", "off", t1)],
+        events: vec![("too_warm", "heating", "idle", t1)],
         end: End::Finished(vec![temp]),
         // T ≈ 300 K to atol + 300 rtol; the crossing time to that over the rate 0.5 K/h.
         accuracy: Accuracy::Global(200.0),
