@@ -198,9 +198,7 @@ where
         } else {
             [0.0; NZ]
         };
-        let rate = d.t
-            + dot(&d.y, &motion.y)
-            + dot(&d.z, &zdot)
+        let rate = d.rate(&motion.y, &zdot)
             + dot(&d.memory_y, &motion.y)
             + dot(&d.memory_z, &motion.memory_z);
         if rate.is_finite() {
@@ -222,7 +220,7 @@ where
     } else {
         [0.0; NZ]
     };
-    let rate = d.t + dot(&d.y, &ydot) + dot(&d.z, &zdot);
+    let rate = d.rate(&ydot, &zdot);
     let decided =
         rate.is_finite() && rate.abs() > rate_tolerance(model, mode, at, &d, &ydot, &zdot, entry);
     Ok(Arming {

@@ -204,9 +204,7 @@ where
         for (c, zc) in zdot.iter_mut().enumerate() {
             *zc = (zs[S - 1][c] - zs[0][c]) / self.h;
         }
-        let rate = d.t
-            + d.y.iter().zip(&ydot).map(|(a, b)| a * b).sum::<f64>()
-            + d.z.iter().zip(&zdot).map(|(a, b)| a * b).sum::<f64>();
+        let rate = d.rate(&ydot, &zdot);
         let mode = self.adapter.mode();
         let tolerance = rate_tolerance(model, mode, &at, &d, &ydot, &zdot, &Entry::Start);
         if rate.is_finite() && rate.abs() > tolerance {

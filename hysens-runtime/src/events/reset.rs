@@ -100,13 +100,7 @@ where
     let zdot_m = algebraic_rate(model, pre.mode, &at, &ydot_m)?;
     let mut hp = ScalarPartials::ZERO;
     model.guard_partials(guard, &at, &mut hp);
-    let mut hdot = hp.t;
-    for c in 0..NY {
-        hdot += hp.y[c] * ydot_m[c];
-    }
-    for c in 0..NZ {
-        hdot += hp.z[c] * zdot_m[c];
-    }
+    let hdot = hp.rate(&ydot_m, &zdot_m);
     if !hdot.is_finite() || !all_finite(&ydot_m) || !all_finite(&zdot_m) {
         return Err(nonfinite("guard rate at an event"));
     }

@@ -87,13 +87,7 @@ where
 {
     let mut hp = ScalarPartials::ZERO;
     model.guard_partials(guard, at, &mut hp);
-    let mut den = hp.t;
-    for c in 0..NY {
-        den += hp.y[c] * step.yh[c];
-    }
-    for c in 0..NZ {
-        den += hp.z[c] * step.zh[c];
-    }
+    let den = hp.rate(step.yh, step.zh);
     if !den.is_finite() {
         return Err(SolveError::NonFiniteValue {
             t: at.t,

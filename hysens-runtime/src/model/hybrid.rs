@@ -88,6 +88,13 @@ impl<const NY: usize, const NZ: usize, const NP: usize> ScalarPartials<NY, NZ, N
         memory_y: [0.0; NY],
         memory_z: [0.0; NZ],
     };
+
+    /// The function's rate as time advances with `(ẏ, ż)` and the parameters and memory stay:
+    /// `s_t + s_y·ẏ + s_z·ż` (a guard's `ḣ`, Serban & Recuero 2019, Eq. 4).
+    pub fn rate(&self, ydot: &[f64; NY], zdot: &[f64; NZ]) -> f64 {
+        let terms = self.y.iter().zip(ydot).chain(self.z.iter().zip(zdot));
+        terms.fold(self.t, |rate, (s, v)| rate + s * v)
+    }
 }
 
 /// Partial derivatives of a reset `y⁺ = R(t, y⁻, z⁻, p, y*, z*)`, zeroed by the caller.
