@@ -14,17 +14,11 @@
 //! that way.
 //!
 //! Also here, for every module: the one mapping of an LU failure to an error
-//! ([`SolveError::from_lu`]) and the one finiteness check ([`all_finite`]).
+//! ([`SolveError::from_lu`]).
 
 use crate::linalg::LuError;
 use crate::model::{GuardInfo, ModeInfo};
 use core::fmt;
-
-/// Whether every entry of `v` is finite (no NaN, no infinity).
-#[inline]
-pub(crate) fn all_finite<const K: usize>(v: &[f64; K]) -> bool {
-    v.iter().all(|x| x.is_finite())
-}
 
 /// What went wrong during a solve, and where.
 #[derive(Clone, Copy, Debug, PartialEq)]

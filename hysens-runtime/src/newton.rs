@@ -45,7 +45,8 @@
 //! `z⁻`.
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
-use crate::error::{all_finite, SolveError};
+use crate::error::SolveError;
+use crate::linalg::all_finite;
 use crate::linalg::{Lu, LuError};
 use crate::model::{ModeJacobian, SmoothMode};
 use crate::norm::{rms, sum_sq, weights};

@@ -31,10 +31,11 @@ use super::jump::{
 use super::step::{StageLu, StageSeeds, Sweep};
 use super::tape::{AdjointTape, Recording, TapeEvent, TapeStep};
 use super::{AdjointGradient, AdjointStats, Costate};
-use crate::error::{all_finite, SolveError};
+use crate::error::SolveError;
 use crate::hybrid::{
     run, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, Sample, StepPlan,
 };
+use crate::linalg::all_finite;
 use crate::linalg::Lu;
 use crate::model::{AdjointProducts, Memory, ModeJacobian, Point, ScalarPartials};
 use crate::tableau::Tableau;

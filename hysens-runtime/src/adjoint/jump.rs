@@ -72,7 +72,8 @@
 //! the adjoint of `s_0`, so that `dG/dp = p̄ + s̄_0ᵀ ∂y0/∂p`.
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
-use crate::error::{all_finite, SolveError};
+use crate::error::SolveError;
+use crate::linalg::all_finite;
 use crate::linalg::Lu;
 use crate::model::{HybridModel, ModeJacobian, Point, ResetJacobian, ScalarPartials};
 

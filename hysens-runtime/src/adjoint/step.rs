@@ -41,8 +41,9 @@
 use super::{AdjointStats, Costate};
 use crate::adjoint::cost::integral_seeds;
 use crate::adjoint::tape::TapeStep;
-use crate::error::{all_finite, SolveError};
+use crate::error::SolveError;
 use crate::fsa::step::stage_matrix;
+use crate::linalg::all_finite;
 use crate::linalg::Lu;
 use crate::model::{AdjointProducts, Memory, ModeJacobian, Point};
 use crate::step::StepLength;

@@ -21,9 +21,10 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::{algebraic_rate, t_eps, AfterEvent};
-use crate::error::{all_finite, SolveError};
+use crate::error::SolveError;
 use crate::fsa::jump::{jump_sensitivities, reset_jacobian, PreEventSensitivities};
 use crate::hybrid::HybridOptions;
+use crate::linalg::all_finite;
 use crate::model::{HybridModel, Memory, Point, ScalarPartials};
 
 /// The state just before an event and the data of the mode being left.

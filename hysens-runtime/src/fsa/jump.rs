@@ -47,7 +47,8 @@
 //! of the steps after it (`fsa/cost.rs`).
 #![allow(clippy::needless_range_loop)]
 
-use crate::error::{all_finite, SolveError};
+use crate::error::SolveError;
+use crate::linalg::all_finite;
 use crate::model::{HybridModel, Point, ResetJacobian, ScalarPartials};
 
 /// The H-direction and partial step sensitivities of an event step (module docs).

@@ -3,7 +3,8 @@
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 use super::step::{StagePartials, StepColumns};
-use crate::error::{all_finite, SolveError};
+use crate::error::SolveError;
+use crate::linalg::all_finite;
 use crate::model::{ModeJacobian, SmoothMode};
 use crate::step::Esdirk;
 

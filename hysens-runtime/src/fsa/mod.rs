@@ -87,7 +87,8 @@ pub(crate) mod jump;
 mod length;
 pub(crate) mod step;
 
-use crate::error::{all_finite, SolveError};
+use crate::error::SolveError;
+use crate::linalg::all_finite;
 use crate::linalg::Lu;
 use crate::model::{ModeJacobian, SmoothMode};
 use crate::step::Esdirk;

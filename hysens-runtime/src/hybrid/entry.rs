@@ -38,9 +38,10 @@
 
 use super::{Driver, HybridOutputs, HybridSolution, SegmentEnd};
 use crate::adjoint::tape::Recorder;
-use crate::error::{all_finite, SolveError};
+use crate::error::SolveError;
 use crate::events::locate::DenseGuard;
 use crate::events::{arming_sign, fires_at_entry, sign, Armed, Entry, ModeIntegrator};
+use crate::linalg::all_finite;
 use crate::model::{EventTarget, HybridModel, ModeAdapter, Point};
 use crate::step::{h_roundoff, StepLength};
 use crate::ZENO_CLOSE_EVENTS;

@@ -3,9 +3,10 @@
 
 use super::{Driver, EventRecord, HybridOutputs, HybridSolution, LoggedStep, Sample};
 use crate::adjoint::tape::Recorder;
-use crate::error::{all_finite, SolveError};
+use crate::error::SolveError;
 use crate::events::ModeIntegrator;
 use crate::fsa::cost::{add_integral_step, add_scalar_gradient, StageSensitivities};
+use crate::linalg::all_finite;
 use crate::model::{HybridModel, ModeAdapter, ScalarPartials, SmoothMode};
 use crate::step::Esdirk;
 

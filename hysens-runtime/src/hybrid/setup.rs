@@ -2,8 +2,9 @@
 
 use super::Driver;
 use crate::adjoint::tape::Recorder;
-use crate::error::{all_finite, SolveError};
+use crate::error::SolveError;
 use crate::events::{arming_sign, fires_at_entry, Armed, Entry, ModeIntegrator, MAX_GUARDS};
+use crate::linalg::all_finite;
 use crate::model::{HybridModel, InitialMode, Memory, ModeAdapter, Point};
 
 /// The largest relative tolerance of the differential states with which a model with guards

@@ -5,3 +5,10 @@
 mod lu;
 
 pub(crate) use lu::{Lu, LuError};
+
+/// Whether every entry of `v` is finite (no NaN, no infinity): the one finiteness check of the
+/// runtime.
+#[inline]
+pub(crate) fn all_finite<const K: usize>(v: &[f64; K]) -> bool {
+    v.iter().all(|x| x.is_finite())
+}

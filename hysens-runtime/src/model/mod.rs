@@ -151,7 +151,7 @@ pub trait SmoothMode<const NY: usize, const NZ: usize, const NP: usize> {
 impl<const NY: usize, const NZ: usize> ModeJacobian<NY, NZ> {
     /// Whether every entry of every block is finite.
     pub(crate) fn is_finite(&self) -> bool {
-        use crate::error::all_finite;
+        use crate::linalg::all_finite;
         self.fy.iter().all(all_finite)
             && self.fz.iter().all(all_finite)
             && self.gy.iter().all(all_finite)

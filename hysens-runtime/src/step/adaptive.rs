@@ -32,7 +32,8 @@
 
 use super::attempt::Attempt;
 use super::{h_roundoff, positive_finite, Esdirk, JacState, StepLength, StepRecord, Trial};
-use crate::error::{all_finite, SolveError};
+use crate::error::SolveError;
+use crate::linalg::all_finite;
 use crate::linalg::LuError;
 use crate::model::SmoothMode;
 use crate::norm::{rms, sum_sq, weights};

@@ -76,7 +76,7 @@ where
         let mut f1 = [0.0; NY];
         self.model.f(self.t, &self.y, &self.z, &self.p, &mut f1);
         self.stats.f_evals += 1;
-        if !crate::error::all_finite(&f1) {
+        if !crate::linalg::all_finite(&f1) {
             return Err(self.err_nonfinite("f"));
         }
         for i in 0..S {

@@ -74,8 +74,9 @@ mod fixed;
 mod matrix;
 mod snapshot;
 
-use crate::error::{all_finite, SolveError};
+use crate::error::SolveError;
 use crate::fsa::Fsa;
+use crate::linalg::all_finite;
 use crate::model::SmoothMode;
 use crate::newton::{consistent_z, ConsistencyProblem};
 use crate::options::Options;
