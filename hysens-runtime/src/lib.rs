@@ -83,6 +83,7 @@ mod model;
 mod newton;
 mod norm;
 mod options;
+mod run;
 mod solver;
 mod stack;
 mod stats;
@@ -101,13 +102,12 @@ pub mod prelude {
 }
 
 pub use adjoint::{
-    adjoint_tape_length, solve_adjoint, AdjointGradient, AdjointPoint, AdjointStats, AdjointTape,
-    Checkpoint, TapeEvent, TapeStep,
+    AdjointGradient, AdjointPoint, AdjointStats, AdjointTape, Checkpoint, TapeEvent, TapeStep,
 };
 pub use error::{Described, SolveError};
 pub use hybrid::{
-    solve, EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,
-    Sample, StepKind, StepPlan, ZENO_CLOSE_EVENTS,
+    adjoint_tape_length, solve, solve_adjoint, EventRecord, HybridOptions, HybridOutputs,
+    HybridProblem, HybridSolution, LoggedStep, Sample, StepKind, StepPlan, ZENO_CLOSE_EVENTS,
 };
 pub use model::{
     AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,

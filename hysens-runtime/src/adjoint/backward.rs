@@ -21,6 +21,7 @@
 //! Then `dG/dy_0 = ȳ_0` and, if the problem gives `∂y_0/∂p = s_0`, `dG/dp = p̄ + s_0ᵀ ȳ_0`.
 #![allow(clippy::needless_range_loop)]
 
+use super::checkpoint::Checkpoint;
 use super::cost::add_scalar_seed;
 use super::cost::integral_seeds;
 use super::jump::{
@@ -32,29 +33,20 @@ use super::step::{StageLu, StageSeeds, Sweep};
 use super::tape::{AdjointTape, Recording, TapeEvent, TapeStep};
 use super::{AdjointGradient, AdjointStats, Costate};
 use crate::error::SolveError;
-use crate::hybrid::{
-    run, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, Sample, StepPlan,
-};
 use crate::linalg::all_finite;
 use crate::linalg::Lu;
 use crate::model::{AdjointProducts, Memory, ModeJacobian, Point, ScalarPartials};
-use crate::tableau::Tableau;
-
-/// The solve whose gradient is computed: what a recomputation from a checkpoint runs again.
-pub(crate) struct Forward<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>
-{
-    pub model: &'a M,
-    pub tableau: &'a Tableau<S>,
-    pub problem: &'a HybridProblem<'a, NY, NZ, NP>,
-    pub options: &'a HybridOptions<NY, NZ>,
-    pub plan: StepPlan<'a>,
-}
+use crate::run::{HybridOutputs, HybridProblem, HybridSolution, Run, Sample};
 
 /// The backward pass of the solve `forward` that filled `tape`, `outputs` and `sol` (module
 /// docs): the windows of a checkpointed tape last to first, each but the last recomputed from
-/// its checkpoint (`checkpoint.rs`); writes the gradients and statistics into `gradient`, and
-/// reports the adjoint of the state as it goes to `observe` ([`AdjointPoint`]).
+/// its checkpoint (`checkpoint.rs`) by `resume` — the driver's solve resumed from a checkpoint,
+/// recording into the tape; writes the gradients and statistics into `gradient`, and reports
+/// the adjoint of the state as it goes to `observe` ([`AdjointPoint`]).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn backward<
+    't,
+    'o,
     M,
     const S: usize,
     const NY: usize,
@@ -62,12 +54,17 @@ pub(crate) fn backward<
     const NP: usize,
     const N: usize,
 >(
-    forward: &Forward<'_, M, S, NY, NZ, NP>,
-    tape: &mut Recording<'_, S, NY, NZ>,
-    outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+    forward: &Run<'_, M, S, NY, NZ, NP>,
+    tape: &mut Recording<'t, S, NY, NZ>,
+    outputs: &mut HybridOutputs<'o, NY, NZ, NP>,
     sol: &HybridSolution<NY, NZ, NP>,
     gradient: &mut AdjointGradient<NY, NP>,
     observe: Option<&mut impl FnMut(AdjointPoint<NY>)>,
+    resume: &mut impl FnMut(
+        &Checkpoint<S, NY, NZ>,
+        &mut Recording<'t, S, NY, NZ>,
+        &mut HybridOutputs<'o, NY, NZ, NP>,
+    ) -> Result<(), SolveError>,
 ) -> Result<(), SolveError>
 where
     M: AdjointProducts<NY, NZ, NP>,
@@ -101,7 +98,14 @@ where
     for j in (0..windows).rev() {
         // Window j holds the steps j·W .. min((j + 1)·W, n) (all n of a full tape).
         if j + 1 < windows {
-            recompute::<M, S, NY, NZ, NP, N>(forward, tape, j, outputs, &mut gradient.stats)?;
+            recompute(
+                forward.problem.t0,
+                tape,
+                j,
+                outputs,
+                &mut gradient.stats,
+                resume,
+            )?;
         }
         let before = match j {
             0 => tape.initial_samples,
@@ -274,45 +278,36 @@ impl<O> Trajectory<'_, O> {
     }
 }
 
-/// Records window `j` of a checkpointed tape again, by resuming the solve from its
-/// checkpoint until the next one (`checkpoint.rs`).
-fn recompute<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>(
-    forward: &Forward<'_, M, S, NY, NZ, NP>,
-    tape: &mut Recording<'_, S, NY, NZ>,
+/// Recomputes window `j` of the checkpointed `tape` (the steps from its checkpoint up to the
+/// next) by `resume`, which runs the solve again from the checkpoint, recording (module docs of
+/// `checkpoint.rs`); counts the recomputed steps. `t0` names the error of a missing checkpoint.
+fn recompute<'t, 'o, const S: usize, const NY: usize, const NZ: usize, const NP: usize>(
+    t0: f64,
+    tape: &mut Recording<'t, S, NY, NZ>,
     j: usize,
-    outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+    outputs: &mut HybridOutputs<'o, NY, NZ, NP>,
     stats: &mut AdjointStats,
-) -> Result<(), SolveError>
-where
-    M: AdjointProducts<NY, NZ, NP>,
-{
+    resume: &mut impl FnMut(
+        &Checkpoint<S, NY, NZ>,
+        &mut Recording<'t, S, NY, NZ>,
+        &mut HybridOutputs<'o, NY, NZ, NP>,
+    ) -> Result<(), SolveError>,
+) -> Result<(), SolveError> {
     let Some(checkpoint) = tape.checkpoints.get(j).copied() else {
         return Err(SolveError::InvalidArgument {
-            t: forward.problem.t0,
+            t: t0,
             mode: 0,
             what: "missing checkpoint",
         });
     };
     tape.resume(&checkpoint);
-    let mut scratch = HybridSolution::ZERO;
-    run::<M, S, NY, NZ, NP, N, _>(
-        forward.model,
-        forward.tableau,
-        forward.problem,
-        forward.options,
-        forward.plan,
-        outputs,
-        &mut scratch,
-        false,
-        tape,
-        Some(&checkpoint),
-    )?;
+    resume(&checkpoint, tape, outputs)?;
     stats.recomputed_steps += tape.next - checkpoint.step;
     if tape.next != tape.stop {
         // The solve resumed from a checkpoint repeats the original; anything else is a bug.
         return Err(SolveError::InvalidArgument {
-            t: scratch.t,
-            mode: scratch.mode,
+            t: checkpoint.integrator.t(),
+            mode: checkpoint.mode,
             what: "recomputation from a checkpoint ended early",
         });
     }

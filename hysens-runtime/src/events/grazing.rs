@@ -16,8 +16,8 @@
 
 use super::algebraic_rate;
 use super::arming::{rate_tolerance, Entry};
-use crate::hybrid::HybridOptions;
 use crate::model::{HybridModel, Point, ScalarPartials};
+use crate::run::HybridOptions;
 
 /// Whether the crossing of `guard` in `mode` at `at` (the event point), with rate `hdot` and
 /// second derivative `hddot` (from the dense output) is a grazing event (module docs).

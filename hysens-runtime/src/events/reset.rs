@@ -23,9 +23,9 @@
 use super::{algebraic_rate, t_eps, AfterEvent};
 use crate::error::SolveError;
 use crate::fsa::jump::{jump_sensitivities, reset_jacobian, PreEventSensitivities};
-use crate::hybrid::HybridOptions;
 use crate::linalg::all_finite;
 use crate::model::{HybridModel, Memory, Point, ScalarPartials};
+use crate::run::HybridOptions;
 
 /// The state just before an event and the data of the mode being left.
 #[derive(Clone, Copy, Debug)]

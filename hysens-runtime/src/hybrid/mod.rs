@@ -46,15 +46,17 @@
 //! error.
 
 mod entry;
-mod io;
+mod gradient;
 mod output;
 mod record;
 mod setup;
 
-pub use io::{
+pub use crate::run::{
     EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, Sample,
     StepKind, StepPlan, ZENO_CLOSE_EVENTS,
 };
+pub(crate) use gradient::adjoint;
+pub use gradient::{adjoint_tape_length, solve_adjoint};
 
 use crate::adjoint::tape::{NoTape, Recorder};
 use crate::adjoint::Checkpoint;

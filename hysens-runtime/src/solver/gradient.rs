@@ -10,11 +10,11 @@ use super::solution::Raw;
 use super::{Fields, ModelTypes, ParamsOf, SolveFailure, Solver, StateOf};
 use std::vec::Vec;
 
-use crate::adjoint::{
-    adjoint, AdjointGradient, AdjointPoint, AdjointStats, AdjointTape, Forward, TapeStep,
-};
+use crate::adjoint::{AdjointGradient, AdjointPoint, AdjointStats, AdjointTape, TapeStep};
 use crate::error::SolveError;
+use crate::hybrid::adjoint;
 use crate::model::{AdjointProducts, ModelSizes};
+use crate::run::Run;
 use crate::stats::Stats;
 use crate::StepPlan;
 
@@ -106,7 +106,7 @@ where
         p: &ParamsOf<M, NY, NZ, NP>,
     ) -> Result<Gradient<NY, NP>, SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>> {
         let problem = self.problem(t0, tf, x0.to_array(), p.to_array(), None);
-        let forward = Forward {
+        let forward = Run {
             model: self.model,
             tableau: self.tableau,
             problem: &problem,

@@ -40,6 +40,11 @@ pub(crate) struct IntegratorSnapshot<const S: usize, const NY: usize, const NZ: 
 }
 
 impl<const S: usize, const NY: usize, const NZ: usize> IntegratorSnapshot<S, NY, NZ> {
+    /// The time of the accepted point it holds.
+    pub(crate) fn t(&self) -> f64 {
+        self.t
+    }
+
     /// All zero (to initialize storage).
     pub(crate) const ZERO: Self = IntegratorSnapshot {
         t: 0.0,

@@ -1,5 +1,7 @@
-//! Inputs and outputs of a hybrid solve ([`crate::solve`]): the problem, the options,
-//! caller-provided output storage and the solution summary.
+//! What describes a run of the hybrid solve ([`crate::solve`], the adjoint's forward pass and its
+//! recomputation alike): the problem, the options, the step plan, caller-provided output storage
+//! and the solution summary. Shared by the driver (`hybrid/`) and the concepts under it
+//! (`events/`, `adjoint/`), so it lies below both.
 //!
 //! Nothing here allocates: samples, the event log and the step log go into slices the caller
 //! owns; a full slice ends the solve with [`crate::SolveError::StorageFull`] and keeps
@@ -8,6 +10,37 @@
 use crate::model::Memory;
 use crate::options::Options;
 use crate::stats::Stats;
+use crate::tableau::Tableau;
+
+/// One run of the hybrid solve: the model, the tableau, the problem, the options and the step
+/// plan — what [`crate::solve`], [`crate::solve_adjoint`], [`crate::adjoint_tape_length`] and the
+/// adjoint's recomputation of a window all take.
+pub(crate) struct Run<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize> {
+    /// The model.
+    pub model: &'a M,
+    /// The tableau.
+    pub tableau: &'a Tableau<S>,
+    /// The problem.
+    pub problem: &'a HybridProblem<'a, NY, NZ, NP>,
+    /// The options.
+    pub options: &'a HybridOptions<NY, NZ>,
+    /// The step plan.
+    pub plan: StepPlan<'a>,
+}
+
+// By hand: `derive` would require `M: Clone`.
+impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize> Clone
+    for Run<'_, M, S, NY, NZ, NP>
+{
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize> Copy
+    for Run<'_, M, S, NY, NZ, NP>
+{
+}
 
 /// What to solve: time span, initial values, parameters, sensitivities and sample times.
 #[derive(Clone, Copy, Debug)]
