@@ -105,6 +105,7 @@ pub use adjoint::{
     AdjointGradient, AdjointPoint, AdjointStats, AdjointTape, Checkpoint, TapeEvent, TapeStep,
 };
 pub use error::{Described, SolveError};
+pub use fsa::Esdirk;
 pub use hybrid::{
     adjoint_tape_length, solve, solve_adjoint, EventRecord, HybridOptions, HybridOutputs,
     HybridProblem, HybridSolution, LoggedStep, Sample, StepKind, StepPlan, ZENO_CLOSE_EVENTS,
@@ -119,5 +120,5 @@ pub use solver::{Event, Gradient, SampleState, Solution, SolveFailure};
 pub use solver::{Fields, InitialStates, ModelTypes, Params, Solver, Variable, Wrt};
 pub use stack::stack_estimate;
 pub use stats::Stats;
-pub use step::{Esdirk, StepLength, StepRecord, Trial};
+pub use step::{StepLength, StepRecord, Trial};
 pub use tableau::{Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};

@@ -13,7 +13,7 @@
 
 use core::mem::size_of;
 
-use crate::step::Esdirk;
+use crate::fsa::Esdirk;
 
 /// The estimate's multiple of the integrator's size (see [`stack_estimate`]):
 /// 24 in a debug build (measured at most 15.0), 8 in a release build (measured at most 5.3).

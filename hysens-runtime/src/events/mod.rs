@@ -88,8 +88,8 @@ pub(crate) use locate::detect;
 pub(crate) use polish::polish;
 pub(crate) use reset::{apply_event, PostEvent, PreEvent, Zeno};
 
+use crate::fsa::Esdirk;
 use crate::model::ModeAdapter;
-use crate::step::Esdirk;
 
 /// Sub-intervals per step at whose ends guards are evaluated on the dense output.
 pub(crate) const SCAN: usize = 8;

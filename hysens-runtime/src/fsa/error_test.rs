@@ -2,12 +2,12 @@
 //! module docs of `fsa/`, "In the error test").
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
+use super::Following;
 use crate::model::SmoothMode;
 use crate::norm::rms;
-use crate::step::Esdirk;
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
-    Esdirk<'_, M, S, NY, NZ, NP, N>
+    Following<'_, '_, M, S, NY, NZ, NP, N>
 where
     M: SmoothMode<NY, NZ, NP>,
 {
@@ -32,23 +32,23 @@ where
         err: &mut [[f64; NP]; NY],
         s_new: &[[f64; NP]; NY],
     ) -> f64 {
-        let filtered = self.matrix.lu_h == h;
+        let filtered = self.step.matrix.lu_h == h;
         if filtered {
             let mut r = [[0.0; NP]; N];
             r[..NY].copy_from_slice(err);
-            self.matrix.lu.solve_columns(&mut r);
-            self.stats.lu_solves += NP;
+            self.step.matrix.lu.solve_columns(&mut r);
+            self.step.stats.lu_solves += NP;
             err.copy_from_slice(&r[..NY]);
         }
         let st = self.fsa.sens.st;
         let mut s_old = self.fsa.sens.sy;
         let mut s_new = *s_new;
         if st.iter().any(|x| *x != 0.0) {
-            let (f_old, f_new) = (self.stages.fs[0], self.stages.fs[S - 1]);
+            let (f_old, f_new) = (self.step.stages.fs[0], self.step.stages.fs[S - 1]);
             let mut df = [0.0; NY];
             if filtered {
-                let (raw, state_err) = self.state_error_estimate(h);
-                let hg = h * self.tableau.gamma;
+                let (raw, state_err) = self.step.state_error_estimate(h);
+                let hg = h * self.step.tableau.gamma;
                 for c in 0..NY {
                     df[c] = (state_err[c] - raw[c]) / hg;
                 }
@@ -64,8 +64,8 @@ where
         let mut sum = 0.0;
         for c in 0..NY {
             for q in 0..NP {
-                let w = self.opts.atol_y[c]
-                    + self.opts.rtol_y[c] * s_old[c][q].abs().max(s_new[c][q].abs());
+                let w = self.step.opts.atol_y[c]
+                    + self.step.opts.rtol_y[c] * s_old[c][q].abs().max(s_new[c][q].abs());
                 let v = err[c][q] / w;
                 sum += v * v;
             }

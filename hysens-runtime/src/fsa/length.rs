@@ -3,13 +3,13 @@
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 use super::step::{StagePartials, StepColumns};
+use super::Following;
 use crate::error::SolveError;
 use crate::linalg::all_finite;
 use crate::model::{ModeJacobian, SmoothMode};
-use crate::step::Esdirk;
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
-    Esdirk<'_, M, S, NY, NZ, NP, N>
+    Following<'_, '_, M, S, NY, NZ, NP, N>
 where
     M: SmoothMode<NY, NZ, NP>,
 {
@@ -19,7 +19,7 @@ where
     /// right after the commit.
     pub fn apply_step_length_derivative(&mut self, dh: &[f64; NP]) -> Result<(), SolveError> {
         if !all_finite(dh) {
-            return Err(self.err_nonfinite("step length sensitivity"));
+            return Err(self.step.err_nonfinite("step length sensitivity"));
         }
         let before = self.fsa.sens;
         for q in 0..NP {
@@ -46,7 +46,7 @@ where
             || !all_finite(&s.st)
         {
             self.fsa.sens = before;
-            return Err(self.err_nonfinite("sensitivities"));
+            return Err(self.step.err_nonfinite("sensitivities"));
         }
         Ok(())
     }
@@ -61,15 +61,16 @@ where
         tn: f64,
         h: f64,
     ) -> Result<(), SolveError> {
-        let tab = self.tableau;
+        let tab = self.step.tableau;
         let jac = self.stage_jacobians(tn, h);
         let mut ft = [[0.0; NY]; S];
         let mut gt = [[0.0; NZ]; S];
         for i in 0..S {
             let ti = tn + tab.c[i] * h;
-            let (y, z) = (&self.stages.ys[i], &self.stages.zs[i]);
-            self.model
-                .time_partials(ti, y, z, &self.p, &mut ft[i], &mut gt[i]);
+            let (y, z) = (&self.step.stages.ys[i], &self.step.stages.zs[i]);
+            self.step
+                .model
+                .time_partials(ti, y, z, &self.step.p, &mut ft[i], &mut gt[i]);
         }
         let partials = StagePartials {
             jac: &jac,
@@ -96,18 +97,20 @@ where
     /// The exact Jacobians at the stage points of the step in the stage storage, from `tn` of
     /// size `h` (the stage LUs of the forward sensitivities become stale).
     fn stage_jacobians(&mut self, tn: f64, h: f64) -> [ModeJacobian<NY, NZ>; S] {
-        let tab = self.tableau;
+        let tab = self.step.tableau;
         self.fsa.stage_lu_valid = [false; S];
         let mut jac = [ModeJacobian::<NY, NZ>::ZERO; S];
         for i in 0..S {
             let ti = tn + tab.c[i] * h;
-            let (y, z) = (&self.stages.ys[i], &self.stages.zs[i]);
-            if self.matrix.linear {
-                jac[i] = self.matrix.jac;
+            let (y, z) = (&self.step.stages.ys[i], &self.step.stages.zs[i]);
+            if self.step.matrix.linear {
+                jac[i] = self.step.matrix.jac;
             } else {
-                self.model.jacobian(ti, y, z, &self.p, &mut jac[i]);
+                self.step
+                    .model
+                    .jacobian(ti, y, z, &self.step.p, &mut jac[i]);
             }
-            self.stats.sensitivity_jacobian_evals += 1;
+            self.step.stats.sensitivity_jacobian_evals += 1;
         }
         jac
     }
@@ -153,18 +156,20 @@ where
     ) -> Result<(), SolveError> {
         // A step of length zero (an event at a mode's entry, `hybrid/entry.rs`) has the exact
         // `F_i = f(t_n, y_n, z_n)` already (`Esdirk::evaluate_roundoff`).
-        if self.stages.refined || h == 0.0 {
+        if self.step.stages.refined || h == 0.0 {
             return Ok(());
         }
-        let tab = self.tableau;
+        let tab = self.step.tableau;
         let hg = h * tab.gamma;
-        let mut fs = self.stages.fs;
+        let mut fs = self.step.stages.fs;
         for i in 1..S {
             let ti = tn + tab.c[i] * h;
             let (mut f, mut g) = ([0.0; NY], [0.0; NZ]);
-            let (y, z) = (&self.stages.ys[i], &self.stages.zs[i]);
-            self.model.residual(ti, y, z, &self.p, &mut f, &mut g);
-            self.stats.f_evals += 1;
+            let (y, z) = (&self.step.stages.ys[i], &self.step.stages.zs[i]);
+            self.step
+                .model
+                .residual(ti, y, z, &self.step.p, &mut f, &mut g);
+            self.step.stats.f_evals += 1;
             let mut x = [[0.0; 1]; N];
             for c in 0..NY {
                 x[c][0] = hg * (fs[i][c] - f[c]);
@@ -178,10 +183,10 @@ where
             }
         }
         if !fs.iter().all(all_finite) {
-            return Err(self.err_nonfinite("stage derivatives"));
+            return Err(self.step.err_nonfinite("stage derivatives"));
         }
-        self.stages.fs = fs;
-        self.stages.refined = true;
+        self.step.stages.fs = fs;
+        self.step.stages.refined = true;
         Ok(())
     }
 
@@ -209,7 +214,7 @@ where
         let yh = dy.map(|stage| stage.map(|[v]| v));
         let zh = dz.map(|stage| stage.map(|[v]| v));
         if !yh.iter().all(all_finite) || !zh.iter().all(all_finite) {
-            return Err(self.err_nonfinite("step length sensitivity"));
+            return Err(self.step.err_nonfinite("step length sensitivity"));
         }
         self.fsa.sens.stage_yh = yh;
         self.fsa.sens.stage_zh = zh;

@@ -83,15 +83,36 @@
 
 pub(crate) mod cost;
 mod error_test;
+mod integrator;
 pub(crate) mod jump;
 mod length;
 pub(crate) mod step;
+
+pub use integrator::Esdirk;
 
 use crate::error::SolveError;
 use crate::linalg::all_finite;
 use crate::linalg::Lu;
 use crate::model::{ModeJacobian, SmoothMode};
-use crate::step::Esdirk;
+use crate::step::Stepper;
+
+/// A stepper and the forward sensitivities that follow its steps, borrowed together: the
+/// receiver of the propagation (`step.rs`, `length.rs`, `error_test.rs`), which reads the
+/// stepper's step and writes the sensitivities (and the stepper's statistics and refined stage
+/// derivatives).
+pub(crate) struct Following<
+    'a,
+    'm,
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+> {
+    pub step: &'a mut Stepper<'m, M, S, NY, NZ, NP, N>,
+    pub fsa: &'a mut Fsa<S, NY, NZ, NP, N>,
+}
 
 /// The integrator's forward-sensitivity state.
 #[derive(Clone, Debug)]
@@ -176,29 +197,18 @@ impl<const S: usize, const NY: usize, const NZ: usize, const NP: usize>
 }
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
-    Esdirk<'_, M, S, NY, NZ, NP, N>
+    Following<'_, '_, M, S, NY, NZ, NP, N>
 where
     M: SmoothMode<NY, NZ, NP>,
 {
-    /// Turns on forward sensitivities with respect to the parameters, starting from
-    /// `∂y/∂p (t) = sy0` at the current time (zero if the initial state does not depend on
-    /// `p`), with a fixed current time. See [`Esdirk::enable_sensitivities_at`].
-    pub fn enable_sensitivities(&mut self, sy0: [[f64; NP]; NY]) -> Result<(), SolveError> {
-        self.enable_sensitivities_at(sy0, [0.0; NP])
-    }
-
-    /// Turns on forward sensitivities starting from the total derivative `sy0 = dy/dp` of the
-    /// state at the current time, which itself depends on the parameters with
-    /// `dt/dp = st0` (a restart at an event time, module docs). The algebraic sensitivities are
-    /// made consistent with the differentiated constraint:
-    /// `S_z = −g_z⁻¹ (g_y S_y + g_t st0 + g_p)` (Kristensen et al. 2005, Eq. 3).
-    pub fn enable_sensitivities_at(
+    /// [`Esdirk::enable_sensitivities_at`].
+    pub(crate) fn enable_sensitivities_at(
         &mut self,
         sy0: [[f64; NP]; NY],
         st0: [f64; NP],
     ) -> Result<(), SolveError> {
         if !sy0.iter().all(all_finite) || !all_finite(&st0) {
-            return Err(self.err_nonfinite("initial sensitivities"));
+            return Err(self.step.err_nonfinite("initial sensitivities"));
         }
         let mut sz0 = [[0.0; NP]; NZ];
         if NZ > 0 {
@@ -207,16 +217,33 @@ where
             let mut gp = [[0.0; NP]; NZ];
             let mut ft = [0.0; NY];
             let mut gt = [0.0; NZ];
-            self.model
-                .jacobian(self.t, &self.y, &self.z, &self.p, &mut jac);
-            self.model
-                .parameter_jacobian(self.t, &self.y, &self.z, &self.p, &mut fp, &mut gp);
+            self.step.model.jacobian(
+                self.step.t,
+                &self.step.y,
+                &self.step.z,
+                &self.step.p,
+                &mut jac,
+            );
+            self.step.model.parameter_jacobian(
+                self.step.t,
+                &self.step.y,
+                &self.step.z,
+                &self.step.p,
+                &mut fp,
+                &mut gp,
+            );
             if st0.iter().any(|x| *x != 0.0) {
-                self.model
-                    .time_partials(self.t, &self.y, &self.z, &self.p, &mut ft, &mut gt);
+                self.step.model.time_partials(
+                    self.step.t,
+                    &self.step.y,
+                    &self.step.z,
+                    &self.step.p,
+                    &mut ft,
+                    &mut gt,
+                );
             }
-            self.stats.sensitivity_jacobian_evals += 1;
-            let lu = Lu::factor(jac.gz).map_err(|e| self.lu_error(e))?;
+            self.step.stats.sensitivity_jacobian_evals += 1;
+            let lu = Lu::factor(jac.gz).map_err(|e| self.step.lu_error(e))?;
             for q in 0..NP {
                 let mut rhs = [0.0; NZ];
                 for r in 0..NZ {
@@ -232,7 +259,7 @@ where
                 }
             }
             if !sz0.iter().all(all_finite) {
-                return Err(self.err_nonfinite("initial algebraic sensitivities"));
+                return Err(self.step.err_nonfinite("initial algebraic sensitivities"));
             }
         }
         self.fsa.sens.sy = sy0;
@@ -242,44 +269,5 @@ where
         self.fsa.pending = None;
         self.fsa.enabled = true;
         Ok(())
-    }
-
-    /// Sensitivities `(∂y/∂p, ∂z/∂p)` at [`Esdirk::t`] (zero if not enabled): total
-    /// derivatives of the state at the grid point, whose own time derivative is
-    /// [`Esdirk::time_sensitivity`].
-    pub fn sensitivities(&self) -> (&[[f64; NP]; NY], &[[f64; NP]; NZ]) {
-        (&self.fsa.sens.sy, &self.fsa.sens.sz)
-    }
-
-    /// Grid shift `∂t/∂p` of the current time [`Esdirk::t`] (module docs): zero unless the
-    /// segment started at a parameter-dependent time and has not yet landed on a fixed time.
-    pub fn time_sensitivity(&self) -> &[f64; NP] {
-        &self.fsa.sens.st
-    }
-
-    /// Stage sensitivities `(∂Y_i/∂p, ∂Z_i/∂p)` of the last accepted step (zero before the
-    /// first step or if sensitivities are disabled), total derivatives including the step's
-    /// length and start-time dependence; integral-cost gradients use them (`fsa/cost.rs`).
-    #[allow(clippy::type_complexity)]
-    pub fn stage_sensitivities(&self) -> (&[[[f64; NP]; NY]; S], &[[[f64; NP]; NZ]; S]) {
-        (&self.fsa.sens.stage_sy, &self.fsa.sens.stage_sz)
-    }
-
-    /// `(∂t_n/∂p, ∂H/∂p)` of the last accepted step: its start time `t_n` and length `H`
-    /// (stage times `T_i = t_n + c_i H`); integral-cost gradients use them (`fsa/cost.rs`).
-    pub fn step_time_sensitivities(&self) -> (&[f64; NP], &[f64; NP]) {
-        (&self.fsa.sens.step_dt, &self.fsa.sens.step_dh)
-    }
-
-    /// The H-direction `(∂Y_i/∂H, ∂Z_i/∂H)` of the last accepted step (module docs); valid
-    /// after a step of [`crate::StepLength::Event`] (or a `Landing` step from a shifted start).
-    #[allow(clippy::type_complexity)]
-    pub fn step_length_direction(&self) -> (&[[f64; NY]; S], &[[f64; NZ]; S]) {
-        (&self.fsa.sens.stage_yh, &self.fsa.sens.stage_zh)
-    }
-
-    /// Whether sensitivities are enabled.
-    pub fn sensitivities_enabled(&self) -> bool {
-        self.fsa.enabled
     }
 }

@@ -2,12 +2,13 @@
 //! and shared by all directions (module docs of `fsa/`, "Its derivative").
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
+use super::Following;
 use super::Sensitivities;
 use crate::error::SolveError;
 use crate::linalg::all_finite;
 use crate::linalg::Lu;
 use crate::model::{ModeJacobian, SmoothMode};
-use crate::step::{Esdirk, StepLength};
+use crate::step::StepLength;
 
 /// Partials at the converged stage points of one step: `J_i` blocks, `f_t`, `g_t`.
 pub(super) struct StagePartials<'a, const S: usize, const NY: usize, const NZ: usize> {
@@ -30,12 +31,12 @@ pub(super) struct StepColumns<'a, const S: usize, const NY: usize, const NZ: usi
 }
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
-    Esdirk<'_, M, S, NY, NZ, NP, N>
+    Following<'_, '_, M, S, NY, NZ, NP, N>
 where
     M: SmoothMode<NY, NZ, NP>,
 {
     /// Propagates the sensitivities over the accepted step of size `h` whose stages are in
-    /// the stage storage and whose iteration matrix is factorized in `self.matrix.lu` (module docs).
+    /// the stage storage and whose iteration matrix is factorized in `self.step.matrix.lu` (module docs).
     /// Returns the WRMS norm of the sensitivities' local error estimate if
     /// [`crate::Options::sensitivity_error_test`] is set (else 0).
     pub(crate) fn propagate_sensitivities(
@@ -43,7 +44,7 @@ where
         h: f64,
         length: StepLength,
     ) -> Result<f64, SolveError> {
-        let tab = self.tableau;
+        let tab = self.step.tableau;
         let shifted = self.fsa.sens.st.iter().any(|x| *x != 0.0);
         let need_h = match length {
             StepLength::Fixed => false,
@@ -60,20 +61,24 @@ where
         let mut ft = [[0.0; NY]; S];
         let mut gt = [[0.0; NZ]; S];
         for i in 0..S {
-            let ti = self.t + tab.c[i] * h;
-            let (y, z) = (&self.stages.ys[i], &self.stages.zs[i]);
-            if self.matrix.linear {
-                jac[i] = self.matrix.jac;
+            let ti = self.step.t + tab.c[i] * h;
+            let (y, z) = (&self.step.stages.ys[i], &self.step.stages.zs[i]);
+            if self.step.matrix.linear {
+                jac[i] = self.step.matrix.jac;
             } else {
-                self.model.jacobian(ti, y, z, &self.p, &mut jac[i]);
+                self.step
+                    .model
+                    .jacobian(ti, y, z, &self.step.p, &mut jac[i]);
             }
-            self.model
-                .parameter_jacobian(ti, y, z, &self.p, &mut fp[i], &mut gp[i]);
+            self.step
+                .model
+                .parameter_jacobian(ti, y, z, &self.step.p, &mut fp[i], &mut gp[i]);
             if need_t {
-                self.model
-                    .time_partials(ti, y, z, &self.p, &mut ft[i], &mut gt[i]);
+                self.step
+                    .model
+                    .time_partials(ti, y, z, &self.step.p, &mut ft[i], &mut gt[i]);
             }
-            self.stats.sensitivity_jacobian_evals += 1;
+            self.step.stats.sensitivity_jacobian_evals += 1;
         }
         let partials = StagePartials {
             jac: &jac,
@@ -92,13 +97,13 @@ where
         let (mut dy, mut dz) = ([[[0.0; NP]; NY]; S], [[[0.0; NP]; NZ]; S]);
         let mut err = [[0.0; NP]; NY];
         self.step_derivative(h, &partials, &columns, &mut dy, &mut dz, &mut err)?;
-        let error = if self.opts.sensitivity_error_test {
+        let error = if self.step.opts.sensitivity_error_test {
             self.sensitivity_error(h, &mut err, &dy[S - 1])
         } else {
             0.0
         };
         if !dy[S - 1].iter().all(all_finite) || !dz[S - 1].iter().all(all_finite) {
-            return Err(self.err_nonfinite("sensitivities"));
+            return Err(self.step.err_nonfinite("sensitivities"));
         }
         // Nothing above changed `self.fsa.sens`. What follows can fail only for landing and event
         // steps (the H-direction and ∂H/∂p), after the new values are in place; `accept`
@@ -110,7 +115,7 @@ where
         self.fsa.sens.step_dt = self.fsa.sens.st;
         self.fsa.sens.step_dh = [0.0; NP];
         if need_h {
-            self.step_length_column(self.t, h, &partials)?;
+            self.step_length_column(self.step.t, h, &partials)?;
         }
         if length == StepLength::Landing && shifted {
             // H = t_target − t_n: ∂H/∂p = −∂t_n/∂p.
@@ -151,7 +156,7 @@ where
         dz: &mut [[[f64; K]; NZ]; S],
         err: &mut [[f64; K]; NY],
     ) -> Result<(), SolveError> {
-        let tab = self.tableau;
+        let tab = self.step.tableau;
         // hdf[j] = H dF_j, the stage derivatives scaled as they enter dψ and the estimate.
         let mut hdf = [[[0.0; K]; NY]; S];
         dy[0] = *cols.dy;
@@ -194,7 +199,7 @@ where
         dy0: &[[f64; K]; NY],
         hdf: &[[[f64; K]; NY]; S],
     ) -> ([[f64; K]; NY], [f64; NY]) {
-        let tab = self.tableau;
+        let tab = self.step.tableau;
         let mut dpsi = *dy0;
         for j in 0..i {
             let a = tab.a[i][j];
@@ -209,12 +214,12 @@ where
             for c in 0..NY {
                 let mut sum = 0.0;
                 for j in 0..i {
-                    sum += tab.a[i][j] * self.stages.fs[j][c];
+                    sum += tab.a[i][j] * self.step.stages.fs[j][c];
                 }
                 for q in 0..K {
                     dpsi[c][q] += dh * sum;
                 }
-                shift[c] = tab.gamma * dh * self.stages.fs[i][c];
+                shift[c] = tab.gamma * dh * self.step.stages.fs[i][c];
             }
         }
         (dpsi, shift)
@@ -232,7 +237,7 @@ where
         dpsi: &[[f64; K]; NY],
         shift: &[f64; NY],
     ) -> [[f64; K]; N] {
-        let tab = self.tableau;
+        let tab = self.step.tableau;
         let hg = h * tab.gamma;
         let mut dti = *cols.dt;
         for q in 0..K {
@@ -270,13 +275,13 @@ where
         stage: usize,
     ) -> Result<(), SolveError> {
         let failure = SolveError::NewtonFailure {
-            t: self.t,
-            mode: self.mode,
+            t: self.step.t,
+            mode: self.step.mode,
             h,
             stage,
         };
-        if self.matrix.linear && self.matrix.lu_h == h {
-            self.matrix.lu.solve_columns(x);
+        if self.step.matrix.linear && self.step.matrix.lu_h == h {
+            self.step.matrix.lu.solve_columns(x);
         } else {
             let (Some(lu), Some(valid)) = (
                 self.fsa.stage_lus.get_mut(stage),
@@ -285,14 +290,15 @@ where
                 return Err(failure);
             };
             if !*valid {
-                *lu = Lu::factor(stage_matrix(jac, h * self.tableau.gamma)).map_err(|_| failure)?;
+                *lu = Lu::factor(stage_matrix(jac, h * self.step.tableau.gamma))
+                    .map_err(|_| failure)?;
                 *valid = true;
-                self.stats.lu_factorizations += 1;
+                self.step.stats.lu_factorizations += 1;
             }
             lu.solve_columns(x);
         }
-        self.stats.lu_solves += K;
-        self.stats.sensitivity_solves += K;
+        self.step.stats.lu_solves += K;
+        self.step.stats.sensitivity_solves += K;
         if x.iter().all(all_finite) {
             Ok(())
         } else {

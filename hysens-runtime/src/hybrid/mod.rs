@@ -65,8 +65,9 @@ use crate::events::{
     self, apply_event, Armed, Crossing, Entry, ModeIntegrator, PostEvent, PreEvent, Zeno,
 };
 use crate::fsa::jump::{event_step_length_derivative, EventStep, PreEventSensitivities};
+use crate::fsa::Esdirk;
 use crate::model::{EventTarget, HybridModel, Memory, ModeAdapter, ModelSizes, Point};
-use crate::step::{h_roundoff, Esdirk, StepLength, Trial};
+use crate::step::{h_roundoff, StepLength, Trial};
 use crate::tableau::Tableau;
 
 /// Solves the hybrid model `model` on `[problem.t0, problem.tf]` with `tableau`, optionally

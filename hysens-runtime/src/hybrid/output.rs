@@ -6,9 +6,9 @@ use crate::adjoint::tape::Recorder;
 use crate::error::SolveError;
 use crate::events::ModeIntegrator;
 use crate::fsa::cost::{add_integral_step, add_scalar_gradient, StageSensitivities};
+use crate::fsa::Esdirk;
 use crate::linalg::all_finite;
 use crate::model::{HybridModel, ModeAdapter, ScalarPartials, SmoothMode};
-use crate::step::Esdirk;
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, R>
     Driver<'_, M, S, NY, NZ, NP, R>

@@ -31,7 +31,7 @@
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 use super::attempt::Attempt;
-use super::{h_roundoff, positive_finite, Esdirk, JacState, StepLength, StepRecord, Trial};
+use super::{h_roundoff, positive_finite, JacState, Stepper, Trial};
 use crate::error::SolveError;
 use crate::linalg::all_finite;
 use crate::linalg::LuError;
@@ -48,7 +48,7 @@ struct Failures {
 }
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
-    Esdirk<'_, M, S, NY, NZ, NP, N>
+    Stepper<'_, M, S, NY, NZ, NP, N>
 where
     M: SmoothMode<NY, NZ, NP>,
 {
@@ -116,61 +116,28 @@ where
         Ok(h.min(span).min(self.opts.h_max))
     }
 
-    /// Integrates adaptively to `tf ≥ t`, landing exactly on `tf`. `observer` is called after
-    /// every accepted step.
-    ///
-    /// If sensitivities are enabled, a failure of their stage solves is reported as
-    /// [`SolveError::NewtonFailure`].
-    ///
-    /// On error the integrator keeps the last accepted state ([`Esdirk::t`], [`Esdirk::y`],
-    /// [`Esdirk::z`]) and its statistics.
-    pub fn integrate_to<F>(&mut self, tf: f64, mut observer: F) -> Result<(), SolveError>
-    where
-        F: FnMut(&StepRecord<'_, S, NY, NZ>),
-    {
-        if !tf.is_finite() || tf < self.t {
-            return Err(SolveError::InvalidArgument {
-                t: self.t,
-                mode: self.mode,
-                what: "final time",
-            });
-        }
-        self.control.attempts = 0;
-        while self.t < tf {
-            let trial = self.try_step(tf)?;
-            self.commit(&trial, &mut observer)?;
-        }
-        Ok(())
-    }
-
     /// Computes the next adaptive step towards `t_stop > t` (clipped to land exactly on it),
     /// retrying with smaller steps until one passes the error test, but does **not** accept it:
-    /// the stage storage ([`Esdirk::stages`]) holds the step and the state is unchanged until
-    /// [`Esdirk::commit`]. A caller that finds an event in the step instead re-takes a shorter
-    /// step with [`Esdirk::evaluate_fixed`] (the hybrid driver, [`crate::solve`]).
-    pub fn try_step(&mut self, t_stop: f64) -> Result<Trial, SolveError> {
-        self.try_step_within(t_stop, t_stop)
-    }
-
-    /// Makes the next adaptive step at most `h` (a computed step the hybrid driver could not
-    /// use: a guard varied too fast within it for the scan to rule out a crossing).
-    pub(crate) fn limit_next_step(&mut self, h: f64) {
-        if positive_finite(h) {
-            self.control.h = self.control.h.min(h);
-        }
-    }
-
-    /// [`Esdirk::try_step`] towards `t_stop` in an integration that goes on to `horizon ≥
-    /// t_stop` (the hybrid driver: the next sample time within the solve to `t_f`): the
-    /// initial step size, if one is to be selected, is chosen for the span to `horizon`, not
-    /// cut to the distance to `t_stop` — the step is then clipped to land on `t_stop`, and the
+    /// the stage storage ([`Stepper::stages`]) holds the step and the state is unchanged until
+    /// [`Stepper::commit`]. A caller that finds an event in the step instead re-takes a shorter
+    /// step with [`Stepper::evaluate_fixed`] (the hybrid driver, [`crate::solve`]).
+    ///
+    /// The initial step size, if one is to be selected, is chosen for the span to `horizon ≥
+    /// t_stop` (the hybrid driver: the next sample time within the solve to `t_f`), not cut to
+    /// the distance to `t_stop` — the step is then clipped to land on `t_stop`, and the
     /// proposal survives the landing (`controller.rs`, `StepControl::accepted`). (A new
     /// segment starting `δ` before a sample time used to select `δ` and grow from it by
     /// `fac_max` per step.)
-    pub(crate) fn try_step_within(
+    ///
+    /// `check(stepper, h, landing, error)` is the error test's hook for what rides on the step
+    /// (the forward sensitivities, `fsa/`): called for an attempt whose states pass
+    /// (`error ≤ 1`), it returns the error the attempt is judged by (`error` when nothing is
+    /// added).
+    pub(crate) fn try_step_checked(
         &mut self,
         t_stop: f64,
         horizon: f64,
+        check: &mut impl FnMut(&mut Self, f64, bool, f64) -> Result<f64, SolveError>,
     ) -> Result<Trial, SolveError> {
         if !t_stop.is_finite() || t_stop <= self.t {
             return Err(SolveError::InvalidArgument {
@@ -236,7 +203,11 @@ where
                 }
                 Attempt::Done { error } => {
                     failures.stage = 0;
-                    let error = self.with_sensitivity_error(h, last, error)?;
+                    let error = if error <= 1.0 {
+                        check(self, h, last, error)?
+                    } else {
+                        error
+                    };
                     if error <= 1.0 {
                         self.stages.computed = Some((h, error));
                         return Ok(Trial {
@@ -257,6 +228,14 @@ where
         }
     }
 
+    /// Makes the next adaptive step at most `h` (a computed step the hybrid driver could not
+    /// use: a guard varied too fast within it for the scan to rule out a crossing).
+    pub(crate) fn limit_next_step(&mut self, h: f64) {
+        if positive_finite(h) {
+            self.control.h = self.control.h.min(h);
+        }
+    }
+
     /// The error when the step size fell below its limit: what made it shrink (a singular
     /// iteration matrix, a Newton failure) or [`SolveError::StepSizeTooSmall`].
     fn too_small(&self, h: f64, failures: &Failures) -> SolveError {
@@ -271,37 +250,5 @@ where
             },
             None => SolveError::StepSizeTooSmall { t, mode, h },
         }
-    }
-
-    /// With sensitivities in the error test ([`crate::Options::sensitivity_error_test`]), a
-    /// step of size `h` whose states pass (`error ≤ 1`) must pass for the sensitivities too:
-    /// returns the larger of the two estimates, and keeps the sensitivities computed for the
-    /// test for the commit.
-    #[inline]
-    fn with_sensitivity_error(
-        &mut self,
-        h: f64,
-        landing: bool,
-        error: f64,
-    ) -> Result<f64, SolveError> {
-        if !(error <= 1.0 && self.fsa.enabled && self.opts.sensitivity_error_test) {
-            return Ok(error);
-        }
-        let length = if landing {
-            StepLength::Landing
-        } else {
-            StepLength::Fixed
-        };
-        let (next, sens_error) = self.sensitivity_step(h, length)?;
-        // A NaN estimate must fail the test (f64::max would drop it).
-        let sens_error = if sens_error.is_nan() {
-            f64::INFINITY
-        } else {
-            sens_error
-        };
-        if sens_error <= 1.0 {
-            self.fsa.pending = Some((h, next));
-        }
-        Ok(error.max(sens_error))
     }
 }

@@ -2,7 +2,7 @@
 //! (`newton.rs`), the stage derivatives and the local error estimate (module docs of `step/`).
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
-use super::Esdirk;
+use super::Stepper;
 use crate::error::SolveError;
 use crate::linalg::all_finite;
 use crate::model::SmoothMode;
@@ -19,7 +19,7 @@ pub(super) enum Attempt {
 }
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
-    Esdirk<'_, M, S, NY, NZ, NP, N>
+    Stepper<'_, M, S, NY, NZ, NP, N>
 where
     M: SmoothMode<NY, NZ, NP>,
 {
@@ -28,9 +28,6 @@ where
         let tab = self.tableau;
         let t = self.t;
         self.matrix.theta_step = 0.0;
-        // The stage storage is about to change: sensitivities computed for an earlier attempt
-        // no longer belong to it.
-        self.fsa.pending = None;
         self.stages.computed = None;
         self.stages.refined = false;
         self.stages.quadrature = 0.0;

@@ -12,7 +12,7 @@
 //!
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
-use super::Esdirk;
+use super::Stepper;
 use crate::error::SolveError;
 use crate::linalg::{Lu, LuError};
 use crate::model::{ModeJacobian, SmoothMode};
@@ -108,7 +108,7 @@ impl<const NY: usize, const NZ: usize, const N: usize> IterationMatrix<NY, NZ, N
 }
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
-    Esdirk<'_, M, S, NY, NZ, NP, N>
+    Stepper<'_, M, S, NY, NZ, NP, N>
 where
     M: SmoothMode<NY, NZ, NP>,
 {

@@ -1,5 +1,5 @@
 //! ESDIRK integration of one smooth mode (semi-explicit index-1 DAE or ODE): the integrator
-//! [`Esdirk`] and its pieces, one file each.
+//! [`Stepper`] and its pieces, one file each.
 //!
 //! One step `t_n → t_n + h` (Kristensen et al. 2005, Eqs. 11–14 and Algorithm 1; Christensen,
 //! Cantisani & Jørgensen, Eqs. 3–10):
@@ -75,7 +75,6 @@ mod matrix;
 mod snapshot;
 
 use crate::error::SolveError;
-use crate::fsa::Fsa;
 use crate::linalg::all_finite;
 use crate::model::SmoothMode;
 use crate::newton::{consistent_z, ConsistencyProblem};
@@ -118,18 +117,18 @@ pub(crate) struct Stages<const S: usize, const NY: usize, const NZ: usize> {
     /// Stage derivatives `F_i`.
     pub fs: [[f64; NY]; S],
     /// Whether `F_i` (`i ≥ 2`) were refined for the step's H-direction
-    /// (`Esdirk::refine_stage_derivatives`, `fsa/length.rs`): at most once per step, so that
+    /// (`Stepper::refine_stage_derivatives`, `fsa/length.rs`): at most once per step, so that
     /// every user of the step sees the same values.
     pub refined: bool,
     /// Newton iterations per stage.
     pub iters: [usize; S],
     /// The step in the storage, computed but not accepted: its size and error estimate (set by
-    /// [`Esdirk::try_step`] and [`Esdirk::evaluate_fixed`], taken by the commit, which accepts
+    /// [`Stepper::try_step`] and [`Stepper::evaluate_fixed`], taken by the commit, which accepts
     /// nothing else).
     pub computed: Option<(f64, f64)>,
     /// The step's quadrature of the integral cost `h Σ_i b_i L_i`, computed by the attempt
     /// for the error test ([`Options::cost_error_test`]; 0 without it), added to
-    /// [`Esdirk::quadrature`](Esdirk) when the step is accepted.
+    /// [`Stepper::quadrature`](Stepper) when the step is accepted.
     pub quadrature: f64,
 }
 
@@ -156,13 +155,15 @@ fn positive_finite(x: f64) -> bool {
     x.is_finite() && x > 0.0
 }
 
-/// ESDIRK integrator for one mode: its state `(t, y, z)`, step-size control, iteration matrix,
-/// stage storage, statistics and forward sensitivities.
+/// The ESDIRK stepper of one mode: its state `(t, y, z)`, step-size control, iteration
+/// matrix, stage storage and statistics. It computes and accepts steps and exposes what each
+/// did (the stage storage, the iteration matrix); the forward sensitivities consume that
+/// (`fsa/`: [`crate::Esdirk`], the stepper with sensitivities, is what callers use).
 ///
 /// Const parameters: `S` stages, `NY` differential states, `NZ` algebraic variables, `NP`
 /// parameters and `N = NY + NZ` (checked at compile time; see [`SmoothMode`]).
 #[derive(Clone, Debug)]
-pub struct Esdirk<
+pub struct Stepper<
     'm,
     M,
     const S: usize,
@@ -188,8 +189,6 @@ pub struct Esdirk<
     pub(crate) matrix: IterationMatrix<NY, NZ, N>,
     /// The step computed last (`attempt.rs`).
     pub(crate) stages: Stages<S, NY, NZ>,
-    /// Forward sensitivities (`fsa/`).
-    pub(crate) fsa: Fsa<S, NY, NZ, NP, N>,
     /// `Q_n`, the integral cost accumulated so far, for the weight of its error test
     /// ([`Options::cost_error_test`]; stays 0 without it): the sum of the accepted steps'
     /// quadratures `h Σ_i b_i L_i` (in another order than the cost the hybrid driver adds
@@ -210,12 +209,12 @@ pub enum StepLength {
     Landing,
     /// `H = t* − t_n` with an event time `t*(p)` still to be differentiated: the sensitivities
     /// are propagated with `∂H/∂p = 0` and the H-direction `∂Φ/∂H` is computed; the caller
-    /// then supplies `∂H/∂p` with [`Esdirk::apply_step_length_derivative`].
+    /// then supplies `∂H/∂p` with [`Stepper::apply_step_length_derivative`].
     Event,
 }
 
 impl<'m, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
-    Esdirk<'m, M, S, NY, NZ, NP, N>
+    Stepper<'m, M, S, NY, NZ, NP, N>
 where
     M: SmoothMode<NY, NZ, NP>,
 {
@@ -239,8 +238,8 @@ where
         z0: [f64; NZ],
         opts: Options<NY, NZ>,
     ) -> Result<Self, SolveError> {
-        const { assert!(N == NY + NZ, "Esdirk: N must equal NY + NZ") };
-        const { assert!(S >= 2, "Esdirk: an ESDIRK needs at least two stages") };
+        const { assert!(N == NY + NZ, "Stepper: N must equal NY + NZ") };
+        const { assert!(S >= 2, "Stepper: an ESDIRK needs at least two stages") };
         let nonfinite = |what| SolveError::NonFiniteValue { t: t0, mode, what };
         if !t0.is_finite() {
             return Err(nonfinite("initial time"));
@@ -257,7 +256,7 @@ where
         if let Some(what) = opts.invalid_setting() {
             return Err(SolveError::InvalidArgument { t: t0, mode, what });
         }
-        let mut s = Esdirk {
+        let mut s = Stepper {
             model,
             tableau,
             p,
@@ -270,63 +269,18 @@ where
             control: StepControl::new(opts.h_init.unwrap_or(0.0)),
             matrix: IterationMatrix::new(model.jacobian_is_constant()),
             stages: Stages::ZERO,
-            fsa: Fsa::new(),
             quadrature: 0.0,
         };
         s.make_consistent()?;
         Ok(s)
     }
 
-    /// Current time (of the last accepted step).
-    pub fn t(&self) -> f64 {
-        self.t
-    }
-
-    /// Differential state at [`Esdirk::t`].
-    pub fn y(&self) -> &[f64; NY] {
-        &self.y
-    }
-
-    /// Algebraic state at [`Esdirk::t`].
-    pub fn z(&self) -> &[f64; NZ] {
-        &self.z
-    }
-
-    /// Statistics so far.
-    pub fn stats(&self) -> &Stats {
-        &self.stats
-    }
-
-    /// The integral cost accumulated so far by the error test of
-    /// [`Options::cost_error_test`] (0 without it): the starting value (see
-    /// [`Esdirk::set_quadrature`]) plus the quadratures `h Σ_i b_i L_i` of the accepted steps.
-    pub fn quadrature(&self) -> f64 {
-        self.quadrature
-    }
-
-    /// Sets the integral cost accumulated so far (`Q_n` of the error test of
-    /// [`Options::cost_error_test`], e.g. that of the previous mode segments of a hybrid
-    /// solve).
-    pub fn set_quadrature(&mut self, q: f64) {
-        self.quadrature = q;
-    }
-
-    /// Proposed size of the next step (0 before the first step if it is to be selected).
-    pub fn next_step_size(&self) -> f64 {
-        self.control.h
-    }
-
     /// Stage storage of the last computed step: `(Y_i, Z_i, F_i)` (see [`StepRecord`]). After
-    /// [`Esdirk::try_step`] or [`Esdirk::evaluate_fixed`], `Y_S, Z_S` is the end state of the
+    /// [`Stepper::try_step`] or [`Stepper::evaluate_fixed`], `Y_S, Z_S` is the end state of the
     /// not yet accepted step; after a commit, the stages of the accepted step.
     #[allow(clippy::type_complexity)]
     pub fn stages(&self) -> (&[[f64; NY]; S], &[[f64; NZ]; S], &[[f64; NY]; S]) {
         (&self.stages.ys, &self.stages.zs, &self.stages.fs)
-    }
-
-    /// The tableau in use.
-    pub fn tableau(&self) -> &Tableau<S> {
-        self.tableau
     }
 
     pub(crate) fn err_nonfinite(&self, what: &'static str) -> SolveError {
@@ -372,7 +326,7 @@ where
     }
 }
 
-/// A step computed by [`Esdirk::try_step`] that passed the error test but is not yet accepted.
+/// A step computed by [`Stepper::try_step`] that passed the error test but is not yet accepted.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Trial {
     /// Step size.

@@ -8,20 +8,19 @@
 //! Neither the Jacobian nor the LU factors of the iteration matrix are kept, only the point
 //! the Jacobian was evaluated at and the step size the LU was built for: both are deterministic
 //! functions of these (the model's Jacobian of the same point; `matrix.rs`), so
-//! [`Esdirk::restore`] rebuilds the very same matrices, bit for bit, and a checkpoint costs
+//! [`Stepper::restore`] rebuilds the very same matrices, bit for bit, and a checkpoint costs
 //! `O(N)` storage instead of `O(N²)`. The forward sensitivities are not kept (the adjoint's
 //! forward pass runs without them).
 
 use super::controller::StepControl;
-use super::{Esdirk, IterationMatrix, JacState, JacobianPoint, Stages};
+use super::{IterationMatrix, JacState, JacobianPoint, Stages, Stepper};
 use crate::error::SolveError;
-use crate::fsa::Fsa;
 use crate::model::{ModeJacobian, SmoothMode};
 use crate::options::Options;
 use crate::stats::Stats;
 use crate::tableau::Tableau;
 
-/// The state of an [`Esdirk`] between accepted steps, without its LU factors and forward
+/// The state of an [`Stepper`] between accepted steps, without its LU factors and forward
 /// sensitivities (module docs).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct IntegratorSnapshot<const S: usize, const NY: usize, const NZ: usize> {
@@ -67,7 +66,7 @@ impl<const S: usize, const NY: usize, const NZ: usize> IntegratorSnapshot<S, NY,
 }
 
 impl<'m, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
-    Esdirk<'m, M, S, NY, NZ, NP, N>
+    Stepper<'m, M, S, NY, NZ, NP, N>
 where
     M: SmoothMode<NY, NZ, NP>,
 {
@@ -112,7 +111,7 @@ where
         matrix.state = snapshot.jac_state;
         matrix.theta_last = snapshot.theta_last;
         matrix.theta_step = snapshot.theta_step;
-        let mut it = Esdirk {
+        let mut it = Stepper {
             model,
             tableau,
             p,
@@ -125,7 +124,6 @@ where
             control: snapshot.control,
             matrix,
             stages: snapshot.stages,
-            fsa: Fsa::new(),
             quadrature: snapshot.quadrature,
         };
         if snapshot.lu_h.is_finite() && snapshot.jac_state != JacState::Invalid {
