@@ -189,6 +189,17 @@ pub enum SolveError {
         /// Which argument.
         what: &'static str,
     },
+    /// An invariant of the runtime broke: a bug in hysens, not in the model or its inputs
+    /// (e.g. a recomputation from a checkpoint that does not repeat the forward pass). Please
+    /// report it with the model and the call.
+    Internal {
+        /// Current time.
+        t: f64,
+        /// Mode index.
+        mode: usize,
+        /// Which invariant.
+        what: &'static str,
+    },
     /// A matrix that must be nonsingular (Newton iteration matrix, `g_z`) is singular.
     SingularMatrix {
         /// Time of the last accepted step.
@@ -228,6 +239,7 @@ impl SolveError {
             | SolveError::SurfaceIntersection { t, .. }
             | SolveError::NoInitialMode { t }
             | SolveError::InvalidArgument { t, .. }
+            | SolveError::Internal { t, .. }
             | SolveError::SingularMatrix { t, .. } => t,
             SolveError::InvalidTimeSpan { t0, .. } => t0,
         }
@@ -250,6 +262,7 @@ impl SolveError {
             | SolveError::RepulsiveSurface { mode, .. }
             | SolveError::SurfaceIntersection { mode, .. }
             | SolveError::InvalidArgument { mode, .. }
+            | SolveError::Internal { mode, .. }
             | SolveError::SingularMatrix { mode, .. } => mode,
             SolveError::InvalidTimeSpan { .. } | SolveError::NoInitialMode { .. } => 0,
         }
@@ -343,23 +356,7 @@ impl fmt::Display for Described<'_> {
                 mode: m,
                 residual,
                 singular_column,
-            } => {
-                write!(f, "inconsistent initial values at t = {t:?} in mode {}: ", mode(m))?;
-                match singular_column {
-                    Some(column) => write!(
-                        f,
-                        "the algebraic equations g = 0 could not be solved for z (g_z singular, column {column}, at an iterate); they may have no solution there"
-                    )?,
-                    None => write!(
-                        f,
-                        "Newton's method on the algebraic equations g = 0 did not converge (last correction {residual:e})"
-                    )?,
-                }
-                write!(
-                    f,
-                    "; check them, or start from a better z (at t0, `Solver::algebraic_guess`)"
-                )
-            }
+            } => inconsistent_initial_values(f, t, mode(m), residual, singular_column),
             SolveError::NonFiniteValue { t, mode: m, what } => {
                 write!(f, "non-finite value in {what} at t = {t:?} in mode {}", mode(m))
             }
@@ -383,41 +380,17 @@ impl fmt::Display for Described<'_> {
                 t,
                 mode: m,
                 count,
-                zeno: true,
-            } => write!(
-                f,
-                "events accumulate in time (Zeno behaviour?): {} in a row closer than `min_event_separation`, {count} events in all, at t = {t:?} in mode {}",
-                crate::ZENO_CLOSE_EVENTS,
-                mode(m)
-            ),
-            SolveError::TooManyEvents {
-                t,
-                mode: m,
-                count,
-                zeno: false,
-            } => write!(
-                f,
-                "the cap of {count} events was reached at t = {t:?} in mode {}; raise it with `Solver::max_events` or `HybridOptions::max_events`",
-                mode(m)
-            ),
-            SolveError::GrazingEvent { t, mode: m, guard } => write!(
-                f,
-                "grazing event of {} at t = {t:?} in mode {}: the rate at which it crosses is not resolved at the requested tolerances, so its event time has no meaningful derivative (a near-tangency, a crossing without rate, impacts accumulating, or a motion within the tolerances: tighten them to resolve it)",
-                Guard(guard, guards),
-                mode(m)
-            ),
+                zeno,
+            } => too_many_events(f, t, mode(m), count, zeno),
+            SolveError::GrazingEvent { t, mode: m, guard } => {
+                grazing_event(f, t, mode(m), Guard(guard, guards))
+            }
             SolveError::StuckAtGuard {
                 t,
                 mode: m,
                 guard,
                 to,
-            } => write!(
-                f,
-                "{} fires as mode {} is entered at t = {t:?}, and its event (to mode {}) leads back to a state already reached at this instant: the model has no continuation on the guard (add a mode that rests or sticks on it, or make a relay's two thresholds one #[switching_surface])",
-                Guard(guard, guards),
-                mode(m),
-                mode(to)
-            ),
+            } => stuck_at_guard(f, t, mode(m), Guard(guard, guards), mode(to)),
             SolveError::RepulsiveSurface { t, mode: m, guard } => write!(
                 f,
                 "repulsive {}: both fields point away from it at t = {t:?} in mode {}",
@@ -430,16 +403,7 @@ impl fmt::Display for Described<'_> {
                 mode(m),
                 Surface(guard, guards)
             ),
-            SolveError::InvalidTimeSpan { t0, tf } => {
-                write!(f, "invalid time span: ")?;
-                if !t0.is_finite() {
-                    write!(f, "t0 = {t0:?} is not finite")
-                } else if !tf.is_finite() {
-                    write!(f, "tf = {tf:?} is not finite")
-                } else {
-                    write!(f, "tf = {tf:?} is before t0 = {t0:?}")
-                }
-            }
+            SolveError::InvalidTimeSpan { t0, tf } => invalid_time_span(f, t0, tf),
             SolveError::NoInitialMode { t } => write!(
                 f,
                 "no initial mode at t0 = {t:?}: no `initial_if` rule holds and no mode is the fallback `#[mode(initial)]`. A guard exactly zero at t0 picks the mode whose own field moves it to the rule's sign; on a switching surface that both fields point at, neither side's does: mark one side `#[mode(initial)]` instead of `initial_if` (the solve then slides from t0), or start off the surface"
@@ -447,12 +411,108 @@ impl fmt::Display for Described<'_> {
             SolveError::InvalidArgument { t, mode: m, what } => {
                 write!(f, "invalid argument: {what} (t = {t:?}, mode {})", mode(m))
             }
+            SolveError::Internal { t, mode: m, what } => write!(
+                f,
+                "internal error of hysens (a bug, please report it with the model): {what} (t = {t:?}, mode {})",
+                mode(m)
+            ),
             SolveError::SingularMatrix { t, mode: m, column } => write!(
                 f,
                 "singular matrix (column {column}) at t = {t:?} in mode {}",
                 mode(m)
             ),
         }
+    }
+}
+
+/// The message of [`SolveError::InconsistentInitialValues`]: why `g = 0` was not solved, and
+/// what to do.
+fn inconsistent_initial_values(
+    f: &mut fmt::Formatter<'_>,
+    t: f64,
+    mode: Mode<'_>,
+    residual: f64,
+    singular_column: Option<usize>,
+) -> fmt::Result {
+    write!(
+        f,
+        "inconsistent initial values at t = {t:?} in mode {mode}: "
+    )?;
+    match singular_column {
+        Some(column) => write!(
+            f,
+            "the algebraic equations g = 0 could not be solved for z (g_z singular, column {column}, at an iterate); they may have no solution there"
+        )?,
+        None => write!(
+            f,
+            "Newton's method on the algebraic equations g = 0 did not converge (last correction {residual:e})"
+        )?,
+    }
+    write!(
+        f,
+        "; check them, or start from a better z (at t0, `Solver::algebraic_guess`)"
+    )
+}
+
+/// The message of [`SolveError::TooManyEvents`]: Zeno behaviour, or the cap on events.
+fn too_many_events(
+    f: &mut fmt::Formatter<'_>,
+    t: f64,
+    mode: Mode<'_>,
+    count: usize,
+    zeno: bool,
+) -> fmt::Result {
+    if zeno {
+        write!(
+            f,
+            "events accumulate in time (Zeno behaviour?): {} in a row closer than `min_event_separation`, {count} events in all, at t = {t:?} in mode {mode}",
+            crate::ZENO_CLOSE_EVENTS,
+        )
+    } else {
+        write!(
+            f,
+            "the cap of {count} events was reached at t = {t:?} in mode {mode}; raise it with `Solver::max_events` or `HybridOptions::max_events`",
+        )
+    }
+}
+
+/// The message of [`SolveError::GrazingEvent`]: why the event has no derivative, and what to
+/// do.
+fn grazing_event(
+    f: &mut fmt::Formatter<'_>,
+    t: f64,
+    mode: Mode<'_>,
+    guard: Guard<'_>,
+) -> fmt::Result {
+    write!(
+        f,
+        "grazing event of {guard} at t = {t:?} in mode {mode}: the rate at which it crosses is not resolved at the requested tolerances, so its event time has no meaningful derivative (a near-tangency, a crossing without rate, impacts accumulating, or a motion within the tolerances: tighten them to resolve it)",
+    )
+}
+
+/// The message of [`SolveError::StuckAtGuard`]: the model has no continuation on the guard.
+fn stuck_at_guard(
+    f: &mut fmt::Formatter<'_>,
+    t: f64,
+    mode: Mode<'_>,
+    guard: Guard<'_>,
+    to: Mode<'_>,
+) -> fmt::Result {
+    write!(
+        f,
+        "{guard} fires as mode {mode} is entered at t = {t:?}, and its event (to mode {to}) leads back to a state already reached at this instant: the model has no continuation on the guard (add a mode that rests or sticks on it, or make a relay's two thresholds one #[switching_surface])",
+    )
+}
+
+/// The message of [`SolveError::InvalidTimeSpan`]: which end is wrong.
+fn invalid_time_span(f: &mut fmt::Formatter<'_>, t0: f64, tf: f64) -> fmt::Result {
+    write!(f, "invalid time span: ")?;
+    if !t0.is_finite() {
+        write!(f, "t0 = {t0:?} is not finite")
+    } else if !tf.is_finite() {
+        write!(f, "tf = {tf:?} is not finite")
+    } else {
+        write!(f, "tf = {tf:?} is before t0 = {t0:?}")
     }
 }
 
@@ -490,6 +550,16 @@ mod tests {
             max_steps: 10,
         };
         assert!(e.to_string().contains("10 steps"));
+        // A broken invariant says it is the library's bug, with its context.
+        let e = SolveError::Internal {
+            t: 0.25,
+            mode: 1,
+            what: "missing checkpoint",
+        };
+        let message = e.to_string();
+        assert!(message.starts_with("internal error of hysens (a bug"));
+        assert!(message.contains("missing checkpoint (t = 0.25, mode 1)"));
+        assert_eq!((e.time(), e.mode()), (0.25, 1));
     }
 
     #[cfg(feature = "std")]

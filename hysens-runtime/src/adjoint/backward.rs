@@ -294,7 +294,7 @@ fn recompute<'t, 'o, const S: usize, const NY: usize, const NZ: usize, const NP:
     ) -> Result<(), SolveError>,
 ) -> Result<(), SolveError> {
     let Some(checkpoint) = tape.checkpoints.get(j).copied() else {
-        return Err(SolveError::InvalidArgument {
+        return Err(SolveError::Internal {
             t: t0,
             mode: 0,
             what: "missing checkpoint",
@@ -305,7 +305,7 @@ fn recompute<'t, 'o, const S: usize, const NY: usize, const NZ: usize, const NP:
     stats.recomputed_steps += tape.next - checkpoint.step;
     if tape.next != tape.stop {
         // The solve resumed from a checkpoint repeats the original; anything else is a bug.
-        return Err(SolveError::InvalidArgument {
+        return Err(SolveError::Internal {
             t: checkpoint.integrator.t(),
             mode: checkpoint.mode,
             what: "recomputation from a checkpoint ended early",
@@ -508,10 +508,10 @@ where
     M: AdjointProducts<NY, NZ, NP>,
 {
     let Some(info) = M::GUARDS.get(event.guard) else {
-        return Err(SolveError::InvalidArgument {
+        return Err(SolveError::Internal {
             t: event.t,
             mode: step.mode,
-            what: "guard index",
+            what: "guard index on the tape",
         });
     };
     let before = Point {

@@ -145,7 +145,7 @@ impl<M, const S: usize, const NP: usize> Sweep<'_, M, S, NP> {
             StepLength::Fixed => false,
             StepLength::Landing => track_time,
             StepLength::Event => {
-                return Err(SolveError::InvalidArgument {
+                return Err(SolveError::Internal {
                     t: step.t,
                     mode: step.mode,
                     what: "a step to an event is transposed with its event",

@@ -649,7 +649,11 @@ where
     ) -> Result<SegmentEnd<NY, NZ, NP>, SolveError> {
         let (t, mode) = (pre.t, pre.mode);
         let Some(info) = M::GUARDS.get(guard) else {
-            return Err(self.invalid(t, mode, "guard index"));
+            return Err(SolveError::Internal {
+                t,
+                mode,
+                what: "guard index of an event",
+            });
         };
         self.zeno.check(t, mode, sol.stats.events, self.options)?;
         let post = apply_event(self.model, guard, info.has_reset, pre)?;
@@ -669,7 +673,13 @@ where
         // The mode entered: the guard's target, or the one a switching surface chooses.
         let to = match self.model.event_target(guard, &at) {
             EventTarget::Mode(to) if to < M::MODES.len() => to,
-            EventTarget::Mode(_) => return Err(self.invalid(t, mode, "event target mode")),
+            EventTarget::Mode(_) => {
+                return Err(self.invalid(
+                    t,
+                    mode,
+                    "event target (the model's `event_target` names no mode)",
+                ))
+            }
             EventTarget::RepulsiveSurface => {
                 return Err(SolveError::RepulsiveSurface { t, mode, guard });
             }
