@@ -2,8 +2,9 @@
 //! by the Illinois method (module docs of `events/`, "Detection").
 
 use super::arming::{fires_moving, rate_tolerance, value_scale, Entry, ZERO_ULPS};
-use super::{sign, t_eps, Armed, Crossing, ModeIntegrator, SCAN};
+use super::{sign, t_eps, Armed, Crossing, SCAN};
 use crate::error::SolveError;
+use crate::fsa::ModeIntegrator;
 use crate::model::{Direction, HybridModel, ModeAdapter, ScalarPartials};
 use crate::step::dense::{hermite, hermite_derivative, lerp};
 use crate::step::Trial;

@@ -88,26 +88,11 @@ pub(crate) use locate::detect;
 pub(crate) use polish::polish;
 pub(crate) use reset::{apply_event, PostEvent, PreEvent, Zeno};
 
-use crate::fsa::Esdirk;
-use crate::model::ModeAdapter;
-
 /// Sub-intervals per step at whose ends guards are evaluated on the dense output.
 pub(crate) const SCAN: usize = 8;
 
 /// The largest number of guards a model may have (armed signs live in two `u128` bit sets).
 pub(crate) const MAX_GUARDS: usize = 128;
-
-/// The integrator of one mode segment: a mode of a hybrid model with its memory.
-pub(crate) type ModeIntegrator<
-    'i,
-    'm,
-    M,
-    const S: usize,
-    const NY: usize,
-    const NZ: usize,
-    const NP: usize,
-    const N: usize,
-> = Esdirk<'i, ModeAdapter<'m, M, NY, NZ, NP>, S, NY, NZ, NP, N>;
 
 /// A located crossing on the dense output.
 #[derive(Clone, Copy, Debug)]

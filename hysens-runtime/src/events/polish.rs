@@ -2,8 +2,9 @@
 //! `events/`, "Polishing").
 
 use super::locate::DenseGuard;
-use super::{t_eps, Crossing, ModeIntegrator};
+use super::{t_eps, Crossing};
 use crate::error::SolveError;
+use crate::fsa::ModeIntegrator;
 use crate::model::{HybridModel, ModeAdapter};
 use crate::step::Trial;
 

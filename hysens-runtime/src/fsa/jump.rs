@@ -47,6 +47,7 @@
 //! of the steps after it (`fsa/cost.rs`).
 #![allow(clippy::needless_range_loop)]
 
+use super::ModeIntegrator;
 use crate::error::SolveError;
 use crate::linalg::all_finite;
 use crate::model::{HybridModel, Point, ResetJacobian, ScalarPartials};
@@ -122,6 +123,45 @@ where
         });
     }
     Ok((dh, den))
+}
+
+impl<
+        'i,
+        'm,
+        M,
+        const S: usize,
+        const NY: usize,
+        const NZ: usize,
+        const NP: usize,
+        const N: usize,
+    > ModeIntegrator<'i, 'm, M, S, NY, NZ, NP, N>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    /// `τ = dt*/dp` of the event step of `guard` just accepted as
+    /// [`crate::StepLength::Event`]: solves the differentiated root condition for `∂H/∂p`
+    /// ([`event_step_length_derivative`]) and applies it to the step's sensitivities
+    /// ([`ModeIntegrator::apply_step_length_derivative`]), which completes them.
+    pub(crate) fn event_time_sensitivity(&mut self, guard: usize) -> Result<[f64; NP], SolveError> {
+        let adapter = self.step.model;
+        let (memory_sy, memory_sz) = adapter.memory_sensitivities();
+        let (sy, sz) = self.sensitivities();
+        let (yh, zh) = self.step_length_direction();
+        let step = EventStep {
+            sy,
+            sz,
+            yh: &yh[S - 1],
+            zh: &zh[S - 1],
+            dt: self.time_sensitivity(),
+            memory_sy,
+            memory_sz,
+        };
+        let at = adapter.point(self.t(), self.y(), self.z(), &self.step.p);
+        let (dh, _) =
+            event_step_length_derivative(adapter.model(), guard, adapter.mode(), &at, &step)?;
+        self.apply_step_length_derivative(&dh)?;
+        Ok(*self.time_sensitivity())
+    }
 }
 
 /// The total sensitivities just before an event and those of the memory of the mode being left.

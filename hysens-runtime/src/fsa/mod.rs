@@ -90,10 +90,22 @@ pub(crate) mod step;
 
 pub use integrator::Esdirk;
 
+/// The integrator of one mode segment: a mode of a hybrid model with its memory.
+pub(crate) type ModeIntegrator<
+    'i,
+    'm,
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+> = Esdirk<'i, ModeAdapter<'m, M, NY, NZ, NP>, S, NY, NZ, NP, N>;
+
 use crate::error::SolveError;
 use crate::linalg::all_finite;
 use crate::linalg::Lu;
-use crate::model::{ModeJacobian, SmoothMode};
+use crate::model::{ModeAdapter, ModeJacobian, SmoothMode};
 use crate::step::Stepper;
 
 /// A stepper and the forward sensitivities that follow its steps, borrowed together: the

@@ -61,11 +61,9 @@ pub use gradient::{adjoint_tape_length, solve_adjoint};
 use crate::adjoint::tape::{NoTape, Recorder};
 use crate::adjoint::Checkpoint;
 use crate::error::SolveError;
-use crate::events::{
-    self, apply_event, Armed, Crossing, Entry, ModeIntegrator, PostEvent, PreEvent, Zeno,
-};
-use crate::fsa::jump::{event_step_length_derivative, EventStep, PreEventSensitivities};
-use crate::fsa::Esdirk;
+use crate::events::{self, apply_event, Armed, Crossing, Entry, PostEvent, PreEvent, Zeno};
+use crate::fsa::jump::PreEventSensitivities;
+use crate::fsa::{Esdirk, ModeIntegrator};
 use crate::model::{EventTarget, HybridModel, Memory, ModeAdapter, ModelSizes, Point};
 use crate::step::{h_roundoff, StepLength, Trial};
 use crate::tableau::Tableau;
@@ -576,7 +574,7 @@ where
         // 4. τ from the root condition on the discrete step; completes the step's
         // sensitivities before its cost quadrature is differentiated.
         let tau = if self.fsa {
-            self.event_time_sensitivity(it, adapter, guard)?
+            it.event_time_sensitivity(guard)?
         } else {
             [0.0; NP]
         };
@@ -607,33 +605,6 @@ where
             self.record_event_step(it, adapter, guard, *to, tn, h, sol.n_samples)?;
         }
         Ok(end)
-    }
-
-    /// `τ = dt*/dp` of the event step just accepted as [`StepLength::Event`] (`fsa/jump.rs`):
-    /// solves the differentiated root condition for `∂H/∂p` and applies it to the step's
-    /// sensitivities (`Esdirk::apply_step_length_derivative`).
-    fn event_time_sensitivity<const N: usize>(
-        &self,
-        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
-        guard: usize,
-    ) -> Result<[f64; NP], SolveError> {
-        let (msy, msz) = adapter.memory_sensitivities();
-        let (sy, sz) = it.sensitivities();
-        let (yh, zh) = it.step_length_direction();
-        let step = EventStep {
-            sy,
-            sz,
-            yh: &yh[S - 1],
-            zh: &zh[S - 1],
-            dt: it.time_sensitivity(),
-            memory_sy: msy,
-            memory_sz: msz,
-        };
-        let at = adapter.point(it.t(), it.y(), it.z(), &self.problem.p);
-        let (dh, _) = event_step_length_derivative(self.model, guard, adapter.mode(), &at, &step)?;
-        it.apply_step_length_derivative(&dh)?;
-        Ok(*it.time_sensitivity())
     }
 
     /// Applies the event of `guard` at `pre` (after the step to it was accepted, or at the

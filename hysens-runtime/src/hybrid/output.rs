@@ -4,9 +4,9 @@
 use super::{Driver, EventRecord, HybridOutputs, HybridSolution, LoggedStep, Sample};
 use crate::adjoint::tape::Recorder;
 use crate::error::SolveError;
-use crate::events::ModeIntegrator;
 use crate::fsa::cost::{add_integral_step, add_scalar_gradient, StageSensitivities};
 use crate::fsa::Esdirk;
+use crate::fsa::ModeIntegrator;
 use crate::linalg::all_finite;
 use crate::model::{HybridModel, ModeAdapter, ScalarPartials, SmoothMode};
 

@@ -9,7 +9,8 @@ use super::{Driver, HybridSolution};
 use crate::adjoint::tape::{Recorder, TapeEvent, TapeStep};
 use crate::adjoint::Checkpoint;
 use crate::error::SolveError;
-use crate::events::{Armed, ModeIntegrator};
+use crate::events::Armed;
+use crate::fsa::ModeIntegrator;
 use crate::model::{HybridModel, Memory, ModeAdapter};
 use crate::step::{StepLength, Trial};
 

@@ -3,7 +3,8 @@
 use super::Driver;
 use crate::adjoint::tape::Recorder;
 use crate::error::SolveError;
-use crate::events::{arming_sign, fires_at_entry, Armed, Entry, ModeIntegrator, MAX_GUARDS};
+use crate::events::{arming_sign, fires_at_entry, Armed, Entry, MAX_GUARDS};
+use crate::fsa::ModeIntegrator;
 use crate::linalg::all_finite;
 use crate::model::{HybridModel, InitialMode, Memory, ModeAdapter, Point};
 
