@@ -22,6 +22,7 @@
 //! tape is kept.
 
 use super::checkpoint::Checkpoint;
+use crate::error::SolveError;
 use crate::model::Memory;
 use crate::step::StepLength;
 
@@ -260,6 +261,27 @@ impl<'a, const S: usize, const NY: usize, const NZ: usize> Recording<'a, S, NY, 
     /// The window length `W` (all steps of a full tape).
     pub(crate) fn window(&self) -> usize {
         self.steps.len()
+    }
+
+    /// After the forward pass: [`SolveError::TapeFull`] where storage ran out, naming the
+    /// capacity the solve needs (steps of a full tape, checkpoints of a window), if it did.
+    pub(crate) fn full(&self) -> Option<SolveError> {
+        let overflow = self.overflow?;
+        let (storage, capacity, needed) = match self.checkpointed() {
+            false => ("steps", self.window(), self.next),
+            true => (
+                "checkpoints",
+                self.checkpoints.len(),
+                AdjointTape::<S, NY, NZ>::checkpoints_needed(self.next, self.window()),
+            ),
+        };
+        Some(SolveError::TapeFull {
+            t: overflow.t,
+            mode: overflow.mode,
+            storage,
+            capacity,
+            needed,
+        })
     }
 
     /// The slot of step `k`, if it has one.

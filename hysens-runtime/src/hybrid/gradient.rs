@@ -153,13 +153,7 @@ pub(crate) fn adjoint<
 where
     M: AdjointProducts<NY, NZ, NP>,
 {
-    let Run {
-        model,
-        tableau,
-        problem,
-        options,
-        plan,
-    } = *forward;
+    let problem = forward.problem;
     *gradient = AdjointGradient::ZERO;
     if !tape.checkpoints.is_empty() && tape.steps.is_empty() {
         return Err(SolveError::InvalidArgument {
@@ -169,36 +163,12 @@ where
         });
     }
     let mut recording = Recording::new(tape);
-    let solved = run::<M, S, NY, NZ, NP, N, _>(
-        model,
-        tableau,
-        problem,
-        options,
-        plan,
-        outputs,
-        solution,
-        false,
-        &mut recording,
-        None,
-    );
+    let solved =
+        run::<M, S, NY, NZ, NP, N, _>(forward, outputs, solution, false, &mut recording, None);
     gradient.tape_len = recording.next;
     solved?;
-    if let Some(overflow) = recording.overflow {
-        let (storage, capacity, needed) = match recording.checkpointed() {
-            false => ("steps", recording.window(), recording.next),
-            true => (
-                "checkpoints",
-                recording.checkpoints.len(),
-                AdjointTape::<S, NY, NZ>::checkpoints_needed(recording.next, recording.window()),
-            ),
-        };
-        return Err(SolveError::TapeFull {
-            t: overflow.t,
-            mode: overflow.mode,
-            storage,
-            capacity,
-            needed,
-        });
+    if let Some(full) = recording.full() {
+        return Err(full);
     }
     // A window is recomputed by the same solve resumed from its checkpoint.
     let mut resume = |checkpoint: &Checkpoint<S, NY, NZ>,
@@ -206,18 +176,7 @@ where
                       outputs: &mut HybridOutputs<'_, NY, NZ, NP>| {
         let mut scratch = HybridSolution::ZERO;
         let (fsa, start) = (false, Some(checkpoint));
-        run::<M, S, NY, NZ, NP, N, _>(
-            model,
-            tableau,
-            problem,
-            options,
-            plan,
-            outputs,
-            &mut scratch,
-            fsa,
-            tape,
-            start,
-        )
+        run::<M, S, NY, NZ, NP, N, _>(forward, outputs, &mut scratch, fsa, tape, start)
     };
     backward::<M, S, NY, NZ, NP, N>(
         forward,

@@ -65,6 +65,7 @@ use crate::events::{self, apply_event, Armed, Crossing, Entry, PostEvent, PreEve
 use crate::fsa::jump::PreEventSensitivities;
 use crate::fsa::{Esdirk, ModeIntegrator};
 use crate::model::{EventTarget, HybridModel, Memory, ModeAdapter, ModelSizes, Point};
+use crate::run::Run;
 use crate::step::{h_roundoff, StepLength, Trial};
 use crate::tableau::Tableau;
 
@@ -169,24 +170,20 @@ where
 {
     const { assert!(N == NY + NZ, "ModelSizes<N, _> must have N = NY + NZ") };
     let fsa = problem.sensitivities.is_some();
-    run::<M, S, NY, NZ, NP, N, _>(
+    let forward = Run {
         model,
         tableau,
         problem,
         options,
         plan,
-        outputs,
-        solution,
-        fsa,
-        &mut NoTape,
-        None,
-    )
+    };
+    run::<M, S, NY, NZ, NP, N, _>(&forward, outputs, solution, fsa, &mut NoTape, None)
 }
 
-/// The hybrid solve behind [`solve`] and [`crate::solve_adjoint`]: with forward sensitivities
-/// if `fsa`, reporting every accepted step to `tape` (`adjoint/tape.rs`); from the start, or
-/// resumed from a checkpoint that `tape` took in an earlier run (`adjoint/checkpoint.rs`).
-#[allow(clippy::too_many_arguments)]
+/// The hybrid solve `forward` behind [`solve`] and [`crate::solve_adjoint`]: with forward
+/// sensitivities if `fsa`, reporting every accepted step to `tape` (`adjoint/tape.rs`); from
+/// the start, or resumed from a checkpoint that `tape` took in an earlier run
+/// (`adjoint/checkpoint.rs`).
 #[inline(always)]
 pub(crate) fn run<
     M,
@@ -197,11 +194,7 @@ pub(crate) fn run<
     const N: usize,
     R,
 >(
-    model: &M,
-    tableau: &Tableau<S>,
-    problem: &HybridProblem<'_, NY, NZ, NP>,
-    options: &HybridOptions<NY, NZ>,
-    plan: StepPlan<'_>,
+    forward: &Run<'_, M, S, NY, NZ, NP>,
     outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
     solution: &mut HybridSolution<NY, NZ, NP>,
     fsa: bool,
@@ -212,6 +205,13 @@ where
     M: HybridModel<NY, NZ, NP>,
     R: Recorder<S, NY, NZ>,
 {
+    let Run {
+        model,
+        tableau,
+        problem,
+        options,
+        plan,
+    } = *forward;
     *solution = HybridSolution::ZERO;
     solution.t = problem.t0;
     solution.y = problem.y0;
