@@ -8,32 +8,20 @@
 //! parameters ([`crate::TapeStep::shifted`]) carries the adjoint of its grid shift back to the
 //! event that started its segment.
 //!
-//! At the initial point two forward relations remain to be transposed:
-//!
-//! * the consistent initial algebraic state: the forward solve makes `z_0` consistent with
-//!   `g(t_0, y_0, z_0, p, m) = 0`, so `w_0 = −g_z⁻¹ (g_y s_0 + g_p + g_{y*} s*)` (Kristensen et
-//!   al. 2005, Eq. 3, with the memory terms of Serban & Recuero 2019, Eq. 25b); transposed:
-//!   `g_zᵀ μ_0 = z̄_0`, then `(ȳ_0, p̄, ȳ*) −= (g_y, g_p, g_{y*})ᵀ μ_0`;
-//! * the memory of the first mode, `y* = y_0` (its `z*` is the caller's constant `z0`): the
-//!   accumulator `ȳ*` of the segment is released into `ȳ_0` at the segment's start (Serban &
-//!   Recuero 2019, §4, Algorithm 1).
-//!
-//! Then `dG/dy_0 = ȳ_0` and, if the problem gives `∂y_0/∂p = s_0`, `dG/dp = p̄ + s_0ᵀ ȳ_0`.
+//! At the initial point the consistent `z_0` and the first mode's memory are transposed
+//! (`start.rs`).
 #![allow(clippy::needless_range_loop)]
 
 use super::checkpoint::Checkpoint;
 use super::cost::add_scalar_seed;
 use super::cost::integral_seeds;
-use super::jump::{
-    consistent_algebraic_transpose, event_step_length_transpose, initial_algebraic_transpose,
-    jump_transpose, EventStepSeeds, PreEventAdjoint, RestartAdjoint, StateAdjoint,
-    StepLengthDirection,
-};
+use super::jump::{jump_transpose, PreEventAdjoint, RestartAdjoint, StateAdjoint};
+use super::length::length_transpose;
+use super::start::{consistent_algebraic_transpose, initial_point, InitialState};
 use super::step::{StageLu, StageSeeds, Sweep};
 use super::tape::{AdjointTape, Recording, TapeEvent, TapeStep};
 use super::{AdjointGradient, AdjointStats, Costate};
 use crate::error::SolveError;
-use crate::linalg::all_finite;
 use crate::linalg::Lu;
 use crate::model::{AdjointProducts, Memory, ModeJacobian, Point, ScalarPartials};
 use crate::run::{HybridOutputs, HybridProblem, HybridSolution, Run, Sample};
@@ -43,7 +31,6 @@ use crate::run::{HybridOutputs, HybridProblem, HybridSolution, Run, Sample};
 /// its checkpoint (`checkpoint.rs`) by `resume` — the driver's solve resumed from a checkpoint,
 /// recording into the tape; writes the gradients and statistics into `gradient`, and reports
 /// the adjoint of the state as it goes to `observe` ([`AdjointPoint`]).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn backward<
     't,
     'o,
@@ -70,42 +57,39 @@ where
     M: AdjointProducts<NY, NZ, NP>,
 {
     let (model, problem) = (forward.model, forward.problem);
-    let sweep = Sweep {
-        model,
-        tableau: forward.tableau,
-        p: &problem.p,
+    let mut pass = Pass {
+        sweep: Sweep {
+            model,
+            tableau: forward.tableau,
+            p: &problem.p,
+        },
+        problem,
+        costate: Costate::ZERO,
+        cache: StageLu::<NY, NZ, N>::new(),
+        stats: gradient.stats,
+        trajectory: Trajectory {
+            observe,
+            segment: sol.n_events,
+        },
     };
-    let mut costate = Costate::ZERO;
-    terminal_seed(model, problem, sol, &mut costate, &mut gradient.stats);
-    let mut trajectory = Trajectory {
-        observe,
-        segment: sol.n_events,
-    };
+    terminal_seed(model, problem, sol, &mut pass.costate, &mut pass.stats);
     let end_state = State {
         mode: sol.mode,
         y: &sol.y,
         z: &sol.z,
         memory: &sol.memory,
     };
-    trajectory.point(model, &problem.p, sol.t, &end_state, &costate);
+    pass.point(sol.t, &end_state);
     let (n, w) = (tape.next, tape.window());
     let windows = match tape.checkpointed() {
         true => AdjointTape::<S, NY, NZ>::checkpoints_needed(n, w),
         false => 1,
     };
-    let mut cache = StageLu::<NY, NZ, N>::new();
     let mut end = sol.n_samples;
     for j in (0..windows).rev() {
         // Window j holds the steps j·W .. min((j + 1)·W, n) (all n of a full tape).
         if j + 1 < windows {
-            recompute(
-                forward.problem.t0,
-                tape,
-                j,
-                outputs,
-                &mut gradient.stats,
-                resume,
-            )?;
+            recompute(problem.t0, tape, j, outputs, &mut pass.stats, resume)?;
         }
         let before = match j {
             0 => tape.initial_samples,
@@ -117,44 +101,117 @@ where
             n
         };
         let steps = tape.steps.get(..len).unwrap_or(&[]);
-        end = steps_back(
-            &sweep,
-            problem,
-            outputs.samples,
-            steps,
-            before,
-            end,
-            &mut costate,
-            &mut cache,
-            &mut gradient.stats,
-            &mut trajectory,
-        )?;
+        end = pass.steps_back(outputs.samples, steps, before, end)?;
     }
     let first = tape.steps.first().filter(|_| n > 0);
-    let memory = first.map_or(sol.memory, |s| s.memory);
     let range = 0..end.min(tape.initial_samples);
-    let samples = &*outputs.samples;
     if !range.is_empty() {
+        let memory = first.map_or(sol.memory, |s| s.memory);
+        pass.samples_back(outputs.samples, range, &memory);
+        let start = first.map_or(end_state, State::start_of);
+        pass.point(problem.t0, &start);
+    }
+    gradient.stats = pass.stats;
+    let first = first.map_or(InitialState::Final, InitialState::FirstStep);
+    initial_point(model, problem, first, sol, &mut pass.costate, gradient)?;
+    // dG/dy0, through the consistent z0 and the first memory as well.
+    pass.trajectory.emit(problem.t0, gradient.y0);
+    Ok(())
+}
+
+/// The state of a backward pass: what transposes the steps, the problem, the costate it
+/// carries from step to step, the stage LUs it reuses, its counters and its observer.
+struct Pass<
+    'a,
+    'o,
+    M,
+    O,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+> {
+    sweep: Sweep<'a, M, S, NP>,
+    problem: &'a HybridProblem<'a, NY, NZ, NP>,
+    costate: Costate<NY, NZ, NP>,
+    cache: StageLu<NY, NZ, N>,
+    stats: AdjointStats,
+    trajectory: Trajectory<'o, O>,
+}
+
+impl<M, O, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
+    Pass<'_, '_, M, O, S, NY, NZ, NP, N>
+where
+    M: AdjointProducts<NY, NZ, NP>,
+    O: FnMut(AdjointPoint<NY>),
+{
+    /// Reports the adjoint at `t`, a point of `at` ([`Trajectory::point`]).
+    fn point(&mut self, t: f64, at: &State<'_, NY, NZ>) {
+        let sweep = &self.sweep;
+        self.trajectory
+            .point(sweep.model, sweep.p, t, at, &self.costate);
+    }
+
+    /// The sampled costs of the samples `range`, with `memory` ([`sampled_seeds`]).
+    fn samples_back(
+        &mut self,
+        samples: &[Sample<NY, NZ, NP>],
+        range: core::ops::Range<usize>,
+        memory: &Memory<NY, NZ>,
+    ) {
+        let (model, problem) = (self.sweep.model, self.problem);
         sampled_seeds(
             model,
             problem,
             samples,
             range,
-            &memory,
-            &mut costate,
-            &mut gradient.stats,
+            memory,
+            &mut self.costate,
+            &mut self.stats,
         );
-        let start = match first {
-            Some(s) => State::start_of(s),
-            None => end_state,
-        };
-        trajectory.point(model, &problem.p, problem.t0, &start, &costate);
     }
-    let first = first.map_or(InitialState::Final, InitialState::FirstStep);
-    initial_point(model, problem, first, sol, &mut costate, gradient)?;
-    // dG/dy0, through the consistent z0 and the first memory as well.
-    trajectory.emit(problem.t0, gradient.y0);
-    Ok(())
+
+    /// The recorded steps in reverse, each after the samples recorded at its end (or, for the
+    /// step to an event, at the restart after it, in the new mode), from the sample count
+    /// `end`; `before`: the samples recorded before the first of `steps`. Returns the count of
+    /// samples recorded before the first step.
+    fn steps_back(
+        &mut self,
+        samples: &[Sample<NY, NZ, NP>],
+        steps: &[TapeStep<S, NY, NZ>],
+        before: usize,
+        mut end: usize,
+    ) -> Result<usize, SolveError> {
+        for (k, step) in steps.iter().enumerate().rev() {
+            let start = samples_before(steps, k, before);
+            // The step to an event records no sample at its end: those up to the event's
+            // count are at the restart, in the new mode.
+            let (last, memory) = match &step.event {
+                None => (step.samples, &step.memory),
+                Some(event) => (event.samples, &event.memory),
+            };
+            let range = start..end.min(last);
+            if !range.is_empty() {
+                let t = samples.get(range.start).map_or(step.t + step.h, |s| s.t);
+                self.samples_back(samples, range, memory);
+                self.point(t, &State::end_of(step));
+            }
+            let (costate, cache, stats) = (&mut self.costate, &mut self.cache, &mut self.stats);
+            match &step.event {
+                None => self.sweep.step(step, step.shifted, costate, cache, stats)?,
+                Some(event) => {
+                    event_step(&self.sweep, step, event, costate, cache, stats)?;
+                    stats.events += 1;
+                    self.trajectory.segment = self.trajectory.segment.saturating_sub(1);
+                }
+            }
+            self.point(step.t, &State::start_of(step));
+            end = start;
+            self.stats.steps += 1;
+        }
+        Ok(end)
+    }
 }
 
 /// The adjoint of the differential state at a time of the backward pass: `λ(t) = dG/dy(t)`,
@@ -338,64 +395,6 @@ fn terminal_seed<M, const NY: usize, const NZ: usize, const NP: usize>(
     add_scalar_seed(&d, costate);
 }
 
-/// The recorded steps in reverse, each after the samples recorded at its end (or, for the
-/// step to an event, at the restart after it, in the new mode), from the sample count `end`;
-/// `before`: the samples recorded before the first of `steps`. Returns the count of samples
-/// recorded before the first step.
-#[allow(clippy::too_many_arguments)]
-fn steps_back<
-    M,
-    const S: usize,
-    const NY: usize,
-    const NZ: usize,
-    const NP: usize,
-    const N: usize,
->(
-    sweep: &Sweep<'_, M, S, NP>,
-    problem: &HybridProblem<'_, NY, NZ, NP>,
-    samples: &[Sample<NY, NZ, NP>],
-    steps: &[TapeStep<S, NY, NZ>],
-    before: usize,
-    mut end: usize,
-    costate: &mut Costate<NY, NZ, NP>,
-    cache: &mut StageLu<NY, NZ, N>,
-    stats: &mut AdjointStats,
-    trajectory: &mut Trajectory<'_, impl FnMut(AdjointPoint<NY>)>,
-) -> Result<usize, SolveError>
-where
-    M: AdjointProducts<NY, NZ, NP>,
-{
-    for (k, step) in steps.iter().enumerate().rev() {
-        let start = samples_before(steps, k, before);
-        // The step to an event records no sample at its end: those up to the event's count
-        // are at the restart, in the new mode.
-        let (last, memory) = match &step.event {
-            None => (step.samples, &step.memory),
-            Some(event) => (event.samples, &event.memory),
-        };
-        let range = start..end.min(last);
-        if !range.is_empty() {
-            let t = samples.get(range.start).map_or(step.t + step.h, |s| s.t);
-            sampled_seeds(sweep.model, problem, samples, range, memory, costate, stats);
-            let at = State::end_of(step);
-            trajectory.point(sweep.model, sweep.p, t, &at, costate);
-        }
-        match &step.event {
-            None => sweep.step(step, step.shifted, costate, cache, stats)?,
-            Some(event) => {
-                event_step(sweep, step, event, costate, cache, stats)?;
-                stats.events += 1;
-                trajectory.segment = trajectory.segment.saturating_sub(1);
-            }
-        }
-        let at = State::start_of(step);
-        trajectory.point(sweep.model, sweep.p, step.t, &at, costate);
-        end = start;
-        stats.steps += 1;
-    }
-    Ok(end)
-}
-
 /// Samples recorded before step `k` of `steps`: up to the end of the previous step, or up to
 /// the restart after the previous step's event (`initial`: those before the first).
 fn samples_before<const S: usize, const NY: usize, const NZ: usize>(
@@ -410,76 +409,6 @@ fn samples_before<const S: usize, const NY: usize, const NZ: usize>(
             .map_or(previous.samples, |e| e.samples),
         None => initial,
     }
-}
-
-/// Where the first mode's start is read: the first recorded step (the zero-length step of an
-/// event at `t0` too, `hybrid/entry.rs`), or the end of a solve without steps.
-#[derive(Clone, Copy)]
-enum InitialState<'s, const S: usize, const NY: usize, const NZ: usize> {
-    FirstStep(&'s TapeStep<S, NY, NZ>),
-    Final,
-}
-
-/// The initial point (module docs): the consistent `z_0` and the first mode's memory
-/// `y* = y_0` transposed; writes `dG/dy_0`, `dG/dp` into `gradient`. `first`: the first
-/// recorded step, if any.
-fn initial_point<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>(
-    model: &M,
-    problem: &HybridProblem<'_, NY, NZ, NP>,
-    first: InitialState<'_, S, NY, NZ>,
-    sol: &HybridSolution<NY, NZ, NP>,
-    costate: &mut Costate<NY, NZ, NP>,
-    gradient: &mut AdjointGradient<NY, NP>,
-) -> Result<(), SolveError>
-where
-    M: AdjointProducts<NY, NZ, NP>,
-{
-    let first_memory = Memory {
-        y: problem.y0,
-        z: problem.z0,
-    };
-    let (t0, mode, y0, z0) = match first {
-        InitialState::FirstStep(s) => (s.t, s.mode, s.ys[0], s.zs[0]),
-        InitialState::Final => (sol.t, sol.mode, sol.y, sol.z),
-    };
-    let at = Point {
-        t: t0,
-        y: &y0,
-        z: &z0,
-        p: &problem.p,
-        memory: &first_memory,
-    };
-    let start = RestartAdjoint {
-        sy: costate.y,
-        tau: costate.t,
-        memory: StateAdjoint {
-            y: costate.memory_y,
-            z: costate.memory_z,
-        },
-    };
-    costate.y = initial_algebraic_transpose(model, mode, &at, &costate.z, &start, &mut costate.p)?;
-    if NZ > 0 {
-        gradient.stats.jacobian_evals += 1;
-        gradient.stats.lu_factorizations += 1;
-        gradient.stats.lu_solves += 1;
-    }
-    gradient.y0 = costate.y;
-    gradient.p = costate.p;
-    if let Some(s0) = &problem.sensitivities {
-        for q in 0..NP {
-            for c in 0..NY {
-                gradient.p[q] += s0[c][q] * costate.y[c];
-            }
-        }
-    }
-    if !all_finite(&gradient.p) || !all_finite(&gradient.y0) {
-        return Err(SolveError::NonFiniteValue {
-            t: t0,
-            mode,
-            what: "adjoint gradient",
-        });
-    }
-    Ok(())
 }
 
 /// Transposes an event and the step to it (module docs of `jump.rs`, in reverse order of the
@@ -620,54 +549,6 @@ where
     costate.memory_y = memory.y;
     costate.memory_z = memory.z;
     Ok(pre)
-}
-
-/// Steps (3, 2)ᵀ of `jump.rs`: `∂H/∂p` of the event step from the guard's root condition and
-/// its application, transposed, given the adjoints `pre` from the jump and `seeds` from the
-/// event step's cost quadrature; adds to `p̄` and the memory accumulators and returns the
-/// seeds of the event step itself taken with `∂H/∂p = 0`.
-fn length_transpose<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>(
-    sweep: &Sweep<'_, M, S, NP>,
-    step: &TapeStep<S, NY, NZ>,
-    event: &TapeEvent<S, NY, NZ>,
-    before: &Point<'_, NY, NZ, NP>,
-    pre: PreEventAdjoint<NY, NZ>,
-    seeds: &StageSeeds<S, NY, NZ>,
-    costate: &mut Costate<NY, NZ, NP>,
-) -> Result<StageSeeds<S, NY, NZ>, SolveError>
-where
-    M: AdjointProducts<NY, NZ, NP>,
-{
-    let mut memory = StateAdjoint {
-        y: costate.memory_y,
-        z: costate.memory_z,
-    };
-    let length = event_step_length_transpose(
-        sweep.model,
-        event.guard,
-        step.mode,
-        before,
-        &StepLengthDirection {
-            yh: &event.yh,
-            zh: &event.zh,
-        },
-        &EventStepSeeds {
-            stage_y: &seeds.y,
-            stage_z: &seeds.z,
-            pre,
-            dh: seeds.h,
-        },
-        &mut memory,
-        &mut costate.p,
-    )?;
-    costate.memory_y = memory.y;
-    costate.memory_z = memory.z;
-    Ok(StageSeeds {
-        y: length.stage_y,
-        z: length.stage_z,
-        h: 0.0,
-        t: seeds.t + length.dt,
-    })
 }
 
 /// Adds the sampled-cost partials of the samples `range` (states from `samples`, data from the

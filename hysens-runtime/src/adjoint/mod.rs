@@ -31,15 +31,21 @@
 //!
 //! Files: `tape.rs` (what the forward solve records), `checkpoint.rs` (the solve's state to
 //! resume from), `step.rs` (one step transposed), `cost.rs` (cost seeds), `backward.rs` (the
-//! backward pass, the events and the initial point), `jump.rs` (the transposed event maps).
+//! backward pass, the events and the initial point), and the transposes of the event maps of
+//! the forward sensitivities, each in the file named as the map's in `fsa/`: `jump.rs` (the
+//! jump through a reset, and the order of an event's transposes), `length.rs` (the event
+//! step's length), `start.rs` (a segment's start).
 
 mod backward;
 mod checkpoint;
 mod cost;
-/// Transposes of the event maps of the forward sensitivities (step length, jump, consistent `w⁺`).
 mod jump;
+mod length;
+mod start;
 mod step;
 pub(crate) mod tape;
+#[cfg(test)]
+mod transpose_tests;
 
 pub use checkpoint::Checkpoint;
 pub use tape::{AdjointTape, TapeEvent, TapeStep};

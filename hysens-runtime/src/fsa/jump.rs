@@ -1,28 +1,7 @@
 //! The forward sensitivities at an event, as exact derivatives of the *discrete* solution (with
-//! the step sequence frozen): the event step's length derivative, which gives the event-time
-//! sensitivity `τ`, and the jump of the sensitivities through the reset. The state part of an
+//! the step sequence frozen): the jump of the sensitivities through the reset, given the
+//! event-time sensitivity `τ` of the event step (`length.rs`). The state part of an
 //! event (reset, new memory, consistent `z⁺`) is in `events/reset.rs`.
-//!
-//! **The event step.** The hybrid driver ends the step from `(t_n, y_n, z_n)` exactly at the
-//! root of the guard on the discrete solution: `t* = t_n + H` with
-//! `h(t*, Φ_y(t_n, y_n, z_n, H, p), Φ_z(…), p, m) = 0`. Its sensitivities are first propagated
-//! with `∂H/∂p = 0` (`StepLength::Event`), giving the end sensitivities `S = dY_S`,
-//! `W = dZ_S` (which already carry the grid shift `dt_n = ∂t_n/∂p` of the step's start), and
-//! the H-direction `Φ_H = ∂Y_S/∂H`, `Z_H = ∂Z_S/∂H`. Differentiating the root condition
-//! (all partials at the end of the step, `t*⁻`, in the mode being left, with its memory
-//! `m⁻ = (y*, z*)` and memory sensitivities `(s*, w*)`):
-//!
-//! ```text
-//! h_t (dt_n + dH) + h_y (S + Φ_H dH) + h_z (W + Z_H dH) + h_p + h_{y*} s* + h_{z*} w* = 0
-//! dH = −(h_t dt_n + h_y S + h_z W + h_p + h_{y*} s* + h_{z*} w*) / (h_t + h_y Φ_H + h_z Z_H)
-//! τ  = dt*/dp = dt_n + dH
-//! ```
-//!
-//! ([`event_step_length_derivative`]: the discrete counterpart of Serban & Recuero 2019,
-//! Eq. 6b, whose denominator is the transversality quantity `ḣ⁻` of their Eq. 4). The total
-//! pre-event sensitivities are then `s⁻ = S + Φ_H dH`, `w⁻ = W + Z_H dH`
-//! (`Esdirk::apply_step_length_derivative`), and the step's cost quadrature is differentiated
-//! with the same `dH` (`fsa/cost.rs`).
 //!
 //! **The jump** ([`jump_sensitivities`], given `τ` and the total `s⁻, w⁻`):
 //!
@@ -47,122 +26,9 @@
 //! of the steps after it (`fsa/cost.rs`).
 #![allow(clippy::needless_range_loop)]
 
-use super::ModeIntegrator;
 use crate::error::SolveError;
 use crate::linalg::all_finite;
-use crate::model::{HybridModel, Point, ResetJacobian, ScalarPartials};
-
-/// The H-direction and partial step sensitivities of an event step (module docs).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct EventStep<'a, const NY: usize, const NZ: usize, const NP: usize> {
-    /// `S = dY_S` propagated with `∂H/∂p = 0`.
-    pub sy: &'a [[f64; NP]; NY],
-    /// `W = dZ_S` propagated with `∂H/∂p = 0`.
-    pub sz: &'a [[f64; NP]; NZ],
-    /// `Φ_H = ∂Y_S/∂H`.
-    pub yh: &'a [f64; NY],
-    /// `Z_H = ∂Z_S/∂H`.
-    pub zh: &'a [f64; NZ],
-    /// Grid shift `∂t_n/∂p` of the step's start.
-    pub dt: &'a [f64; NP],
-    /// Memory sensitivities `s*` of the mode being left.
-    pub memory_sy: &'a [[f64; NP]; NY],
-    /// Memory sensitivities `w*`.
-    pub memory_sz: &'a [[f64; NP]; NZ],
-}
-
-/// Derivative of the event step's length (module docs): returns
-/// `(∂H/∂p, h_t + h_y Φ_H + h_z Z_H)`, with the guard partials at `at` (the end of the
-/// event step, `t*⁻`). Then `τ = ∂t_n/∂p + ∂H/∂p`.
-///
-/// Errors: [`SolveError::GrazingEvent`] if the denominator is zero,
-/// [`SolveError::NonFiniteValue`] if anything is not finite.
-pub(crate) fn event_step_length_derivative<M, const NY: usize, const NZ: usize, const NP: usize>(
-    model: &M,
-    guard: usize,
-    mode: usize,
-    at: &Point<'_, NY, NZ, NP>,
-    step: &EventStep<'_, NY, NZ, NP>,
-) -> Result<([f64; NP], f64), SolveError>
-where
-    M: HybridModel<NY, NZ, NP>,
-{
-    let mut hp = ScalarPartials::ZERO;
-    model.guard_partials(guard, at, &mut hp);
-    let den = hp.rate(step.yh, step.zh);
-    if !den.is_finite() {
-        return Err(SolveError::NonFiniteValue {
-            t: at.t,
-            mode,
-            what: "guard rate at an event",
-        });
-    }
-    if den == 0.0 {
-        return Err(SolveError::GrazingEvent {
-            t: at.t,
-            mode,
-            guard,
-        });
-    }
-    let mut dh = [0.0; NP];
-    for q in 0..NP {
-        let mut v = hp.p[q] + hp.t * step.dt[q];
-        for c in 0..NY {
-            v += hp.y[c] * step.sy[c][q] + hp.memory_y[c] * step.memory_sy[c][q];
-        }
-        for c in 0..NZ {
-            v += hp.z[c] * step.sz[c][q] + hp.memory_z[c] * step.memory_sz[c][q];
-        }
-        dh[q] = -v / den;
-    }
-    if !all_finite(&dh) {
-        return Err(SolveError::NonFiniteValue {
-            t: at.t,
-            mode,
-            what: "event time sensitivity",
-        });
-    }
-    Ok((dh, den))
-}
-
-impl<
-        'i,
-        'm,
-        M,
-        const S: usize,
-        const NY: usize,
-        const NZ: usize,
-        const NP: usize,
-        const N: usize,
-    > ModeIntegrator<'i, 'm, M, S, NY, NZ, NP, N>
-where
-    M: HybridModel<NY, NZ, NP>,
-{
-    /// `τ = dt*/dp` of the event step of `guard` just accepted as
-    /// [`crate::StepLength::Event`]: solves the differentiated root condition for `∂H/∂p`
-    /// ([`event_step_length_derivative`]) and applies it to the step's sensitivities
-    /// ([`ModeIntegrator::apply_step_length_derivative`]), which completes them.
-    pub(crate) fn event_time_sensitivity(&mut self, guard: usize) -> Result<[f64; NP], SolveError> {
-        let adapter = self.step.model;
-        let (memory_sy, memory_sz) = adapter.memory_sensitivities();
-        let (sy, sz) = self.sensitivities();
-        let (yh, zh) = self.step_length_direction();
-        let step = EventStep {
-            sy,
-            sz,
-            yh: &yh[S - 1],
-            zh: &zh[S - 1],
-            dt: self.time_sensitivity(),
-            memory_sy,
-            memory_sz,
-        };
-        let at = adapter.point(self.t(), self.y(), self.z(), &self.step.p);
-        let (dh, _) =
-            event_step_length_derivative(adapter.model(), guard, adapter.mode(), &at, &step)?;
-        self.apply_step_length_derivative(&dh)?;
-        Ok(*self.time_sensitivity())
-    }
-}
+use crate::model::{HybridModel, Point, ResetJacobian};
 
 /// The total sensitivities just before an event and those of the memory of the mode being left.
 #[derive(Clone, Copy, Debug)]

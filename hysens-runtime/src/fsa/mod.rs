@@ -1,10 +1,12 @@
 //! Forward sensitivities: the exact derivative of the discrete solution, across every switch.
 //!
-//! Files: this one (the sensitivity state and the integrator's public sensitivity methods),
-//! `step.rs` (the step's derivative, stage by stage, with the stage LUs), `length.rs` (the
-//! step-length direction and `∂H/∂p`), `error_test.rs` (the sensitivities in the local error
-//! test), `jump.rs` (the event time and the jump through a reset), `cost.rs` (the cost
-//! gradients).
+//! Files: this one (the sensitivity state), `integrator.rs` ([`Esdirk`]: the stepper with the
+//! sensitivities that follow it), `step.rs` (the step's derivative, stage by stage, with the
+//! stage LUs), `length.rs` (the step-length direction, `∂H/∂p`, and the event time `τ`),
+//! `error_test.rs` (the sensitivities in the local error test), `start.rs` (a segment's
+//! initial sensitivities, with the consistent algebraic part), `jump.rs` (the jump through a
+//! reset), `cost.rs` (the cost gradients). Each map's transpose is in the file of the same
+//! name in `adjoint/`.
 //!
 //! Within a mode the sensitivities are those of the ESDIRK solution by internal numerical
 //! differentiation (IND) of the *converged* stage equations (Christensen, Cantisani &
@@ -85,7 +87,8 @@ pub(crate) mod cost;
 mod error_test;
 mod integrator;
 pub(crate) mod jump;
-mod length;
+pub(crate) mod length;
+mod start;
 pub(crate) mod step;
 
 pub use integrator::Esdirk;
@@ -102,10 +105,8 @@ pub(crate) type ModeIntegrator<
     const N: usize,
 > = Esdirk<'i, ModeAdapter<'m, M, NY, NZ, NP>, S, NY, NZ, NP, N>;
 
-use crate::error::SolveError;
-use crate::linalg::all_finite;
 use crate::linalg::Lu;
-use crate::model::{ModeAdapter, ModeJacobian, SmoothMode};
+use crate::model::ModeAdapter;
 use crate::step::Stepper;
 
 /// A stepper and the forward sensitivities that follow its steps, borrowed together: the
@@ -206,80 +207,4 @@ impl<const S: usize, const NY: usize, const NZ: usize, const NP: usize>
         stage_yh: [[0.0; NY]; S],
         stage_zh: [[0.0; NZ]; S],
     };
-}
-
-impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
-    Following<'_, '_, M, S, NY, NZ, NP, N>
-where
-    M: SmoothMode<NY, NZ, NP>,
-{
-    /// [`Esdirk::enable_sensitivities_at`].
-    pub(crate) fn enable_sensitivities_at(
-        &mut self,
-        sy0: [[f64; NP]; NY],
-        st0: [f64; NP],
-    ) -> Result<(), SolveError> {
-        if !sy0.iter().all(all_finite) || !all_finite(&st0) {
-            return Err(self.step.err_nonfinite("initial sensitivities"));
-        }
-        let mut sz0 = [[0.0; NP]; NZ];
-        if NZ > 0 {
-            let mut jac = ModeJacobian::ZERO;
-            let mut fp = [[0.0; NP]; NY];
-            let mut gp = [[0.0; NP]; NZ];
-            let mut ft = [0.0; NY];
-            let mut gt = [0.0; NZ];
-            self.step.model.jacobian(
-                self.step.t,
-                &self.step.y,
-                &self.step.z,
-                &self.step.p,
-                &mut jac,
-            );
-            self.step.model.parameter_jacobian(
-                self.step.t,
-                &self.step.y,
-                &self.step.z,
-                &self.step.p,
-                &mut fp,
-                &mut gp,
-            );
-            if st0.iter().any(|x| *x != 0.0) {
-                self.step.model.time_partials(
-                    self.step.t,
-                    &self.step.y,
-                    &self.step.z,
-                    &self.step.p,
-                    &mut ft,
-                    &mut gt,
-                );
-            }
-            self.step.stats.sensitivity_jacobian_evals += 1;
-            let lu = Lu::factor(jac.gz).map_err(|e| self.step.lu_error(e))?;
-            for q in 0..NP {
-                let mut rhs = [0.0; NZ];
-                for r in 0..NZ {
-                    let mut v = gp[r][q] + gt[r] * st0[q];
-                    for c in 0..NY {
-                        v += jac.gy[r][c] * sy0[c][q];
-                    }
-                    rhs[r] = -v;
-                }
-                lu.solve(&mut rhs);
-                for r in 0..NZ {
-                    sz0[r][q] = rhs[r];
-                }
-            }
-            if !sz0.iter().all(all_finite) {
-                return Err(self.step.err_nonfinite("initial algebraic sensitivities"));
-            }
-        }
-        self.fsa.sens.sy = sy0;
-        self.fsa.sens.st = st0;
-        self.fsa.sens.sz = sz0;
-        // Sensitivities a `try_step` computed from the previous ones no longer apply.
-        self.fsa.pending = None;
-        self.fsa.enabled = true;
-        Ok(())
-    }
 }

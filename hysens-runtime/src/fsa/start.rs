@@ -1,0 +1,94 @@
+//! The start of a segment's forward sensitivities: at `t0` from the given `s_0 = ∂y0/∂p`, and
+//! after an event from the jump's `s⁺` and the event time's `τ` (the grid shift of the new
+//! segment's start). The algebraic part follows from the differentiated constraint of the
+//! mode at the moving start point,
+//!
+//! ```text
+//! g_y s + g_z w + g_t τ + g_p + g_{y*} s* + g_{z*} w* = 0,   w = −g_z⁻¹ (g_y s + g_t τ + g_p + …)
+//! ```
+//!
+//! (Kristensen et al. 2005, Eq. 3; the memory terms of Serban & Recuero 2019, Eq. 25b, are
+//! part of `g_p` through the mode adapter, `model/adapter.rs`). Its transpose is
+//! `adjoint/start.rs`.
+#![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
+
+use super::Following;
+use crate::error::SolveError;
+use crate::linalg::{all_finite, Lu};
+use crate::model::{ModeJacobian, SmoothMode};
+
+impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
+    Following<'_, '_, M, S, NY, NZ, NP, N>
+where
+    M: SmoothMode<NY, NZ, NP>,
+{
+    /// [`Esdirk::enable_sensitivities_at`].
+    pub(crate) fn enable_sensitivities_at(
+        &mut self,
+        sy0: [[f64; NP]; NY],
+        st0: [f64; NP],
+    ) -> Result<(), SolveError> {
+        if !sy0.iter().all(all_finite) || !all_finite(&st0) {
+            return Err(self.step.err_nonfinite("initial sensitivities"));
+        }
+        let mut sz0 = [[0.0; NP]; NZ];
+        if NZ > 0 {
+            let mut jac = ModeJacobian::ZERO;
+            let mut fp = [[0.0; NP]; NY];
+            let mut gp = [[0.0; NP]; NZ];
+            let mut ft = [0.0; NY];
+            let mut gt = [0.0; NZ];
+            self.step.model.jacobian(
+                self.step.t,
+                &self.step.y,
+                &self.step.z,
+                &self.step.p,
+                &mut jac,
+            );
+            self.step.model.parameter_jacobian(
+                self.step.t,
+                &self.step.y,
+                &self.step.z,
+                &self.step.p,
+                &mut fp,
+                &mut gp,
+            );
+            if st0.iter().any(|x| *x != 0.0) {
+                self.step.model.time_partials(
+                    self.step.t,
+                    &self.step.y,
+                    &self.step.z,
+                    &self.step.p,
+                    &mut ft,
+                    &mut gt,
+                );
+            }
+            self.step.stats.sensitivity_jacobian_evals += 1;
+            let lu = Lu::factor(jac.gz).map_err(|e| self.step.lu_error(e))?;
+            for q in 0..NP {
+                let mut rhs = [0.0; NZ];
+                for r in 0..NZ {
+                    let mut v = gp[r][q] + gt[r] * st0[q];
+                    for c in 0..NY {
+                        v += jac.gy[r][c] * sy0[c][q];
+                    }
+                    rhs[r] = -v;
+                }
+                lu.solve(&mut rhs);
+                for r in 0..NZ {
+                    sz0[r][q] = rhs[r];
+                }
+            }
+            if !sz0.iter().all(all_finite) {
+                return Err(self.step.err_nonfinite("initial algebraic sensitivities"));
+            }
+        }
+        self.fsa.sens.sy = sy0;
+        self.fsa.sens.st = st0;
+        self.fsa.sens.sz = sz0;
+        // Sensitivities a `try_step` computed from the previous ones no longer apply.
+        self.fsa.pending = None;
+        self.fsa.enabled = true;
+        Ok(())
+    }
+}
