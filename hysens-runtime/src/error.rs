@@ -336,91 +336,67 @@ impl fmt::Display for Surface<'_> {
 impl fmt::Display for Described<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (modes, guards) = (self.modes, self.guards);
-        let mode = |m| Mode(m, modes);
+        // Time and mode as every variant records them (`t0` and 0 where no mode was chosen).
+        let (t, m) = (self.error.time(), Mode(self.error.mode(), modes));
         match self.error {
-            SolveError::StepSizeTooSmall { t, mode: m, h } => {
-                write!(f, "step size too small (h = {h:e}) at t = {t:?} in mode {}", mode(m))
+            SolveError::StepSizeTooSmall { h, .. } => {
+                write!(f, "step size too small (h = {h:e}) at t = {t:?} in mode {m}")
             }
-            SolveError::NewtonFailure { t, mode: m, h, stage } => write!(
+            SolveError::NewtonFailure { h, stage, .. } => write!(
                 f,
-                "Newton iteration failed in stage {stage} (h = {h:e}) at t = {t:?} in mode {}",
-                mode(m)
+                "Newton iteration failed in stage {stage} (h = {h:e}) at t = {t:?} in mode {m}"
             ),
-            SolveError::TooManySteps { t, mode: m, max_steps } => write!(
+            SolveError::TooManySteps { max_steps, .. } => write!(
                 f,
-                "more than {max_steps} steps needed; stopped at t = {t:?} in mode {}",
-                mode(m)
+                "more than {max_steps} steps needed; stopped at t = {t:?} in mode {m}"
             ),
             SolveError::InconsistentInitialValues {
-                t,
-                mode: m,
                 residual,
                 singular_column,
-            } => inconsistent_initial_values(f, t, mode(m), residual, singular_column),
-            SolveError::NonFiniteValue { t, mode: m, what } => {
-                write!(f, "non-finite value in {what} at t = {t:?} in mode {}", mode(m))
+                ..
+            } => inconsistent_initial_values(f, t, m, residual, singular_column),
+            SolveError::NonFiniteValue { what, .. } => {
+                write!(f, "non-finite value in {what} at t = {t:?} in mode {m}")
             }
-            SolveError::StorageFull { t, mode: m, capacity } => write!(
-                f,
-                "storage full (capacity {capacity}) at t = {t:?} in mode {}",
-                mode(m)
-            ),
+            SolveError::StorageFull { capacity, .. } => {
+                write!(f, "storage full (capacity {capacity}) at t = {t:?} in mode {m}")
+            }
             SolveError::TapeFull {
-                t,
-                mode: m,
                 storage,
                 capacity,
                 needed,
+                ..
             } => write!(
                 f,
-                "adjoint tape full at t = {t:?} in mode {}: {capacity} {storage}, the solve needs {needed}",
-                mode(m)
+                "adjoint tape full at t = {t:?} in mode {m}: {capacity} {storage}, the solve needs {needed}"
             ),
-            SolveError::TooManyEvents {
-                t,
-                mode: m,
-                count,
-                zeno,
-            } => too_many_events(f, t, mode(m), count, zeno),
-            SolveError::GrazingEvent { t, mode: m, guard } => {
-                grazing_event(f, t, mode(m), Guard(guard, guards))
+            SolveError::TooManyEvents { count, zeno, .. } => too_many_events(f, t, m, count, zeno),
+            SolveError::GrazingEvent { guard, .. } => grazing_event(f, t, m, Guard(guard, guards)),
+            SolveError::StuckAtGuard { guard, to, .. } => {
+                stuck_at_guard(f, t, m, Guard(guard, guards), Mode(to, modes))
             }
-            SolveError::StuckAtGuard {
-                t,
-                mode: m,
-                guard,
-                to,
-            } => stuck_at_guard(f, t, mode(m), Guard(guard, guards), mode(to)),
-            SolveError::RepulsiveSurface { t, mode: m, guard } => write!(
+            SolveError::RepulsiveSurface { guard, .. } => write!(
                 f,
-                "repulsive {}: both fields point away from it at t = {t:?} in mode {}",
-                Surface(guard, guards),
-                mode(m)
+                "repulsive {}: both fields point away from it at t = {t:?} in mode {m}",
+                Surface(guard, guards)
             ),
-            SolveError::SurfaceIntersection { t, mode: m, guard } => write!(
+            SolveError::SurfaceIntersection { guard, .. } => write!(
                 f,
-                "switching surfaces intersect: the trajectory sliding in mode {} reached the {} at t = {t:?} (sliding on two surfaces at once is not supported)",
-                mode(m),
+                "switching surfaces intersect: the trajectory sliding in mode {m} reached the {} at t = {t:?} (sliding on two surfaces at once is not supported)",
                 Surface(guard, guards)
             ),
             SolveError::InvalidTimeSpan { t0, tf } => invalid_time_span(f, t0, tf),
-            SolveError::NoInitialMode { t } => write!(
-                f,
-                "no initial mode at t0 = {t:?}: no `initial_if` rule holds and no mode is the fallback `#[mode(initial)]`. A guard exactly zero at t0 picks the mode whose own field moves it to the rule's sign; on a switching surface that both fields point at, neither side's does: mark one side `#[mode(initial)]` instead of `initial_if` (the solve then slides from t0), or start off the surface"
-            ),
-            SolveError::InvalidArgument { t, mode: m, what } => {
-                write!(f, "invalid argument: {what} (t = {t:?}, mode {})", mode(m))
+            SolveError::NoInitialMode { .. } => no_initial_mode(f, t),
+            SolveError::InvalidArgument { what, .. } => {
+                write!(f, "invalid argument: {what} (t = {t:?}, mode {m})")
             }
-            SolveError::Internal { t, mode: m, what } => write!(
+            SolveError::Internal { what, .. } => write!(
                 f,
-                "internal error of hysens (a bug, please report it with the model): {what} (t = {t:?}, mode {})",
-                mode(m)
+                "internal error of hysens (a bug, please report it with the model): {what} (t = {t:?}, mode {m})"
             ),
-            SolveError::SingularMatrix { t, mode: m, column } => write!(
-                f,
-                "singular matrix (column {column}) at t = {t:?} in mode {}",
-                mode(m)
-            ),
+            SolveError::SingularMatrix { column, .. } => {
+                write!(f, "singular matrix (column {column}) at t = {t:?} in mode {m}")
+            }
         }
     }
 }
@@ -501,6 +477,14 @@ fn stuck_at_guard(
     write!(
         f,
         "{guard} fires as mode {mode} is entered at t = {t:?}, and its event (to mode {to}) leads back to a state already reached at this instant: the model has no continuation on the guard (add a mode that rests or sticks on it, or make a relay's two thresholds one #[switching_surface])",
+    )
+}
+
+/// The message of [`SolveError::NoInitialMode`]: why no rule holds, and what to do.
+fn no_initial_mode(f: &mut fmt::Formatter<'_>, t: f64) -> fmt::Result {
+    write!(
+        f,
+        "no initial mode at t0 = {t:?}: no `initial_if` rule holds and no mode is the fallback `#[mode(initial)]`. A guard exactly zero at t0 picks the mode whose own field moves it to the rule's sign; on a switching surface that both fields point at, neither side's does: mark one side `#[mode(initial)]` instead of `initial_if` (the solve then slides from t0), or start off the surface"
     )
 }
 

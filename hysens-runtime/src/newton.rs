@@ -120,35 +120,14 @@ impl<M, const NP: usize, const N: usize> StageNewton<'_, M, NP, N> {
     where
         M: SmoothMode<NY, NZ, NP>,
     {
-        let (ti, hg, psi, inv_w) = (eq.t, eq.hg, eq.psi, eq.inv_w);
-        let maxit = self.max_iterations;
-        let mut fv = [0.0; NY];
-        let mut gv = [0.0; NZ];
-        let mut r = [0.0; N];
+        let inv_w = eq.inv_w;
         let mut nrm_prev = 0.0;
         // Whether the last rate estimate was ≥ 1 (reported if the iterations run out).
         let mut diverging = false;
-        for k in 0..maxit {
-            if NZ > 0 {
-                self.model.residual(ti, y, z, self.p, &mut fv, &mut gv);
-                stats.g_evals += 1;
-            } else {
-                self.model.f(ti, y, z, self.p, &mut fv);
-            }
-            stats.f_evals += 1;
-            if !all_finite(&fv) || !all_finite(&gv) {
+        for k in 0..self.max_iterations {
+            let Some(r) = self.correction(eq, y, z, stats) else {
                 return Err(true);
-            }
-            // r = −R(Y, Z)
-            for c in 0..NY {
-                r[c] = -(y[c] - psi[c] - hg * fv[c]);
-            }
-            for c in 0..NZ {
-                r[NY + c] = -gv[c];
-            }
-            self.lu.solve(&mut r);
-            stats.lu_solves += 1;
-            stats.newton_iterations += 1;
+            };
             if self.linear {
                 // M is the exact Jacobian of the affine stage equation: the first iterate is
                 // its solution (up to round-off).
@@ -191,6 +170,45 @@ impl<M, const NP: usize, const N: usize> StageNewton<'_, M, NP, N> {
             nrm_prev = nrm;
         }
         Err(diverging)
+    }
+
+    /// The Newton correction `M⁻¹ (−R(Y, Z))` of the stage equation `eq` at `(y, z)` (module
+    /// docs), or `None` if the residual is not finite.
+    #[inline(always)]
+    fn correction<const NY: usize, const NZ: usize>(
+        &self,
+        eq: &StageEquation<'_, NY, N>,
+        y: &[f64; NY],
+        z: &[f64; NZ],
+        stats: &mut Stats,
+    ) -> Option<[f64; N]>
+    where
+        M: SmoothMode<NY, NZ, NP>,
+    {
+        let mut fv = [0.0; NY];
+        let mut gv = [0.0; NZ];
+        if NZ > 0 {
+            self.model.residual(eq.t, y, z, self.p, &mut fv, &mut gv);
+            stats.g_evals += 1;
+        } else {
+            self.model.f(eq.t, y, z, self.p, &mut fv);
+        }
+        stats.f_evals += 1;
+        if !all_finite(&fv) || !all_finite(&gv) {
+            return None;
+        }
+        // r = −R(Y, Z)
+        let mut r = [0.0; N];
+        for c in 0..NY {
+            r[c] = -(y[c] - eq.psi[c] - eq.hg * fv[c]);
+        }
+        for c in 0..NZ {
+            r[NY + c] = -gv[c];
+        }
+        self.lu.solve(&mut r);
+        stats.lu_solves += 1;
+        stats.newton_iterations += 1;
+        Some(r)
     }
 
     /// The convergence and failure tests after iteration `k` (0-based) with the correction

@@ -57,21 +57,8 @@ where
     M: AdjointProducts<NY, NZ, NP>,
 {
     let (model, problem) = (forward.model, forward.problem);
-    let mut pass = Pass {
-        sweep: Sweep {
-            model,
-            tableau: forward.tableau,
-            p: &problem.p,
-        },
-        problem,
-        costate: Costate::ZERO,
-        cache: StageLu::<NY, NZ, N>::new(),
-        stats: gradient.stats,
-        trajectory: Trajectory {
-            observe,
-            segment: sol.n_events,
-        },
-    };
+    let mut pass = Pass::<_, _, S, NY, NZ, NP, N>::new(forward, sol.n_events, observe);
+    pass.stats = gradient.stats;
     terminal_seed(model, problem, sol, &mut pass.costate, &mut pass.stats);
     let end_state = State {
         mode: sol.mode,
@@ -140,12 +127,45 @@ struct Pass<
     trajectory: Trajectory<'o, O>,
 }
 
-impl<M, O, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
-    Pass<'_, '_, M, O, S, NY, NZ, NP, N>
+impl<
+        'a,
+        'o,
+        M,
+        O,
+        const S: usize,
+        const NY: usize,
+        const NZ: usize,
+        const NP: usize,
+        const N: usize,
+    > Pass<'a, 'o, M, O, S, NY, NZ, NP, N>
 where
     M: AdjointProducts<NY, NZ, NP>,
     O: FnMut(AdjointPoint<NY>),
 {
+    /// The pass over the solve `forward`, from a zero costate in its last segment (number
+    /// `last_segment`: the solve's count of events), reporting to `observe`.
+    fn new(
+        forward: &'a Run<'a, M, S, NY, NZ, NP>,
+        last_segment: usize,
+        observe: Option<&'o mut O>,
+    ) -> Self {
+        Pass {
+            sweep: Sweep {
+                model: forward.model,
+                tableau: forward.tableau,
+                p: &forward.problem.p,
+            },
+            problem: forward.problem,
+            costate: Costate::ZERO,
+            cache: StageLu::new(),
+            stats: AdjointStats::default(),
+            trajectory: Trajectory {
+                observe,
+                segment: last_segment,
+            },
+        }
+    }
+
     /// Reports the adjoint at `t`, a point of `at` ([`Trajectory::point`]).
     fn point(&mut self, t: f64, at: &State<'_, NY, NZ>) {
         let sweep = &self.sweep;

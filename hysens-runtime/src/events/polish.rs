@@ -38,29 +38,9 @@ where
     let h_min = t_eps(t);
     // max/min rather than f64::clamp, which panics if h < h_min (tiny landing steps).
     let clamp = |x: f64| x.max(h_min).min(h);
-    // Slope of the dense guard at the root (central difference in θ), for the first
-    // secant point.
-    let dth = 1e-6_f64
-        .min(0.5 * cr.theta)
-        .min(0.5 * (1.0 - cr.theta))
-        .max(1e-12);
-    let dense = DenseGuard::new(it, adapter, p, g, h);
-    let slope = (dense.value(cr.theta + dth)? - dense.value(cr.theta - dth)?) / (2.0 * dth * h);
-    let eval = |it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-                hh: f64|
-     -> Result<f64, SolveError> {
-        it.evaluate_fixed(hh)?;
-        let (ys, zs, _) = it.stages();
-        let at = adapter.point(t + hh, &ys[S - 1], &zs[S - 1], p);
-        let v = adapter.model().guard(g, &at);
-        if !v.is_finite() {
-            return Err(SolveError::NonFiniteValue {
-                t,
-                mode: adapter.mode(),
-                what: "guard",
-            });
-        }
-        Ok(v)
+    let slope = dense_slope(it, adapter, p, cr, h)?;
+    let eval = |it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>, hh: f64| {
+        guard_at_step_end(it, adapter, p, g, hh)
     };
     let mut n = 1;
     let mut ha = clamp(cr.theta * h);
@@ -102,4 +82,65 @@ where
         n += 1;
     }
     Ok((best_h, n))
+}
+
+/// The slope `dh/dt` of guard `cr.guard` at the dense-output root `cr` of the computed step of
+/// size `h` (central difference in `θ`), for the first secant point.
+fn dense_slope<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+>(
+    it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+    adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+    p: &[f64; NP],
+    cr: &Crossing,
+    h: f64,
+) -> Result<f64, SolveError>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    let dth = 1e-6_f64
+        .min(0.5 * cr.theta)
+        .min(0.5 * (1.0 - cr.theta))
+        .max(1e-12);
+    let dense = DenseGuard::new(it, adapter, p, cr.guard, h);
+    Ok((dense.value(cr.theta + dth)? - dense.value(cr.theta - dth)?) / (2.0 * dth * h))
+}
+
+/// `φ(H)`: guard `guard` at the end of the step of size `hh` from the integrator's state,
+/// taken with [`ModeIntegrator::evaluate_fixed`] (the stage storage then holds that step).
+fn guard_at_step_end<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+>(
+    it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+    adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+    p: &[f64; NP],
+    guard: usize,
+    hh: f64,
+) -> Result<f64, SolveError>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    let t = it.t();
+    it.evaluate_fixed(hh)?;
+    let (ys, zs, _) = it.stages();
+    let at = adapter.point(t + hh, &ys[S - 1], &zs[S - 1], p);
+    let v = adapter.model().guard(guard, &at);
+    if !v.is_finite() {
+        return Err(SolveError::NonFiniteValue {
+            t,
+            mode: adapter.mode(),
+            what: "guard",
+        });
+    }
+    Ok(v)
 }

@@ -115,16 +115,7 @@ where
     }
     // How y⁺ moves with t*: ∂y⁺/∂t* = R_t + R_y ẏ⁻ + R_z ż⁻ (the memory of the mode being left
     // is constant).
-    let rj = reset_jacobian(model, guard, has_reset, &at);
-    let mut motion_y = rj.t;
-    for r in 0..NY {
-        for c in 0..NY {
-            motion_y[r] += rj.y[r][c] * ydot_m[c];
-        }
-        for c in 0..NZ {
-            motion_y[r] += rj.z[r][c] * zdot_m[c];
-        }
-    }
+    let motion_y = reset_jacobian(model, guard, has_reset, &at).rate(&ydot_m, &zdot_m);
     let after = AfterEvent {
         guard,
         rate_before: hdot,

@@ -61,24 +61,21 @@ where
         let mut ft = [[0.0; NY]; S];
         let mut gt = [[0.0; NZ]; S];
         for i in 0..S {
-            let ti = self.step.t + tab.c[i] * h;
-            let (y, z) = (&self.step.stages.ys[i], &self.step.stages.zs[i]);
-            if self.step.matrix.linear {
-                jac[i] = self.step.matrix.jac;
+            let step = &mut *self.step;
+            let ti = step.t + tab.c[i] * h;
+            let (y, z, p) = (&step.stages.ys[i], &step.stages.zs[i], &step.p);
+            if step.matrix.linear {
+                jac[i] = step.matrix.jac;
             } else {
-                self.step
-                    .model
-                    .jacobian(ti, y, z, &self.step.p, &mut jac[i]);
+                step.model.jacobian(ti, y, z, p, &mut jac[i]);
             }
-            self.step
-                .model
-                .parameter_jacobian(ti, y, z, &self.step.p, &mut fp[i], &mut gp[i]);
+            step.model
+                .parameter_jacobian(ti, y, z, p, &mut fp[i], &mut gp[i]);
             if need_t {
-                self.step
-                    .model
-                    .time_partials(ti, y, z, &self.step.p, &mut ft[i], &mut gt[i]);
+                step.model
+                    .time_partials(ti, y, z, p, &mut ft[i], &mut gt[i]);
             }
-            self.step.stats.sensitivity_jacobian_evals += 1;
+            step.stats.sensitivity_jacobian_evals += 1;
         }
         let partials = StagePartials {
             jac: &jac,
@@ -118,16 +115,22 @@ where
             self.step_length_column(self.step.t, h, &partials)?;
         }
         if length == StepLength::Landing && shifted {
-            // H = t_target − t_n: ∂H/∂p = −∂t_n/∂p.
-            let mut dh = [0.0; NP];
-            for q in 0..NP {
-                dh[q] = -self.fsa.sens.st[q];
-            }
-            self.apply_step_length_derivative(&dh)?;
-            // Exactly on the fixed target (not merely at round-off of it).
-            self.fsa.sens.st = [0.0; NP];
+            self.land_on_fixed_target()?;
         }
         Ok(error)
+    }
+
+    /// The step length of a landing step from a shifted start (module docs, "Step length"):
+    /// `H = t_target − t_n`, so `∂H/∂p = −∂t_n/∂p`, and the end is exactly on the fixed target
+    /// (grid shift 0, not merely round-off of it).
+    fn land_on_fixed_target(&mut self) -> Result<(), SolveError> {
+        let mut dh = [0.0; NP];
+        for q in 0..NP {
+            dh[q] = -self.fsa.sens.st[q];
+        }
+        self.apply_step_length_derivative(&dh)?;
+        self.fsa.sens.st = [0.0; NP];
+        Ok(())
     }
 
     /// The sensitivities of the step of size `h` just computed (the stage storage), without

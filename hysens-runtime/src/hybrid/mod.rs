@@ -243,6 +243,22 @@ enum SegmentEnd<const NY: usize, const NZ: usize, const NP: usize> {
     },
 }
 
+/// Where a mode segment starts: its mode, state and sensitivities (with the grid shift of its
+/// start time), its memory with their sensitivities, and how its mode is entered.
+struct SegmentStart<const NY: usize, const NZ: usize, const NP: usize> {
+    mode: usize,
+    t: f64,
+    y: [f64; NY],
+    z: [f64; NZ],
+    sy: [[f64; NP]; NY],
+    /// Grid shift `∂t/∂p` of the start time (`τ` of the event that started the segment).
+    st: [f64; NP],
+    memory: Memory<NY, NZ>,
+    memory_sy: [[f64; NP]; NY],
+    memory_sz: [[f64; NP]; NZ],
+    entry: Entry<NY, NZ>,
+}
+
 /// The state of one solve across its mode segments.
 struct Driver<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, R> {
     model: &'a M,
@@ -280,79 +296,95 @@ where
     ) -> Result<(), SolveError> {
         self.validate()?;
         let pr = self.problem;
-        let mut mode = match start {
+        let mode = match start {
             Some(checkpoint) => self.resume(checkpoint, sol),
             None => self.initial_mode()?,
         };
+        let sy = pr.sensitivities.unwrap_or([[0.0; NP]; NY]);
+        let mut segment = SegmentStart {
+            mode,
+            t: pr.t0,
+            y: pr.y0,
+            z: pr.z0,
+            sy,
+            st: [0.0; NP],
+            memory: start.map_or(Memory { y: pr.y0, z: pr.z0 }, |c| c.memory),
+            // Memory sensitivities of the first mode: s* = ∂y0/∂p; w* = 0 because z* is the
+            // caller's (constant) z0 (HybridProblem::z0).
+            memory_sy: sy,
+            memory_sz: [[0.0; NP]; NZ],
+            entry: Entry::Start,
+        };
         sol.mode = mode;
-        let mut t = pr.t0;
-        let mut y = pr.y0;
-        let mut z = pr.z0;
-        let mut sy = pr.sensitivities.unwrap_or([[0.0; NP]; NY]);
-        // Grid shift ∂t/∂p of the segment's start time (τ of the event that started it).
-        let mut st = [0.0; NP];
-        let mut memory = start.map_or(Memory { y: pr.y0, z: pr.z0 }, |c| c.memory);
-        // Memory sensitivities of the first mode: s* = ∂y0/∂p; w* = 0 because z* is the
-        // caller's (constant) z0 (HybridProblem::z0).
-        let mut memory_sy = sy;
-        let mut memory_sz = [[0.0; NP]; NZ];
-        sol.memory = memory;
+        sol.memory = segment.memory;
         // The integral cost accumulated by the integrators for its error test
         // (`Options::cost_error_test`), carried from segment to segment.
         let mut quadrature = 0.0;
-        // How the segment's mode is entered (for the arming of its guards).
-        let mut entry = Entry::Start;
         loop {
-            let adapter = ModeAdapter::new(self.model, mode, memory, memory_sy, memory_sz);
-            let end = {
-                let (tableau, options) = (self.tableau, self.options.integrator);
-                let mut it = match start {
-                    Some(c) => {
-                        Esdirk::restore(&adapter, tableau, mode, pr.p, options, &c.integrator)?
-                    }
-                    None => {
-                        let mut it = Esdirk::<_, S, NY, NZ, NP, N>::new(
-                            &adapter, tableau, mode, pr.p, t, y, z, options,
-                        )?;
-                        it.set_quadrature(quadrature);
-                        it
-                    }
-                };
-                let resumed = start.take().map(|c| (c.armed, c.entry_event));
-                let r = if self.fsa {
-                    it.enable_sensitivities_at(sy, st).and_then(|()| {
-                        self.segment(&mut it, &adapter, &entry, resumed, outputs, sol)
-                    })
-                } else {
-                    self.segment(&mut it, &adapter, &entry, resumed, outputs, sol)
-                };
-                sol.stats.add(it.stats());
-                quadrature = it.quadrature();
-                r?
-            };
-            match end {
+            let resumed = start.take();
+            match self.mode_segment::<N>(&segment, resumed, &mut quadrature, outputs, sol)? {
                 SegmentEnd::Final => break,
                 SegmentEnd::Paused => return Ok(()),
                 SegmentEnd::Event { to, post } => {
-                    mode = to;
-                    t = sol.t;
-                    y = post.y;
-                    z = post.z;
-                    sy = post.sy;
-                    st = post.tau;
-                    memory = post.memory;
-                    memory_sy = post.memory_sy;
-                    memory_sz = post.memory_sz;
-                    entry = Entry::Event(post.after);
-                    sol.mode = mode;
-                    sol.y = y;
-                    sol.z = z;
-                    sol.sy = sy;
-                    sol.memory = memory;
+                    segment = SegmentStart {
+                        mode: to,
+                        t: sol.t,
+                        y: post.y,
+                        z: post.z,
+                        sy: post.sy,
+                        st: post.tau,
+                        memory: post.memory,
+                        memory_sy: post.memory_sy,
+                        memory_sz: post.memory_sz,
+                        entry: Entry::Event(post.after),
+                    };
+                    sol.mode = to;
+                    sol.y = post.y;
+                    sol.z = post.z;
+                    sol.sy = post.sy;
+                    sol.memory = post.memory;
                 }
             }
         }
-        self.terminal_cost(&memory_sy, &memory_sz, sol)
+        self.terminal_cost(&segment.memory_sy, &segment.memory_sz, sol)
+    }
+
+    /// The integrator of the mode segment that starts at `start` (restored from `checkpoint` if
+    /// the solve resumes there), run through [`Self::segment`]; adds its statistics and carries
+    /// the integral cost's `quadrature` for its error test.
+    fn mode_segment<const N: usize>(
+        &mut self,
+        start: &SegmentStart<NY, NZ, NP>,
+        checkpoint: Option<&Checkpoint<S, NY, NZ>>,
+        quadrature: &mut f64,
+        outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+        sol: &mut HybridSolution<NY, NZ, NP>,
+    ) -> Result<SegmentEnd<NY, NZ, NP>, SolveError> {
+        let SegmentStart { mode, t, y, z, .. } = *start;
+        let (memory_sy, memory_sz) = (start.memory_sy, start.memory_sz);
+        let adapter = ModeAdapter::new(self.model, mode, start.memory, memory_sy, memory_sz);
+        let (tableau, options, p) = (self.tableau, self.options.integrator, self.problem.p);
+        let mut it = match checkpoint {
+            Some(c) => Esdirk::restore(&adapter, tableau, mode, p, options, &c.integrator)?,
+            None => {
+                let mut it = Esdirk::<_, S, NY, NZ, NP, N>::new(
+                    &adapter, tableau, mode, p, t, y, z, options,
+                )?;
+                it.set_quadrature(*quadrature);
+                it
+            }
+        };
+        let resumed = checkpoint.map(|c| (c.armed, c.entry_event));
+        let entry = &start.entry;
+        let r = if self.fsa {
+            it.enable_sensitivities_at(start.sy, start.st)
+                .and_then(|()| self.segment(&mut it, &adapter, entry, resumed, outputs, sol))
+        } else {
+            self.segment(&mut it, &adapter, entry, resumed, outputs, sol)
+        };
+        sol.stats.add(it.stats());
+        *quadrature = it.quadrature();
+        r
     }
 
     /// Integrates one mode segment, entered as `entry`, until `t_f` or the next event;

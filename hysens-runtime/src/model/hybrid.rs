@@ -125,6 +125,21 @@ impl<const NY: usize, const NZ: usize, const NP: usize> ResetJacobian<NY, NZ, NP
         memory_y: [[0.0; NY]; NY],
         memory_z: [[0.0; NZ]; NY],
     };
+
+    /// How `y⁺` moves as time advances with `(ẏ, ż)` and the parameters and memory stay:
+    /// `R_t + R_y ẏ + R_z ż` (the reset's rate along the flow before the event).
+    pub(crate) fn rate(&self, ydot: &[f64; NY], zdot: &[f64; NZ]) -> [f64; NY] {
+        let mut rate = self.t;
+        for (r, out) in rate.iter_mut().enumerate() {
+            for (a, v) in self.y[r].iter().zip(ydot) {
+                *out += a * v;
+            }
+            for (a, v) in self.z[r].iter().zip(zdot) {
+                *out += a * v;
+            }
+        }
+        rate
+    }
 }
 
 /// The direction of a zero crossing that fires a guard.

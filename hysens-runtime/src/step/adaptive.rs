@@ -139,18 +139,7 @@ where
         horizon: f64,
         check: &mut impl FnMut(&mut Self, f64, bool, f64) -> Result<f64, SolveError>,
     ) -> Result<Trial, SolveError> {
-        if !t_stop.is_finite() || t_stop <= self.t {
-            return Err(SolveError::InvalidArgument {
-                t: self.t,
-                mode: self.mode,
-                what: "final time",
-            });
-        }
-        if !positive_finite(self.control.h) {
-            // (`horizon` NaN or short: the span to the stop.)
-            let span = (t_stop - self.t).max(horizon - self.t);
-            self.control.h = self.initial_step(span)?;
-        }
+        self.check_stop_and_first_size(t_stop, horizon)?;
         let k = self.tableau.error_estimate_order();
         let mut failures = Failures::default();
         loop {
@@ -174,22 +163,9 @@ where
             if !last && h < h_lim {
                 return Err(self.too_small(h, &failures));
             }
-            self.prepare_jacobian()?;
-            if let Err(e) = self.factor(h) {
-                match e {
-                    LuError::NonFinite { .. } => return Err(self.err_nonfinite("iteration matrix")),
-                    LuError::Singular { column } => {
-                        if self.matrix.state == JacState::Stale {
-                            self.matrix.state = JacState::Invalid;
-                        } else {
-                            failures.singular = Some(column);
-                            self.control.h = h * 0.5;
-                        }
-                        continue;
-                    }
-                }
+            if !self.factor_for_attempt(h, &mut failures)? {
+                continue;
             }
-            failures.singular = None;
             match self.attempt(h)? {
                 Attempt::NewtonFailed { stage, diverged } => {
                     self.stats.newton_failures += 1;
@@ -224,6 +200,49 @@ where
                         .reject(error, k, self.opts.target, self.opts.fac_min);
                     self.control.h = h * fac;
                 }
+            }
+        }
+    }
+
+    /// Checks that `t_stop` lies ahead, and selects the size of the first step if none is
+    /// proposed yet, for the span to `horizon` (see [`Self::try_step_checked`]).
+    fn check_stop_and_first_size(&mut self, t_stop: f64, horizon: f64) -> Result<(), SolveError> {
+        if !t_stop.is_finite() || t_stop <= self.t {
+            return Err(SolveError::InvalidArgument {
+                t: self.t,
+                mode: self.mode,
+                what: "final time",
+            });
+        }
+        if !positive_finite(self.control.h) {
+            // (`horizon` NaN or short: the span to the stop.)
+            let span = (t_stop - self.t).max(horizon - self.t);
+            self.control.h = self.initial_step(span)?;
+        }
+        Ok(())
+    }
+
+    /// Prepares the Jacobian and factors the iteration matrix for an attempt of size `h`:
+    /// `true` to go on with the attempt, `false` to try again after a singular matrix (with a
+    /// fresh Jacobian if it was stale, else with half the step, the failure noted for
+    /// [`Self::too_small`]).
+    #[inline(always)]
+    fn factor_for_attempt(&mut self, h: f64, failures: &mut Failures) -> Result<bool, SolveError> {
+        self.prepare_jacobian()?;
+        match self.factor(h) {
+            Ok(()) => {
+                failures.singular = None;
+                Ok(true)
+            }
+            Err(LuError::NonFinite { .. }) => Err(self.err_nonfinite("iteration matrix")),
+            Err(LuError::Singular { column }) => {
+                if self.matrix.state == JacState::Stale {
+                    self.matrix.state = JacState::Invalid;
+                } else {
+                    failures.singular = Some(column);
+                    self.control.h = h * 0.5;
+                }
+                Ok(false)
             }
         }
     }

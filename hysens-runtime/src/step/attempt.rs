@@ -94,7 +94,21 @@ where
             self.stages.zs[i] = zi;
             self.stages.fs[i] = fi;
         }
-        // Error estimate (Kristensen et al. 2005, Eq. 20), WRMS (Eq. 21).
+        let error = self.attempt_error(h);
+        if !error.is_finite() {
+            // Treat like a failed iteration: the step is too large.
+            return Ok(Attempt::NewtonFailed {
+                stage: S - 1,
+                diverged: true,
+            });
+        }
+        Ok(Attempt::Done { error })
+    }
+
+    /// The WRMS error estimate of the step of size `h` in the stage storage (Kristensen et al.
+    /// 2005, Eqs. 20–21), with the integral cost's quadrature when its error test is on.
+    #[inline(always)]
+    fn attempt_error(&mut self, h: f64) -> f64 {
         let (_, e) = self.state_error_estimate(h);
         let mut w = [0.0; NY];
         weights(
@@ -113,14 +127,7 @@ where
                 error = if eq.is_nan() { eq } else { error.max(eq) };
             }
         }
-        if !error.is_finite() {
-            // Treat like a failed iteration: the step is too large.
-            return Ok(Attempt::NewtonFailed {
-                stage: S - 1,
-                diverged: true,
-            });
-        }
-        Ok(Attempt::Done { error })
+        error
     }
 
     /// The local error estimate of the states for the step of size `h` in the stage storage:
