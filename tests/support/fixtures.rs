@@ -18,7 +18,7 @@
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 #![allow(clippy::needless_range_loop)]
 
-use hysens_runtime::{
+use hysens::runtime::{
     Direction, GuardInfo, HybridModel, HybridProblem, InitialMode, ModeInfo, ModeJacobian,
     ModelSizes, ModelTypes, Point, ResetJacobian, ScalarPartials, SmoothMode,
 };

@@ -7,11 +7,14 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-mod support;
+#[path = "support/fixtures.rs"]
+mod fixtures;
+#[path = "support/runtime.rs"]
+mod runtime;
 
-use hysens_runtime::{HybridOptions, StepPlan, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
-use support::fixtures::*;
-use support::*;
+use fixtures::*;
+use hysens::runtime::{HybridOptions, StepPlan, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+use runtime::*;
 
 /// Closed form of `SwitchedDae` with dual numbers: (t1, y(T), z(T), G).
 fn switched_dae_closed_form(a: f64, b: f64, t_end: f64) -> [D4; 4] {

@@ -1,17 +1,14 @@
-//! Helpers shared by the integration tests of `hysens-runtime`: a hybrid solve with owned
-//! storage ([`run`]), the comparison of forward sensitivities with finite differences of the
-//! same integrator on a frozen step sequence ([`fsa_vs_frozen_fd`]), dual numbers for the
-//! exact derivatives of closed forms ([`D4`]), and small utilities for the ESDIRK tests.
+//! Helpers for the tests that drive the runtime's core API (`hysens::runtime::solve`, the
+//! ESDIRK integrator `Esdirk`) directly: a hybrid solve with owned storage ([`run`]), the
+//! comparison of forward sensitivities with finite differences of the same integrator on a
+//! frozen step sequence ([`fsa_vs_frozen_fd`]), dual numbers for the exact derivatives of
+//! closed forms ([`D4`]), and small utilities for the ESDIRK tests.
 //!
-//! The test models are in [`fixtures`]. The counting allocator of the zero-allocation tests,
-//! `counting_alloc.rs`, is in this folder too but not a module here: it installs a global
-//! allocator, so only the test binaries that count allocations include it (by `#[path]`).
+//! Included by `#[path]` (as `mod runtime`) by the test binaries that use it.
 #![allow(dead_code)] // each test binary uses a subset
 #![allow(clippy::needless_range_loop)]
 
-pub mod fixtures;
-
-use hysens_runtime::{
+use hysens::runtime::{
     solve, EventRecord, HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridSolution,
     LoggedStep, ModelSizes, Options, Sample, SolveError, StepPlan, StepRecord, Tableau,
 };

@@ -6,13 +6,16 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-mod support;
+#[path = "support/fixtures.rs"]
+mod fixtures;
+#[path = "support/runtime.rs"]
+mod runtime;
 
-use hysens_runtime::{
+use fixtures::*;
+use hysens::runtime::{
     Esdirk, ModeJacobian, Options, SmoothMode, Stats, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
 };
-use support::fixtures::*;
-use support::*;
+use runtime::*;
 
 /// Robertson's chemical kinetics (Hairer & Wanner II, §IV.1, eq. (1.4)), ODE form.
 #[derive(Debug)]

@@ -6,11 +6,14 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-mod support;
+#[path = "support/fixtures.rs"]
+mod fixtures;
+#[path = "support/runtime.rs"]
+mod runtime;
 
-use hysens_runtime::{HybridOptions, StepPlan, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
-use support::fixtures::*;
-use support::*;
+use fixtures::*;
+use hysens::runtime::{HybridOptions, StepPlan, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+use runtime::*;
 
 /// Closed form of the ball at time T: flight arcs z = z_s + v_s (t − t_s) − g (t − t_s)²/2;
 /// impact when this reaches 0: t = t_s + (v_s + √(v_s² + 2 g z_s))/g, impact speed

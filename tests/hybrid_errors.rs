@@ -4,11 +4,14 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-mod support;
+#[path = "support/fixtures.rs"]
+mod fixtures;
+#[path = "support/runtime.rs"]
+mod runtime;
 
-use hysens_runtime::{HybridOptions, SolveError, StepPlan, ESDIRK34};
-use support::fixtures::*;
-use support::*;
+use fixtures::*;
+use hysens::runtime::{HybridOptions, SolveError, StepPlan, ESDIRK34};
+use runtime::*;
 
 /// A NaN parameter is reported before any work, with its context.
 #[test]

@@ -5,11 +5,14 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-mod support;
+#[path = "support/fixtures.rs"]
+mod fixtures;
+#[path = "support/runtime.rs"]
+mod runtime;
 
-use hysens_runtime::{HybridOptions, HybridProblem, SolveError, StepPlan, ESDIRK34};
-use support::fixtures::*;
-use support::*;
+use fixtures::*;
+use hysens::runtime::{HybridOptions, HybridProblem, SolveError, StepPlan, ESDIRK34};
+use runtime::*;
 
 /// p = 0 makes the guard exactly zero at t0 (h(0) = 0): the look-ahead with each candidate
 /// mode's f gives ḣ > 0, so the rule "guard positive → mode B" applies; the guard that is zero

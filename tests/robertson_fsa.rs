@@ -21,10 +21,11 @@
 #![allow(missing_docs)]
 #![allow(clippy::needless_range_loop)] // index loops over the 3×3 sensitivity matrix
 
-mod support;
+#[path = "support/fixtures.rs"]
+mod fixtures;
 
-use hysens_runtime::{Esdirk, Options, Stats, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
-use support::fixtures::{Robertson, K, Y0};
+use fixtures::{Robertson, K, Y0};
+use hysens::runtime::{Esdirk, Options, Stats, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
 
 // Reference values, pasted from the output of `python3 bench/reference/robertson_fsa.py`
 // (scipy 1.17.1 `solve_ivp`, method LSODA, rtol 1e-12, atol_i = 1e-18 · max_t |u_i|, exact

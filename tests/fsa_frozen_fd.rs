@@ -17,11 +17,14 @@
 #![allow(missing_docs)]
 #![allow(clippy::needless_range_loop)] // index loops over the 3×3 sensitivity matrix
 
-mod support;
+#[path = "support/fixtures.rs"]
+mod fixtures;
+#[path = "support/runtime.rs"]
+mod runtime;
 
-use hysens_runtime::{Esdirk, Options, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
-use support::fixtures::{Robertson, K, Y0};
-use support::no_obs;
+use fixtures::{Robertson, K, Y0};
+use hysens::runtime::{Esdirk, Options, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+use runtime::no_obs;
 
 /// Horizon: [0, 40] covers the initial transient (y2 peaks at ~3.6e-5 near t = 4e-4) and the
 /// slow phase; the adaptive run at rtol 1e-6 takes 41 (ESDIRK4(3)6L) to 185 (ESDIRK23) steps.

@@ -10,16 +10,17 @@
 //! over a few thousand steps and a few event maps, with well-conditioned stage matrices).
 #![allow(clippy::needless_range_loop)]
 
-mod support;
+#[path = "support/fixtures.rs"]
+mod fixtures;
 
-use hysens_runtime::{
+use fixtures::{em_parameters, em_problem, mem_toy_problem, EmOscillator, MemToy};
+use hysens::runtime::{
     solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, Fields,
     GuardInfo, HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridSolution,
     InitialMode, InitialStates, ModeInfo, ModeJacobian, ModelSizes, ModelTypes, Params, Point,
     ResetJacobian, Sample, ScalarPartials, Solver, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34,
     ESDIRK436L2SA,
 };
-use support::fixtures::{em_parameters, em_problem, mem_toy_problem, EmOscillator, MemToy};
 
 /// A fixture with adjoint products from its Jacobians; with `extra_costs`, its terminal and
 /// sampled costs are replaced by a sampled cost `½ (y_0 − d)² + 0.3 p_0 y_{NY−1} + 0.2 y*_0 y_0

@@ -7,13 +7,16 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-mod support;
+#[path = "support/fixtures.rs"]
+mod fixtures;
+#[path = "support/runtime.rs"]
+mod runtime;
 
-use hysens_runtime::{
+use fixtures::*;
+use hysens::runtime::{
     HybridOptions, StepKind, StepPlan, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
 };
-use support::fixtures::*;
-use support::*;
+use runtime::*;
 
 /// Ex. 5.1 at rtol 1e-8, atol 1e-10 with every tableau, against the exact values of the closed
 /// form (`EX51_*`). Required: G and dG/dp to 1e-6 relative, τ_i to 1e-6 relative, switch times

@@ -33,7 +33,7 @@
 //! `α_y` term from its Jacobian makes that test fail, FSA 0.158 against FD 0.033).
 #![allow(clippy::needless_range_loop)]
 
-use hysens_runtime::{
+use hysens::runtime::{
     AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialStates, ModeInfo,
     ModeJacobian, ModelSizes, ModelTypes, Params, Point, ScalarPartials, SolveError, Solver, Wrt,
 };
@@ -761,14 +761,14 @@ impl ModelTypes<2, 0, 3> for Bend {
 /// gradient to 1e-10.
 #[test]
 fn nonlinear_entry_and_exit_equal_frozen_step_differences() {
-    use hysens_runtime::{
+    use hysens::runtime::{
         solve, EventRecord, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, StepPlan,
         ESDIRK436L2SA,
     };
     let p0 = [0.5, 1.5, 0.5];
     let y0 = [0.0, 0.2];
     let t_end = 4.0;
-    let options = hysens_runtime::HybridOptions::new(1e-8, 1e-10);
+    let options = hysens::runtime::HybridOptions::new(1e-8, 1e-10);
     // One solve at (y0, p): final state, cost, events; with `seed`, forward sensitivities.
     let run = |y0: [f64; 2], p: [f64; 3], plan: StepPlan<'_>, log: Option<&mut [LoggedStep]>| {
         let problem = HybridProblem {
@@ -873,7 +873,7 @@ mod counting_alloc;
 /// sensitivities and by the adjoint, into caller storage.
 #[test]
 fn a_sliding_solve_does_not_allocate() {
-    use hysens_runtime::{
+    use hysens::runtime::{
         solve, solve_adjoint, AdjointGradient, AdjointTape, EventRecord, HybridOptions,
         HybridOutputs, HybridProblem, HybridSolution, StepPlan, TapeStep, ESDIRK436L2SA,
     };
