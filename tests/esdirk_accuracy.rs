@@ -6,16 +6,16 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-#[path = "support/fixtures.rs"]
-mod fixtures;
 #[path = "support/runtime.rs"]
 mod runtime;
+#[path = "support/smooth_modes.rs"]
+mod smooth_modes;
 
-use fixtures::*;
 use hysens::runtime::{
     Esdirk, ModeJacobian, Options, SmoothMode, Stats, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
 };
 use runtime::*;
+use smooth_modes::*;
 
 /// Robertson's chemical kinetics (Hairer & Wanner II, §IV.1, eq. (1.4)), ODE form.
 #[derive(Debug)]

@@ -5,16 +5,16 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-#[path = "support/fixtures.rs"]
-mod fixtures;
 #[path = "support/runtime.rs"]
 mod runtime;
+#[path = "support/smooth_modes.rs"]
+mod smooth_modes;
 
-use fixtures::*;
 use hysens::runtime::{
     Esdirk, ModeJacobian, Options, SmoothMode, SolveError, StepLength, Trial, ESDIRK34,
 };
 use runtime::*;
+use smooth_modes::*;
 
 /// y' = y², y(0) = 1: exact y = 1/(1 − t), which blows up at t = 1. Used to check that the
 /// failure is reported as an error, not a panic or an infinite loop.

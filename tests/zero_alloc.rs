@@ -1,9 +1,9 @@
 //! Solving allocates nothing on the heap, with and without sensitivities: a
 //! `#[hybrid_model]`'s generated kernels and entry points, and the runtime under them, work in
-//! fixed-size storage only; so does the core `solve` on a model written against the runtime's
-//! traits (Serban & Recuero's Example 5.1 with all three cost kinds, adaptive and then
-//! replaying its step log, and the bouncing ball), with stack storage for samples, events and
-//! steps. Counted per thread by `support/counting_alloc.rs`.
+//! fixed-size storage only. So does the runtime's core `solve` given stack storage for its
+//! samples, events and steps (Serban & Recuero's Example 5.1 with all three cost kinds,
+//! adaptive and then replaying its step log, and the bouncing ball). Counted per thread by
+//! `support/counting_alloc.rs`.
 #![deny(missing_docs)]
 
 #[path = "support/counting_alloc.rs"]
@@ -13,12 +13,14 @@ use counting_alloc::count;
 
 /// The models of the event corpus.
 #[allow(dead_code, unused_imports)]
-#[path = "event_semantics/models.rs"]
+#[path = "support/corpus.rs"]
 mod corpus;
-#[path = "support/fixtures.rs"]
-mod fixtures;
+#[path = "support/event_models.rs"]
+mod event_models;
 #[path = "support/models.rs"]
 mod models;
+#[path = "support/runtime.rs"]
+mod runtime;
 use hysens::runtime::{
     CostErrorTest, EventRecord, HybridOptions, HybridOutputs, HybridSolution, Sample,
 };
@@ -352,14 +354,14 @@ fn event_semantics_paths_do_not_allocate() {
     // A ball at rest on the floor (decided on the first step: stuck) and one with
     // restitution 0 (an event at the entry after its impact: stuck), with sensitivities.
     for (h, e) in [(0.0, 1.0), (1.0, 0.0)] {
-        let solver =
-            Solver::new(&corpus::ball::Model).sensitivities_to(Params::All, InitialStates::All);
+        let solver = Solver::new(&event_models::ball::Model)
+            .sensitivities_to(Params::All, InitialStates::All);
         let (result, allocations, _) = solve(&mut |outputs, solution| {
             solver.solve_into(
                 0.0,
                 2.0,
-                &corpus::ball::X { h, v: 0.0 },
-                &corpus::ball::P { g: 9.81, e },
+                &event_models::ball::X { h, v: 0.0 },
+                &event_models::ball::P { g: 9.81, e },
                 outputs,
                 solution,
             )
@@ -427,9 +429,9 @@ fn event_semantics_paths_do_not_allocate() {
 
 #[test]
 fn ex51_solve_with_sensitivities_does_not_allocate() {
-    use fixtures::Ex51;
+    use event_models::ex51_costs;
     use hysens::runtime::{solve, HybridProblem, LoggedStep, StepPlan, ESDIRK436L2SA};
-    let model = Ex51::ALL_COSTS;
+    let model = ex51_costs::Model;
     let times = [0.1, 0.25, 0.5, 1.0, 2.0];
     let data = [0.4, 1.0, 1.8, 2.7, 4.5];
     let problem = HybridProblem {
@@ -491,8 +493,9 @@ fn ex51_solve_with_sensitivities_does_not_allocate() {
 
 #[test]
 fn ball_solve_with_sensitivities_does_not_allocate() {
-    use fixtures::{ball_problem, Ball};
     use hysens::runtime::{solve, StepPlan, ESDIRK34};
+    use models::ball;
+    use runtime::ball_problem;
     let p = [5.0, -0.1, 10.0, 0.8];
     let problem = ball_problem(p, 4.5);
     let opts = HybridOptions::new(1e-8, 1e-10);
@@ -505,7 +508,7 @@ fn ball_solve_with_sensitivities_does_not_allocate() {
             steps: None,
         };
         solve(
-            &Ball,
+            &ball::Model,
             &ESDIRK34,
             &problem,
             &opts,
