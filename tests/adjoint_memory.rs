@@ -11,11 +11,17 @@
 //! over a few thousand steps and a few event maps, with well-conditioned stage matrices).
 #![allow(clippy::needless_range_loop)]
 
+/// `close`, the comparison of the facade's adjoint tests (the rest of the file compares with
+/// its own seeds, below).
+#[allow(dead_code)]
+#[path = "support/adjoint.rs"]
+mod adjoint;
 #[path = "support/event_models.rs"]
 mod event_models;
 #[path = "support/runtime.rs"]
 mod runtime;
 
+use adjoint::close;
 use event_models::{memory_toy, steel};
 use hysens::runtime::{
     solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, Fields,
@@ -232,16 +238,6 @@ impl<M, const NY: usize, const NZ: usize, const NP: usize> ModelTypes<NY, NZ, NP
     type State = [f64; NY];
     type Algebraic = [f64; NZ];
     type Params = [f64; NP];
-}
-
-/// `|a − b| ≤ rtol max(|a|, |b|) + 1e-13` (module docs); returns the relative difference.
-fn close(what: &str, a: f64, b: f64, rtol: f64) -> f64 {
-    let diff = (a - b).abs();
-    assert!(
-        diff <= rtol * a.abs().max(b.abs()) + 1e-13,
-        "{what}: adjoint {a:e} vs forward {b:e}"
-    );
-    diff / a.abs().max(b.abs()).max(1e-300)
 }
 
 /// The adjoint against the forward sensitivities of the same solve (`dG/dp` with the problem's

@@ -31,6 +31,13 @@
 //! and a nonlinear wall whose sliding field depends on the state through `α` (`Bend`, entry
 //! and exit, against central differences of replays of the same step sequence: removing the
 //! `α_y` term from its Jacobian makes that test fail, FSA 0.158 against FD 0.033).
+//!
+//! The three models are written by hand against the runtime's traits, not with
+//! `#[hybrid_model]`: they state the runtime's Filippov hooks themselves — each sliding mode's
+//! field and `HybridModel::event_target`'s choice at the surface's guards — which a
+//! `#[switching_surface]` derives from the surface and which no model written with the macro
+//! can state. So the runtime's sliding semantics are checked here on their own, and the
+//! macro's construction of them separately (`tests/model_sliding.rs`).
 #![allow(clippy::needless_range_loop)]
 
 use hysens::runtime::{
@@ -47,7 +54,9 @@ enum Case {
 }
 
 /// The wall model of the module docs; `repel` makes every surface event repulsive (to test
-/// the error path).
+/// the error path). Hand-written (module docs): its `event_target` writes out the paper's sign
+/// tests, and with `repel` it answers `RepulsiveSurface` whatever the fields, which no
+/// generated model can.
 struct Wall {
     case: Case,
     repel: bool,
@@ -384,6 +393,8 @@ fn a_repulsive_surface_is_an_error() {
 /// spiralling out) and `outside` (`f² = ω(−y, x) − ν(x, y)`, spiralling in). On the circle
 /// `σ₁ = 2μ r² > 0 > σ₂ = −2ν r²`: the trajectory reaches it and slides with
 /// `f_F = ω(−y, x)` (`α = μ/(μ + ν)`; the radial parts cancel). Parameters `(R, ω, μ, ν)`.
+/// Hand-written (module docs): its sliding mode is the field `ω(−y, x)` as written, not one
+/// derived from the surface, and its `event_target` is written out.
 struct Circle;
 
 type Q<'a> = Point<'a, 2, 0, 4>;
@@ -612,6 +623,9 @@ fn sliding_on_a_circle_against_the_closed_form() {
 /// Eqs. 10–12): `y` climbs to `b`, where `α = 1` and the trajectory leaves into `above`.
 /// Parameters `(c, b, k)`. The sliding field's derivatives carry the `α_y`, `α_b` terms:
 /// `α_y = (N_y D − N D_y)/D²` with `N_y = 2y/5`, `D_y = N_y − 1`; `α_b = −N/D²`.
+/// Hand-written (module docs): the sliding field and its Jacobian, `α_y` and `α_b` terms
+/// included, are written out: the test checks the runtime's sensitivities through a sliding
+/// mode handed to it as written.
 struct Bend;
 
 type R<'a> = Point<'a, 2, 0, 3>;
