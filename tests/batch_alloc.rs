@@ -6,7 +6,8 @@
 //!
 //! - The zero-allocation tests of one solve (`tests/zero_alloc.rs`) count per thread; a batch
 //!   solves on rayon's worker threads, so this test counts globally, on all threads, while a
-//!   flag is set. Nothing else may allocate meanwhile, so this test binary has no test
+//!   flag is set (`count_all_threads` of `support/counting_alloc.rs`, the allocator that also
+//!   counts per thread for the other tests). Nothing else may allocate meanwhile, so this test binary has no test
 //!   harness (no other tests, no harness threads): it is this `main` alone.
 //! - Setup is not counted: the thread pool (threads, their queues, registries), the items,
 //!   the slots and their storage are made before, and warm-up batches run first (the first
@@ -28,15 +29,15 @@
 //!   allocation per item.
 #![deny(missing_docs)]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
 use hysens::batch::Slot;
 use hysens::prelude::*;
 use hysens::runtime::{EventRecord, HybridOutputs};
 
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 #[path = "support/models.rs"]
 mod models;
+use counting_alloc::count_all_threads;
 use models::ex51;
 
 /// The most allocations rayon's scheduling may make in one batch (see the module docs).
@@ -44,48 +45,6 @@ const BOOKKEEPING: usize = 4;
 
 /// Batches counted per configuration.
 const REPEATS: usize = 20;
-
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-fn note() {
-    if COUNTING.load(Ordering::SeqCst) {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-// SAFETY: forwards every call unchanged to the system allocator; only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Runs `f` and returns the number of heap allocations made meanwhile on every thread.
-fn count_all_threads<R>(f: impl FnOnce() -> R) -> (R, usize) {
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
-    COUNTING.store(true, Ordering::SeqCst);
-    let r = f();
-    COUNTING.store(false, Ordering::SeqCst);
-    (r, ALLOCATIONS.load(Ordering::SeqCst) - before)
-}
 
 /// One configuration: `n` items of Ex. 5.1 with forward sensitivities to `p` and `x0`, event
 /// logs in the slots, at tolerance `rtol`. Returns the worst count over the repeats, the total

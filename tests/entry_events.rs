@@ -12,7 +12,7 @@ use num_dual::{Dual64, DualNum};
 /// The models of the event corpus (`chain`: three speeds on one level, an event at `b`'s
 /// entry with a lift).
 #[allow(dead_code, unused_imports)]
-#[path = "event_semantics/models.rs"]
+#[path = "support/corpus.rs"]
 mod corpus;
 use corpus::chain as stairs;
 

@@ -586,7 +586,7 @@ where
 /// state, the objective; the difference relative to `max(|FD|, 1)`. Returns the worst.
 ///
 /// The replays run with Newton tolerances 1e-12 and without Jacobian reuse (as
-/// `hysens-runtime/tests/support`'s `fsa_vs_frozen_fd`); every mode here is linear in the
+/// `tests/support/runtime.rs`'s `fsa_vs_frozen_fd`); every mode here is linear in the
 /// states, so the Newton solves are exact in one iteration anyway. The replay at `θ` must
 /// reproduce the adaptive solve (checked), so the FSA of that solve is the derivative of the
 /// replayed map.

@@ -985,7 +985,7 @@ fn circle_sliding_from_inside_and_outside_against_the_closed_form() {
     }
 }
 
-#[path = "../hysens-runtime/tests/support/counting_alloc.rs"]
+#[path = "support/counting_alloc.rs"]
 mod counting_alloc;
 
 /// A generated sliding model solves without the heap: entry, sliding and exit of the ramp, with

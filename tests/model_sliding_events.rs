@@ -878,7 +878,7 @@ fn sliding_into_another_surface_is_an_error() {
 // (e) No heap, no panics.
 // ---------------------------------------------------------------------------------------------
 
-#[path = "../hysens-runtime/tests/support/counting_alloc.rs"]
+#[path = "support/counting_alloc.rs"]
 mod counting_alloc;
 
 /// A guard firing while sliding (with its reset) needs no heap: `latch`'s entry and release,

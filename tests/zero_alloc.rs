@@ -1,19 +1,26 @@
-//! Solving a `#[hybrid_model]` allocates nothing on the heap, with and without sensitivities:
-//! the generated kernels and entry points, and the runtime under them, work in fixed-size
-//! storage only. Counted with the runtime's thread-local counting allocator.
+//! Solving allocates nothing on the heap, with and without sensitivities: a
+//! `#[hybrid_model]`'s generated kernels and entry points, and the runtime under them, work in
+//! fixed-size storage only. So does the runtime's core `solve` given stack storage for its
+//! samples, events and steps (Serban & Recuero's Example 5.1 with all three cost kinds,
+//! adaptive and then replaying its step log, and the bouncing ball). Counted per thread by
+//! `support/counting_alloc.rs`.
 #![deny(missing_docs)]
 
-#[path = "../hysens-runtime/tests/support/counting_alloc.rs"]
+#[path = "support/counting_alloc.rs"]
 mod counting_alloc;
 
 use counting_alloc::count;
 
 /// The models of the event corpus.
 #[allow(dead_code, unused_imports)]
-#[path = "event_semantics/models.rs"]
+#[path = "support/corpus.rs"]
 mod corpus;
+#[path = "support/event_models.rs"]
+mod event_models;
 #[path = "support/models.rs"]
 mod models;
+#[path = "support/runtime.rs"]
+mod runtime;
 use hysens::runtime::{
     CostErrorTest, EventRecord, HybridOptions, HybridOutputs, HybridSolution, Sample,
 };
@@ -347,14 +354,14 @@ fn event_semantics_paths_do_not_allocate() {
     // A ball at rest on the floor (decided on the first step: stuck) and one with
     // restitution 0 (an event at the entry after its impact: stuck), with sensitivities.
     for (h, e) in [(0.0, 1.0), (1.0, 0.0)] {
-        let solver =
-            Solver::new(&corpus::ball::Model).sensitivities_to(Params::All, InitialStates::All);
+        let solver = Solver::new(&event_models::ball::Model)
+            .sensitivities_to(Params::All, InitialStates::All);
         let (result, allocations, _) = solve(&mut |outputs, solution| {
             solver.solve_into(
                 0.0,
                 2.0,
-                &corpus::ball::X { h, v: 0.0 },
-                &corpus::ball::P { g: 9.81, e },
+                &event_models::ball::X { h, v: 0.0 },
+                &event_models::ball::P { g: 9.81, e },
                 outputs,
                 solution,
             )
@@ -418,4 +425,102 @@ fn event_semantics_paths_do_not_allocate() {
     assert_eq!(solution.n_events, 6);
     assert!(solution.stats.guard_step_cuts > 0, "steps were cut");
     assert_eq!(allocations, 0, "wave");
+}
+
+#[test]
+fn ex51_solve_with_sensitivities_does_not_allocate() {
+    use event_models::ex51_costs;
+    use hysens::runtime::{solve, HybridProblem, LoggedStep, StepPlan, ESDIRK436L2SA};
+    let model = ex51_costs::Model;
+    let times = [0.1, 0.25, 0.5, 1.0, 2.0];
+    let data = [0.4, 1.0, 1.8, 2.7, 4.5];
+    let problem = HybridProblem {
+        t0: 0.0,
+        tf: 5.0,
+        y0: [0.0],
+        z0: [],
+        p: [2.9],
+        sensitivities: Some([[0.0]]),
+        sample_times: &times,
+        sample_data: &data,
+    };
+    let opts = HybridOptions::new(1e-8, 1e-10);
+    let mut samples = [Sample::<1, 0, 1>::ZERO; 5];
+    let mut events = [EventRecord::<1>::ZERO; 8];
+    let mut steps = [LoggedStep::ZERO; 2048];
+    let mut sol = HybridSolution::ZERO;
+    let (r, n) = count(|| {
+        let mut out = HybridOutputs {
+            samples: &mut samples,
+            events: Some(&mut events),
+            steps: Some(&mut steps),
+        };
+        solve(
+            &model,
+            &ESDIRK436L2SA,
+            &problem,
+            &opts,
+            StepPlan::Adaptive,
+            &mut out,
+            &mut sol,
+        )
+    });
+    assert_eq!(r, Ok(()));
+    assert_eq!(sol.n_events, 3);
+    assert_eq!(sol.n_samples, 5);
+    // Replaying the step log allocates nothing either.
+    let logged = sol.n_logged_steps;
+    let plan = steps;
+    let (r2, n2) = count(|| {
+        let mut out = HybridOutputs {
+            samples: &mut samples,
+            events: None,
+            steps: None,
+        };
+        solve(
+            &model,
+            &ESDIRK436L2SA,
+            &problem,
+            &opts,
+            StepPlan::Replay(&plan[..logged]),
+            &mut out,
+            &mut sol,
+        )
+    });
+    assert_eq!(r2, Ok(()));
+    assert_eq!((n, n2), (0, 0), "heap allocations during the solves");
+}
+
+#[test]
+fn ball_solve_with_sensitivities_does_not_allocate() {
+    use hysens::runtime::{solve, StepPlan, ESDIRK34};
+    use models::ball;
+    use runtime::ball_problem;
+    let p = [5.0, -0.1, 10.0, 0.8];
+    let problem = ball_problem(p, 4.5);
+    let opts = HybridOptions::new(1e-8, 1e-10);
+    let mut events = [EventRecord::<4>::ZERO; 8];
+    let mut sol = HybridSolution::ZERO;
+    let (r, n) = count(|| {
+        let mut out = HybridOutputs {
+            samples: &mut [],
+            events: Some(&mut events),
+            steps: None,
+        };
+        solve(
+            &ball::Model,
+            &ESDIRK34,
+            &problem,
+            &opts,
+            StepPlan::Adaptive,
+            &mut out,
+            &mut sol,
+        )
+    });
+    assert_eq!(r, Ok(()));
+    assert_eq!(sol.n_events, 3);
+    assert_eq!(n, 0, "heap allocations during the solve");
+    // The counter works: an allocation inside `count` is seen.
+    let (_, m) = count(|| std::hint::black_box(Box::new(1u64)));
+    assert!(m >= 1);
 }

@@ -10,7 +10,7 @@
 //! has order ≥ 2, so the integrator is exact on these quadratic arcs and the errors are
 //! round-off of the Newton iterations and the event location.
 //!
-//! Tolerances: `hysens-runtime/tests/hybrid_ball.rs`, `ball_closed_form_sensitivities` (the
+//! Tolerances: `tests/hybrid_ball.rs`, `ball_closed_form_sensitivities` (the
 //! same ball, settings and horizon): impact times 1e-7 absolute; states and sensitivities
 //! 1e-7 relative to max(|ref|, 1).
 

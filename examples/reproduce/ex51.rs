@@ -7,7 +7,7 @@
 //! of §4.1 evaluated with mpmath at 40 digits; an event-driven DOP853 run at rtol 1e-12 agrees
 //! to about 1e-13). The paper prints only dG/dp = −2.31195, for FSA and for ASA (§5.1).
 //!
-//! Tolerances: `hysens-runtime/tests/hybrid_ex51.rs`, `ex51_reference_values`, the row of
+//! Tolerances: `tests/hybrid_ex51.rs`, `ex51_reference_values`, the row of
 //! ESDIRK4(3)6L at rtol 1e-8 (switch times 1e-7 absolute: they inherit the global error of
 //! the state, δt = δx/ẋ), and `tests/adjoint_events.rs`, `ex51_adjoint_gradient_reference`
 //! for the adjoint.

@@ -11,8 +11,8 @@
 //! correspond to, never used as the truth.
 //!
 //! Tolerances: the note's trusted tolerances, as asserted by
-//! `hysens-runtime/tests/hybrid_memory.rs`, `em_oscillator_reference_values` (forward) and
-//! `hysens-runtime/tests/adjoint_events.rs`, `adjoint_gradient_meets_the_reference_values`
+//! `tests/hybrid_memory.rs`, `em_oscillator_reference_values` (forward) and
+//! `tests/adjoint_memory.rs`, `adjoint_gradient_meets_the_reference_values`
 //! (adjoint): |G − G_ref| < 1e-7; dG/dk_a and dG/dk_b 1e-5 relative; dG/dα 1e-4 relative;
 //! dG/dβ exactly 0 (|·| < 1e-15: ∂σ/∂β vanishes at β = 0, note §4.2); u(10), v(10) and the
 //! reversal times 1e-6 absolute (the test checks the first and the last; every one is held

@@ -6,8 +6,8 @@
 //!
 //! References: the note, §4.3 (exact values of the closed form).
 //!
-//! Tolerances: `hysens-runtime/tests/hybrid_memory.rs`, `memory_toy_total_derivative`
-//! (forward), and `hysens-runtime/tests/adjoint_events.rs`,
+//! Tolerances: `tests/hybrid_memory.rs`, `memory_toy_total_derivative`
+//! (forward), and `tests/adjoint_memory.rs`,
 //! `adjoint_gradient_meets_the_reference_values` (adjoint): 1e-7 relative to max(|ref|, 1),
 //! global errors at rtol 1e-10 being ≲ 2e-8 (dG/dp2 is a small difference of O(1) terms).
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits

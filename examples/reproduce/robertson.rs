@@ -8,11 +8,11 @@
 //!
 //! - t = 40: Hairer & Wanner II, §IV.10 (the standard literature values), at rtol 1e-8 and
 //!   atol (1e-10, 1e-14, 1e-10) scaled to each concentration; 1e-6 relative, from
-//!   `hysens-runtime/tests/esdirk_accuracy.rs`, `robertson_ode_and_dae`.
+//!   `tests/esdirk_accuracy.rs`, `robertson_ode_and_dae`.
 //! - t = 1e5: `bench/reference/robertson_fsa.py` (scipy LSODA at rtol 1e-12 on the state and
 //!   sensitivity system, cross-checked by LSODA at other tolerances, Radau and central
 //!   differences to ≲ 1e-9 relative), at rtol 1e-6, atol 1e-10; 1e-4 relative for every state
-//!   and sensitivity, from `hysens-runtime/tests/robertson_fsa.rs`, `check_1e5`.
+//!   and sensitivity, from `tests/robertson_fsa.rs`, `check_1e5`.
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
 use hysens::prelude::*;

@@ -16,7 +16,7 @@
 //! - the final concentrations and the nine sensitivities `∂y_i/∂k_j` at `t = 4e10` next to an
 //!   independent reference (scipy LSODA at rtol 1e-12 on the state and sensitivity system,
 //!   `bench/reference/robertson_fsa.py`, the constants of
-//!   `hysens-runtime/tests/robertson_fsa.rs`), with their relative differences, and the
+//!   `tests/robertson_fsa.rs`), with their relative differences, and the
 //!   largest state error in units of the tolerance asked for, `|Δy_i|/(atol + rtol|y_i|)`
 //!   (`y1 ≈ 5e-8` sits at the atol floor, where its relative difference of a few 1e-4 is
 //!   a fraction of `atol/y1 = 2e-3`);

@@ -16,8 +16,16 @@
 //! surface are errors.
 #![deny(missing_docs)]
 
+/// The bouncing ball (`ball`), among the shared event models.
+#[path = "../support/event_models.rs"]
+mod event_models;
 mod harness;
+/// The corpus's models.
+#[path = "../support/corpus.rs"]
 mod models;
+/// The thermostat.
+#[path = "../support/thermostat.rs"]
+mod thermostat_model;
 
 mod crossings;
 mod entries;

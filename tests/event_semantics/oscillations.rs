@@ -4,7 +4,8 @@
 
 use crate::corpus_case;
 use crate::harness::{Accuracy, End, Expected};
-use crate::models::{oscillator, thermostat, wave};
+use crate::models::{oscillator, wave};
+use crate::thermostat_model::thermostat;
 use std::f64::consts::PI;
 
 /// `x = cos 2πt` (period 1) crosses the level `0.9` twice per period, `acos(0.9)/π ≈ 0.14`

@@ -3,7 +3,8 @@
 //! that say the exact solution cannot go on (`StuckAtGuard`, `GrazingEvent`, `TooManyEvents`)
 //! — never another error, never a panic, never `Ok` on the wrong side of a guard.
 
-use crate::models::{ball, thermostat};
+use crate::event_models::ball;
+use crate::thermostat_model::thermostat;
 use hysens::runtime::SolveError;
 use proptest::prelude::*;
 

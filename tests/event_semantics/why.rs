@@ -5,8 +5,10 @@
 //! tolerances in `filippov.rs` here and in `tests/step_roundoff.rs`.)
 
 use crate::corpus_case;
+use crate::event_models::ball;
 use crate::harness::{Accuracy, End, Expected, Failure};
-use crate::models::{ball, rising, thermostat};
+use crate::models::rising;
+use crate::thermostat_model::thermostat;
 
 const G: f64 = 9.81;
 

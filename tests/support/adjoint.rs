@@ -1,9 +1,10 @@
 //! The discrete adjoint against the forward sensitivities of the same solve, shared by
-//! `tests/adjoint.rs` (event-free models) and `tests/adjoint_events.rs`: both sides are
-//! derivatives of the same discrete solution with the step sequence frozen, so they agree to
-//! round-off (`close`: relative, with 1e-13 absolute for entries near zero). Every comparison
-//! also recomputes the adjoint from checkpoints at several window lengths, which must give the
-//! full tape's gradient bit for bit (`checkpointed_equals_full`).
+//! `tests/adjoint.rs` (event-free models) and `tests/adjoint_events.rs` (and its [`close`] by
+//! `tests/adjoint_memory.rs`): both sides are derivatives of the same discrete solution with
+//! the step sequence frozen, so they agree to round-off (`close`: relative, with 1e-13 absolute
+//! for entries near zero). Every comparison also recomputes the adjoint from checkpoints at
+//! several window lengths, which must give the full tape's gradient bit for bit
+//! (`checkpointed_equals_full`).
 
 use hysens::runtime::{
     solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, Fields,

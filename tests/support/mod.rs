@@ -2,6 +2,28 @@
 //! re-implementation of the same model, differentiated numerically by forward-mode automatic
 //! differentiation with `num_dual::Dual64`.
 //!
+//! # The support folder
+//!
+//! This folder is the one place of the tests' shared models and helpers; each model is
+//! declared once (the examples' models in their example's `model.rs`, included from here).
+//! Besides this module (`mod support;`), each file is included by `#[path]` by the test
+//! binaries that use it:
+//!
+//! - `models.rs`: the benchmark problems P1–P4 and a DAE with memory (also the benchmarks' and
+//!   `bench/peers`');
+//! - `event_models.rs`: hybrid models with events, for the kernel checks, the adjoint and the
+//!   runtime's numbers against closed forms;
+//! - `corpus.rs`: the event-semantics corpus; `thermostat.rs`: the thermostat (also an
+//!   example's);
+//! - `smooth_modes.rs`: smooth modes for the ESDIRK integrator alone, and `ModeOf`, a hybrid
+//!   model's mode as one;
+//! - `runtime.rs`: helpers for the tests that call the runtime's core API, the problems of the
+//!   models there and closed-form values; `adjoint.rs`: the adjoint against the forward
+//!   sensitivities; `filippov.rs`: the plain-Rust twin of a switching surface;
+//! - `counting_alloc.rs`: the counting allocator of every test that counts allocations.
+//!
+//! Models used by one test only are declared in that test, next to what checks them.
+//!
 //! # How a model is checked
 //!
 //! A test writes its model twice: once in the model language (the macro differentiates it

@@ -2,6 +2,10 @@
 //! facade's tests, the criterion benchmarks and `bench/peers`. P1, Serban & Recuero's
 //! Example 5.1, is the quickstart's model (`examples/quickstart/model.rs`), and P3, Robertson's
 //! kinetics, the `robertson` example's (`examples/robertson/model.rs`), both included here.
+//! The runtime's tests use them too: P1 and P2 against their closed forms through the core API
+//! (`tests/hybrid_*.rs`, problems in `support/runtime.rs`), P3 as one smooth mode for the
+//! integrator alone (`support/smooth_modes.rs`'s `ModeOf`, with [`ROBERTSON_K`] and
+//! [`ROBERTSON_Y0`]).
 // Each test or bench binary that includes this file uses a subset of its models.
 #![allow(dead_code, unused_imports)] // the re-exports of included model files too
 
@@ -12,7 +16,8 @@ use hysens::hybrid_model;
 mod quickstart_model;
 pub use quickstart_model::ex51;
 
-/// P2: the bouncing ball, with its initial state among the parameters.
+/// P2: the bouncing ball, with its initial state among the parameters and its final height as
+/// a terminal cost.
 #[hybrid_model]
 pub mod ball {
     /// Height and velocity.
@@ -50,12 +55,25 @@ pub mod ball {
             v: -p.gamma * x.v,
         }
     }
+    /// The final height, so that `dG/dp = dz(T)/dp` (the runtime's tests of the ball; one
+    /// evaluation at the end of a solve).
+    #[cost(terminal)]
+    fn height(x: &X) -> f64 {
+        x.z
+    }
 }
 
 /// P3: Robertson's kinetics (`examples/robertson/model.rs`, included here).
 #[path = "../../examples/robertson/model.rs"]
 mod robertson_model;
 pub use robertson_model::robertson;
+
+/// P3's classic rate constants `(k1, k2, k3)`, for the tests that call the integrator with
+/// arrays.
+pub const ROBERTSON_K: [f64; 3] = [0.04, 3.0e7, 1.0e4];
+
+/// P3's initial state.
+pub const ROBERTSON_Y0: [f64; 3] = [1.0, 0.0, 0.0];
 
 /// P4: the Van der Pol oscillator.
 #[hybrid_model]

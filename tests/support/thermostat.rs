@@ -1,5 +1,7 @@
 //! The thermostat of issue #19, shared by `tests/cost_error_test.rs` (against its closed
-//! form) and `examples/cost_test_overhead.rs` (what the cost's error test costs).
+//! form), the event-semantics corpus (`tests/event_semantics/`: a relay cycling in its band) and
+//! `examples/cost_test_overhead.rs` (what the cost's error test costs). In a file of its own
+//! because the example includes it.
 
 use hysens::hybrid_model;
 

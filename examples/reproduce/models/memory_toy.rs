@@ -6,6 +6,9 @@
 //! `y1' = 1`, `y2' = −p1 (y2 − y2*) + 1` from `y(0) = 0` (the first mode's memory is the initial
 //! state, so `y2* = 0`), the switch when `y1 − p2` rises through zero (at `t1 = p2`) with `y`
 //! continuous, after which `y2*` is `y2(t1)`; the cost `G = ∫₀³ y2 dt`.
+//!
+//! The model exists only here: the facade's tests include this file by `#[path]` through
+//! `tests/support/event_models.rs`.
 
 use hysens::hybrid_model;
 

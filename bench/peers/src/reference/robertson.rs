@@ -6,7 +6,7 @@
 //! atol 1e-18 x (max |component| over the run). The script cross-checks against BDF and
 //! LSODA at the same tolerances, Radau at rtol 1e-11 and central differences; the numbers
 //! below are its output, identical to the constants `REF_*` of
-//! hysens-runtime/tests/robertson_fsa.rs.
+//! tests/robertson_fsa.rs.
 //!
 //! Layout: `Y = [y1, y2, y3]`, `S[i][q] = dy_i/dk_q`.
 

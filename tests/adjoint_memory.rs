@@ -1,31 +1,47 @@
-//! The discrete adjoint across events on the hand-written memory fixtures ([`MemToy`], the EM
-//! hysteretic oscillator [`EmOscillator`] of Serban & Recuero 2019, Example 5.2), against the
-//! forward sensitivities of the same solve, for every tableau. The fixtures are wrapped
-//! ([`Costed`]) with a sampled and a terminal cost that read the memory, so that the memory
-//! adjoint of a segment is seeded by samples (also one at a restart, right after an event) and
-//! by the terminal cost, and with [`AdjointProducts`] formed from the model's Jacobians.
+//! The discrete adjoint across events on models with memory (the memory toy, `memory_toy`, and
+//! the EM hysteretic oscillator of Serban & Recuero 2019, Example 5.2, `steel`; both from
+//! `support/event_models.rs`), against the forward sensitivities of the same solve, for every
+//! tableau. The models are wrapped ([`Costed`]) with a sampled and a terminal cost that read the
+//! memory, so that the memory adjoint of a segment is seeded by samples (also one at a restart,
+//! right after an event) and by the terminal cost, and with [`AdjointProducts`] formed from the
+//! model's Jacobians.
 //!
 //! Both sides are derivatives of the same discrete solution with the step sequence frozen, so
 //! they agree to round-off: 1e-10 relative, 1e-13 absolute near zero (two summation orders
 //! over a few thousand steps and a few event maps, with well-conditioned stage matrices).
 #![allow(clippy::needless_range_loop)]
 
-mod support;
+/// `close`, the comparison of the facade's adjoint tests (the rest of the file compares with
+/// its own seeds, below).
+#[allow(dead_code)]
+#[path = "support/adjoint.rs"]
+mod adjoint;
+#[path = "support/event_models.rs"]
+mod event_models;
+#[path = "support/runtime.rs"]
+mod runtime;
 
-use hysens_runtime::{
+use adjoint::close;
+use event_models::{memory_toy, steel};
+use hysens::runtime::{
     solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, Fields,
     GuardInfo, HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridSolution,
     InitialMode, InitialStates, ModeInfo, ModeJacobian, ModelSizes, ModelTypes, Params, Point,
     ResetJacobian, Sample, ScalarPartials, Solver, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34,
     ESDIRK436L2SA,
 };
-use support::fixtures::{em_parameters, em_problem, mem_toy_problem, EmOscillator, MemToy};
+use runtime::{em_parameters, em_problem, mem_toy_problem};
 
-/// A fixture with adjoint products from its Jacobians; with `extra_costs`, its terminal and
+/// A model with adjoint products from its Jacobians; with `extra_costs`, its terminal and
 /// sampled costs are replaced by a sampled cost `½ (y_0 − d)² + 0.3 p_0 y_{NY−1} + 0.2 y*_0 y_0
-/// (+ 0.1 z_0)` and a terminal cost `½ y_0² + y*_0 y_{NY−1}` (the fixtures have integral costs
+/// (+ 0.1 z_0)` and a terminal cost `½ y_0² + y*_0 y_{NY−1}` (the models have integral costs
 /// only, which stay). `t_guard` replaces the memory toy's guard by `t − p2` (see
 /// `memory_toy_adjoint_equals_forward`).
+///
+/// Written by hand against the runtime's traits because no `#[hybrid_model]` can be this: a
+/// wrapper generic over the model it wraps (the macro writes one model, not a transformation
+/// of any model), whose `AdjointProducts` are formed from the wrapped model's Jacobians instead
+/// of the products the macro generates.
 struct Costed<M> {
     model: M,
     t_guard: bool,
@@ -224,16 +240,6 @@ impl<M, const NY: usize, const NZ: usize, const NP: usize> ModelTypes<NY, NZ, NP
     type Params = [f64; NP];
 }
 
-/// `|a − b| ≤ rtol max(|a|, |b|) + 1e-13` (module docs); returns the relative difference.
-fn close(what: &str, a: f64, b: f64, rtol: f64) -> f64 {
-    let diff = (a - b).abs();
-    assert!(
-        diff <= rtol * a.abs().max(b.abs()) + 1e-13,
-        "{what}: adjoint {a:e} vs forward {b:e}"
-    );
-    diff / a.abs().max(b.abs()).max(1e-300)
-}
-
 /// The adjoint against the forward sensitivities of the same solve (`dG/dp` with the problem's
 /// `∂y0/∂p`, then `dG/dp` and `dG/dy0` against the builder's parameter and initial-state
 /// columns); returns the largest relative difference and the samples of the adjoint solve.
@@ -414,7 +420,7 @@ fn memory_toy_adjoint_equals_forward() {
     let times = [0.0, 0.5, 1.5, 2.0, 3.0];
     problem.sample_times = &times;
     let model = Costed {
-        model: MemToy,
+        model: memory_toy::Model,
         t_guard: false,
         extra_costs: true,
     };
@@ -425,7 +431,7 @@ fn memory_toy_adjoint_equals_forward() {
     let times = [0.0, 0.5, 1.0, 2.0, 3.0];
     problem.sample_times = &times;
     let model = Costed {
-        model: MemToy,
+        model: memory_toy::Model,
         t_guard: true,
         extra_costs: true,
     };
@@ -468,7 +474,7 @@ fn em_oscillator_adjoint_equals_forward() {
     problem.sample_data = &data;
     let options = HybridOptions::new(1e-8, 1e-10);
     let model = Costed {
-        model: EmOscillator,
+        model: steel::Model,
         t_guard: false,
         extra_costs: true,
     };
@@ -487,7 +493,7 @@ fn em_oscillator_adjoint_equals_forward() {
 #[test]
 fn adjoint_gradient_meets_the_reference_values() {
     let toy = Costed {
-        model: MemToy,
+        model: memory_toy::Model,
         t_guard: false,
         extra_costs: false,
     };
@@ -507,7 +513,7 @@ fn adjoint_gradient_meets_the_reference_values() {
     );
 
     let em = Costed {
-        model: EmOscillator,
+        model: steel::Model,
         t_guard: false,
         extra_costs: false,
     };

@@ -31,9 +31,16 @@
 //! and a nonlinear wall whose sliding field depends on the state through `α` (`Bend`, entry
 //! and exit, against central differences of replays of the same step sequence: removing the
 //! `α_y` term from its Jacobian makes that test fail, FSA 0.158 against FD 0.033).
+//!
+//! The three models are written by hand against the runtime's traits, not with
+//! `#[hybrid_model]`: they state the runtime's Filippov hooks themselves — each sliding mode's
+//! field and `HybridModel::event_target`'s choice at the surface's guards — which a
+//! `#[switching_surface]` derives from the surface and which no model written with the macro
+//! can state. So the runtime's sliding semantics are checked here on their own, and the
+//! macro's construction of them separately (`tests/model_sliding.rs`).
 #![allow(clippy::needless_range_loop)]
 
-use hysens_runtime::{
+use hysens::runtime::{
     AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialStates, ModeInfo,
     ModeJacobian, ModelSizes, ModelTypes, Params, Point, ScalarPartials, SolveError, Solver, Wrt,
 };
@@ -47,7 +54,9 @@ enum Case {
 }
 
 /// The wall model of the module docs; `repel` makes every surface event repulsive (to test
-/// the error path).
+/// the error path). Hand-written (module docs): its `event_target` writes out the paper's sign
+/// tests, and with `repel` it answers `RepulsiveSurface` whatever the fields, which no
+/// generated model can.
 struct Wall {
     case: Case,
     repel: bool,
@@ -384,6 +393,8 @@ fn a_repulsive_surface_is_an_error() {
 /// spiralling out) and `outside` (`f² = ω(−y, x) − ν(x, y)`, spiralling in). On the circle
 /// `σ₁ = 2μ r² > 0 > σ₂ = −2ν r²`: the trajectory reaches it and slides with
 /// `f_F = ω(−y, x)` (`α = μ/(μ + ν)`; the radial parts cancel). Parameters `(R, ω, μ, ν)`.
+/// Hand-written (module docs): its sliding mode is the field `ω(−y, x)` as written, not one
+/// derived from the surface, and its `event_target` is written out.
 struct Circle;
 
 type Q<'a> = Point<'a, 2, 0, 4>;
@@ -612,6 +623,9 @@ fn sliding_on_a_circle_against_the_closed_form() {
 /// Eqs. 10–12): `y` climbs to `b`, where `α = 1` and the trajectory leaves into `above`.
 /// Parameters `(c, b, k)`. The sliding field's derivatives carry the `α_y`, `α_b` terms:
 /// `α_y = (N_y D − N D_y)/D²` with `N_y = 2y/5`, `D_y = N_y − 1`; `α_b = −N/D²`.
+/// Hand-written (module docs): the sliding field and its Jacobian, `α_y` and `α_b` terms
+/// included, are written out: the test checks the runtime's sensitivities through a sliding
+/// mode handed to it as written.
 struct Bend;
 
 type R<'a> = Point<'a, 2, 0, 3>;
@@ -761,14 +775,14 @@ impl ModelTypes<2, 0, 3> for Bend {
 /// gradient to 1e-10.
 #[test]
 fn nonlinear_entry_and_exit_equal_frozen_step_differences() {
-    use hysens_runtime::{
+    use hysens::runtime::{
         solve, EventRecord, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, StepPlan,
         ESDIRK436L2SA,
     };
     let p0 = [0.5, 1.5, 0.5];
     let y0 = [0.0, 0.2];
     let t_end = 4.0;
-    let options = hysens_runtime::HybridOptions::new(1e-8, 1e-10);
+    let options = hysens::runtime::HybridOptions::new(1e-8, 1e-10);
     // One solve at (y0, p): final state, cost, events; with `seed`, forward sensitivities.
     let run = |y0: [f64; 2], p: [f64; 3], plan: StepPlan<'_>, log: Option<&mut [LoggedStep]>| {
         let problem = HybridProblem {
@@ -873,7 +887,7 @@ mod counting_alloc;
 /// sensitivities and by the adjoint, into caller storage.
 #[test]
 fn a_sliding_solve_does_not_allocate() {
-    use hysens_runtime::{
+    use hysens::runtime::{
         solve, solve_adjoint, AdjointGradient, AdjointTape, EventRecord, HybridOptions,
         HybridOutputs, HybridProblem, HybridSolution, StepPlan, TapeStep, ESDIRK436L2SA,
     };

@@ -24,12 +24,13 @@
 #![allow(missing_docs)]
 #![allow(clippy::needless_range_loop)] // index loops over the 2×3 sensitivity matrix
 
-mod support;
+#[path = "support/runtime.rs"]
+mod runtime;
 
-use hysens_runtime::{
+use hysens::runtime::{
     Esdirk, ModeJacobian, SmoothMode, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
 };
-use support::{fixed_opts, no_obs, observed_orders};
+use runtime::{fixed_opts, no_obs, observed_orders};
 
 #[derive(Debug)]
 struct Coupled;

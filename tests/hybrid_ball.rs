@@ -1,4 +1,4 @@
-//! A bouncing ball (`Ball` in `support/fixtures.rs`) with sensitivities to the initial state,
+//! A bouncing ball (P2, `ball` in `support/models.rs`) with sensitivities to the initial state,
 //! gravity and the restitution coefficient, p = (z0, v0, g, γ): impact times, their
 //! derivatives τ, the final state, its sensitivities and dG/dp against the closed form of the
 //! flight arcs (exact derivatives by dual numbers), and against central differences of the
@@ -6,11 +6,14 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-mod support;
+#[path = "support/models.rs"]
+mod models;
+#[path = "support/runtime.rs"]
+mod runtime;
 
-use hysens_runtime::{HybridOptions, StepPlan, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
-use support::fixtures::*;
-use support::*;
+use hysens::runtime::{HybridOptions, StepPlan, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+use models::ball;
+use runtime::*;
 
 /// Closed form of the ball at time T: flight arcs z = z_s + v_s (t − t_s) − g (t − t_s)²/2;
 /// impact when this reaches 0: t = t_s + (v_s + √(v_s² + 2 g z_s))/g, impact speed
@@ -54,7 +57,7 @@ fn ball_closed_form_sensitivities() {
         let (exact, impacts) = ball_closed_form(p, tf);
         let opts = HybridOptions::new(1e-8, 1e-10);
         let r = run(
-            &Ball,
+            &ball::Model,
             tab,
             &ball_problem(p, tf),
             &opts,
@@ -119,7 +122,7 @@ fn ball_fsa_matches_frozen_finite_differences() {
     fn check<const S: usize>(tab: &Tableau<S>) -> f64 {
         let problem = |p: [f64; 4]| ball_problem(p, 4.5);
         fsa_vs_frozen_fd(
-            &Ball,
+            &ball::Model,
             tab,
             &problem,
             [5.0, -0.1, 10.0, 0.8],

@@ -4,17 +4,20 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-mod support;
+#[path = "support/models.rs"]
+mod models;
+#[path = "support/runtime.rs"]
+mod runtime;
 
-use hysens_runtime::{HybridOptions, SolveError, StepPlan, ESDIRK34};
-use support::fixtures::*;
-use support::*;
+use hysens::runtime::{HybridOptions, SolveError, StepPlan, ESDIRK34};
+use models::ex51;
+use runtime::*;
 
 /// A NaN parameter is reported before any work, with its context.
 #[test]
 fn nan_parameter_is_an_error() {
     let r = run(
-        &Ex51::INTEGRAL,
+        &ex51::Model,
         &ESDIRK34,
         &ex51_problem(f64::NAN),
         &HybridOptions::new(1e-8, 1e-10),
@@ -36,7 +39,7 @@ fn nan_parameter_is_an_error() {
 /// Full event or sample storage ends the solve with StorageFull and keeps what was computed.
 #[test]
 fn storage_full_is_an_error() {
-    let m = Ex51::INTEGRAL;
+    let m = ex51::Model;
     let opts = HybridOptions::new(1e-8, 1e-10);
     let r = run(
         &m,

@@ -1,6 +1,11 @@
-//! The corpus's models: small flows with exact answers (piecewise-constant and piecewise-linear
-//! fields, free fall, harmonic oscillators, exponential relaxation), each built to put a guard
-//! in one situation of the event semantics.
+//! The event-semantics corpus's models (`tests/event_semantics/`): small flows with exact
+//! answers (piecewise-constant and piecewise-linear fields, harmonic oscillators, exponential
+//! relaxation), each built to put a guard in one situation of the event semantics. Also used
+//! by `tests/entry_events.rs` (`chain`) and `tests/zero_alloc.rs`.
+//!
+//! The corpus also runs two models declared elsewhere in this folder, which its binary
+//! includes next to this file: the bouncing ball (`event_models.rs`'s `ball`, the
+//! `bouncing_ball` example's model) and the thermostat (`thermostat.rs`).
 
 use hysens::hybrid_model;
 
@@ -399,17 +404,6 @@ pub mod inflection {
         x.x.powi(3) + p.c
     }
 }
-
-/// A thermostat: `T' = (T_h − T)/τ` heating, `T' = (T_a − T)/τ` idle, switching off when `T`
-/// rises through `high` and on when it falls through `low` (the cost's test's model).
-#[path = "../support/thermostat.rs"]
-mod thermostat_model;
-pub use thermostat_model::thermostat;
-
-/// A ball bouncing on the floor with restitution `e`: the `bouncing_ball` example's model.
-#[path = "../../examples/bouncing_ball/model.rs"]
-mod ball_model;
-pub use ball_model::ball;
 
 /// A one-dimensional Filippov system: `x' = vl` left of the surface `x = c`, `x' = vr` right
 /// of it (crossing when both are positive, sliding when `vl > 0 > vr`, repulsive when

@@ -5,11 +5,17 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-mod support;
+#[path = "support/event_models.rs"]
+mod event_models;
+#[path = "support/models.rs"]
+mod models;
+#[path = "support/runtime.rs"]
+mod runtime;
 
-use hysens_runtime::{HybridOptions, HybridProblem, SolveError, StepPlan, ESDIRK34};
-use support::fixtures::*;
-use support::*;
+use event_models::{graze, twin_guards};
+use hysens::runtime::{HybridOptions, HybridProblem, SolveError, StepPlan, ESDIRK34};
+use models::{ball, ex51};
+use runtime::*;
 
 /// p = 0 makes the guard exactly zero at t0 (h(0) = 0): the look-ahead with each candidate
 /// mode's f gives ḣ > 0, so the rule "guard positive → mode B" applies; the guard that is zero
@@ -18,7 +24,7 @@ use support::*;
 #[test]
 fn initial_mode_by_look_ahead_never_fires() {
     let r = run(
-        &Ex51::INTEGRAL,
+        &ex51::Model,
         &ESDIRK34,
         &ex51_problem(0.0),
         &HybridOptions::new(1e-10, 1e-12),
@@ -48,7 +54,7 @@ fn simultaneous_roots_lowest_guard_index() {
         sample_data: &[],
     };
     let r = run(
-        &TwinGuards,
+        &twin_guards::Model,
         &ESDIRK34,
         &problem,
         &HybridOptions::new(1e-8, 1e-10),
@@ -77,7 +83,7 @@ fn graze_run(p: f64) -> Run<1, 0, 1> {
         sample_data: &[],
     };
     run(
-        &Graze,
+        &graze::Model,
         &ESDIRK34,
         &problem,
         &HybridOptions::new(1e-8, 1e-10),
@@ -144,7 +150,7 @@ fn zeno_is_an_error() {
     let mut opts = HybridOptions::new(1e-8, 1e-10);
     opts.max_events = 10;
     let r = run(
-        &Ball,
+        &ball::Model,
         &ESDIRK34,
         &ball_problem(p, 3.0),
         &opts,
@@ -176,7 +182,7 @@ fn zeno_is_an_error() {
         .all(|w| w[1].t > w[0].t && w[1].t < 1.3417));
     let opts = HybridOptions::new(1e-8, 1e-10);
     let r = run(
-        &Ball,
+        &ball::Model,
         &ESDIRK34,
         &ball_problem(p, 3.0),
         &opts,
@@ -200,7 +206,7 @@ fn zeno_is_an_error() {
     let mut opts = HybridOptions::new(1e-8, 1e-10);
     opts.grazing_tol = 0.0;
     let r = run(
-        &Ball,
+        &ball::Model,
         &ESDIRK34,
         &ball_problem(p, 3.0),
         &opts,

@@ -5,13 +5,16 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-mod support;
+#[path = "support/runtime.rs"]
+mod runtime;
+#[path = "support/smooth_modes.rs"]
+mod smooth_modes;
 
-use hysens_runtime::{
+use hysens::runtime::{
     Esdirk, ModeJacobian, Options, SmoothMode, SolveError, StepLength, Trial, ESDIRK34,
 };
-use support::fixtures::*;
-use support::*;
+use runtime::*;
+use smooth_modes::*;
 
 /// y' = y², y(0) = 1: exact y = 1/(1 − t), which blows up at t = 1. Used to check that the
 /// failure is reported as an error, not a panic or an infinite loop.

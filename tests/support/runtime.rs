@@ -1,17 +1,18 @@
-//! Helpers shared by the integration tests of `hysens-runtime`: a hybrid solve with owned
-//! storage ([`run`]), the comparison of forward sensitivities with finite differences of the
-//! same integrator on a frozen step sequence ([`fsa_vs_frozen_fd`]), dual numbers for the
-//! exact derivatives of closed forms ([`D4`]), and small utilities for the ESDIRK tests.
+//! Helpers for the tests that drive the runtime's core API (`hysens::runtime::solve`, the
+//! ESDIRK integrator `Esdirk`) directly: a hybrid solve with owned storage ([`run`]), the
+//! comparison of forward sensitivities with finite differences of the same integrator on a
+//! frozen step sequence ([`fsa_vs_frozen_fd`]), dual numbers for the exact derivatives of
+//! closed forms ([`D4`]), and small utilities for the ESDIRK tests; and the problems of the
+//! fixture models as the core API takes them (`HybridProblem`, with the sensitivities' seeds),
+//! with the closed-form values of Serban & Recuero's Example 5.1 (`EX51_*`). The models are in
+//! `models.rs` and `event_models.rs`.
 //!
-//! The test models are in [`fixtures`]. The counting allocator of the zero-allocation tests,
-//! `counting_alloc.rs`, is in this folder too but not a module here: it installs a global
-//! allocator, so only the test binaries that count allocations include it (by `#[path]`).
+//! Included by `#[path]` (as `mod runtime`) by the test binaries that use it.
 #![allow(dead_code)] // each test binary uses a subset
 #![allow(clippy::needless_range_loop)]
+#![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-pub mod fixtures;
-
-use hysens_runtime::{
+use hysens::runtime::{
     solve, EventRecord, HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridSolution,
     LoggedStep, ModelSizes, Options, Sample, SolveError, StepPlan, StepRecord, Tableau,
 };
@@ -79,6 +80,109 @@ where
 /// Relative difference |a − b|/|b|.
 pub fn rel(a: f64, b: f64) -> f64 {
     ((a - b) / b).abs()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The problems of the fixture models for the core API, and closed-form values.
+// ---------------------------------------------------------------------------------------------
+
+/// Ex. 5.1 at p = 2.9, x(0) = 0 on [0, 5]: exact values from the closed form (from a switch
+/// at (t_k, x_k), x = 4 − (4 − x_k)e^{−(t − t_k)} in A and 5 − (5 − x_k)e^{−2(t − t_k)} in B;
+/// the switch times are the roots of h(x(t)) = 0), evaluated with mpmath at 40 digits and
+/// quoted to 16. The three switch times:
+pub const EX51_T: [f64; 3] = [0.21921592228980355, 0.27581259147348379, 1.2663478417960716];
+/// τ_i = dt_i/dp of the three switches.
+pub const EX51_TAU: [f64; 3] = [
+    0.31570755009809896,
+    0.02550807752556832,
+    0.74491715157848093,
+];
+/// G = ∫_0^5 x dt.
+pub const EX51_G: f64 = 20.029074653359594;
+/// dG/dp.
+pub const EX51_DG: f64 = -2.3119531074438905;
+/// x(5).
+pub const EX51_X5: f64 = 4.9988424062172751;
+/// dx(5)/dp.
+pub const EX51_S5: f64 = -0.0015741079476662486;
+
+/// Ex. 5.1 on [0, 5] from x(0) = 0 at parameter `p`, with sensitivities, without samples.
+pub fn ex51_problem(p: f64) -> HybridProblem<'static, 1, 0, 1> {
+    HybridProblem {
+        t0: 0.0,
+        tf: 5.0,
+        y0: [0.0],
+        z0: [],
+        p: [p],
+        sensitivities: Some([[0.0]]),
+        sample_times: &[],
+        sample_data: &[],
+    }
+}
+
+/// The ball on [0, tf] from (z0, v0) = (p0, p1), with the sensitivities of the initial state
+/// to p (∂y(0)/∂p = (e_0, e_1)).
+pub fn ball_problem(p: [f64; 4], tf: f64) -> HybridProblem<'static, 2, 0, 4> {
+    HybridProblem {
+        t0: 0.0,
+        tf,
+        y0: [p[0], p[1]],
+        z0: [],
+        p,
+        sensitivities: Some([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]]),
+        sample_times: &[],
+        sample_data: &[],
+    }
+}
+
+/// The switched DAE on [0, 3] from y(0) = 0 (z0 = 0 is a guess, made consistent), with
+/// sensitivities, at p = (a, b).
+pub fn switched_dae_problem(p: [f64; 2]) -> HybridProblem<'static, 1, 1, 2> {
+    HybridProblem {
+        t0: 0.0,
+        tf: 3.0,
+        y0: [0.0],
+        z0: [0.0],
+        p,
+        sensitivities: Some([[0.0, 0.0]]),
+        sample_times: &[],
+        sample_data: &[],
+    }
+}
+
+/// The memory toy on [0, 3] from y(0) = 0, with sensitivities, at p = (p1, p2).
+pub fn mem_toy_problem(p: [f64; 2]) -> HybridProblem<'static, 2, 0, 2> {
+    HybridProblem {
+        t0: 0.0,
+        tf: 3.0,
+        y0: [0.0, 0.0],
+        z0: [],
+        p,
+        sensitivities: Some([[0.0; 2]; 2]),
+        sample_times: &[],
+        sample_data: &[],
+    }
+}
+
+/// Ex. 5.2 from rest, u(0) = v(0) = 0 (z0 = 0 is a guess, made consistent), with
+/// sensitivities, on [0, tf] at p = (k_a, k_b, α, β).
+pub fn em_problem(p: [f64; 4], tf: f64) -> HybridProblem<'static, 2, 1, 4> {
+    HybridProblem {
+        t0: 0.0,
+        tf,
+        y0: [0.0, 0.0],
+        z0: [0.0],
+        p,
+        sensitivities: Some([[0.0; 4]; 2]),
+        sample_times: &[],
+        sample_data: &[],
+    }
+}
+
+/// The parameters of Ex. 5.2: k_a = 32π², k_b = π², α = 205, β = 0.
+pub fn em_parameters() -> [f64; 4] {
+    let pi2 = core::f64::consts::PI * core::f64::consts::PI;
+    [32.0 * pi2, pi2, 205.0, 0.0]
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,47 +6,26 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-mod support;
+#[path = "support/models.rs"]
+mod models;
+#[path = "support/runtime.rs"]
+mod runtime;
+#[path = "support/smooth_modes.rs"]
+mod smooth_modes;
 
-use hysens_runtime::{
+use hysens::runtime::{
     Esdirk, ModeJacobian, Options, SmoothMode, Stats, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
 };
-use support::fixtures::*;
-use support::*;
+use models::{robertson, ROBERTSON_K};
+use runtime::*;
+use smooth_modes::*;
 
-/// Robertson's chemical kinetics (Hairer & Wanner II, §IV.1, eq. (1.4)), ODE form.
-#[derive(Debug)]
-struct RobertsonOde;
-impl SmoothMode<3, 0, 0> for RobertsonOde {
-    fn f(&self, _: f64, y: &[f64; 3], _: &[f64; 0], _: &[f64; 0], o: &mut [f64; 3]) {
-        o[0] = -0.04 * y[0] + 1e4 * y[1] * y[2];
-        o[2] = 3e7 * y[1] * y[1];
-        o[1] = -o[0] - o[2];
-    }
-    fn g(&self, _: f64, _: &[f64; 3], _: &[f64; 0], _: &[f64; 0], _: &mut [f64; 0]) {}
-    fn jacobian(
-        &self,
-        _: f64,
-        y: &[f64; 3],
-        _: &[f64; 0],
-        _: &[f64; 0],
-        j: &mut ModeJacobian<3, 0>,
-    ) {
-        j.fy[0] = [-0.04, 1e4 * y[2], 1e4 * y[1]];
-        j.fy[2] = [0.0, 6e7 * y[1], 0.0];
-        j.fy[1] = [0.04, -1e4 * y[2] - 6e7 * y[1], -1e4 * y[1]];
-    }
-    fn parameter_jacobian(
-        &self,
-        _: f64,
-        _: &[f64; 3],
-        _: &[f64; 0],
-        _: &[f64; 0],
-        _: &mut [[f64; 0]; 3],
-        _: &mut [[f64; 0]; 0],
-    ) {
-    }
-}
+/// Robertson's chemical kinetics (Hairer & Wanner II, §IV.1, eq. (1.4)), ODE form: P3 of
+/// `support/models.rs` at its classic rate constants, its one mode as a smooth mode.
+const ROBERTSON_ODE: ModeOf<'static, robertson::Model> = ModeOf {
+    model: &robertson::Model,
+    mode: 0,
+};
 
 /// Robertson in DAE form: y3 = z algebraic, 0 = y1 + y2 + z − 1.
 #[derive(Debug)]
@@ -366,11 +345,11 @@ fn robertson_ode_and_dae() {
         let bound = if S == 3 { 2e-6 } else { 1e-6 };
         let mut opts = Options::new(1e-8, 1e-10);
         opts.atol_y = [1e-10, 1e-14, 1e-10];
-        let mut it = Esdirk::<_, S, 3, 0, 0, 3>::new(
-            &RobertsonOde,
+        let mut it = Esdirk::<_, S, 3, 0, 3, 3>::new(
+            &ROBERTSON_ODE,
             tab,
             0,
-            [],
+            ROBERTSON_K,
             0.0,
             [1.0, 0.0, 0.0],
             [],

@@ -5,13 +5,16 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-mod support;
+#[path = "support/runtime.rs"]
+mod runtime;
+#[path = "support/smooth_modes.rs"]
+mod smooth_modes;
 
-use hysens_runtime::{
+use hysens::runtime::{
     Esdirk, ModeJacobian, Options, SmoothMode, Stats, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
 };
-use support::fixtures::*;
-use support::*;
+use runtime::*;
+use smooth_modes::*;
 
 /// An affine semi-explicit index-1 DAE with a stiff forced component:
 /// y1' = −p y1 + z, y2' = −1000 (y2 − cos t), 0 = z − y2/2 + y1. Its Jacobian is constant;

@@ -1,4 +1,5 @@
-//! A switched semi-explicit index-1 DAE (`SwitchedDae` in `support/fixtures.rs`) whose
+//! A switched semi-explicit index-1 DAE (`switched_dae` in
+//! `support/event_models.rs`) whose
 //! algebraic variable jumps at the switch and whose guard reads it: switch time, τ, final state
 //! and algebraic variable, G and dG/dp against the closed form (exact derivatives by dual
 //! numbers), consistency of the algebraic sensitivities with the constraint after the switch,
@@ -7,13 +8,16 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-mod support;
+#[path = "support/event_models.rs"]
+mod event_models;
+#[path = "support/runtime.rs"]
+mod runtime;
 
-use hysens_runtime::{HybridOptions, StepPlan, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
-use support::fixtures::*;
-use support::*;
+use event_models::switched_dae;
+use hysens::runtime::{HybridOptions, StepPlan, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+use runtime::*;
 
-/// Closed form of `SwitchedDae` with dual numbers: (t1, y(T), z(T), G).
+/// Closed form of `switched_dae` with dual numbers: (t1, y(T), z(T), G).
 fn switched_dae_closed_form(a: f64, b: f64, t_end: f64) -> [D4; 4] {
     let (a, b) = (D4::var(a, 0), D4::var(b, 1));
     let t1 = a.div(b).ln();
@@ -37,7 +41,7 @@ fn switched_dae_closed_form_and_consistency() {
         let mut problem = switched_dae_problem([a, b]);
         problem.sample_times = &[2.5];
         let r = run(
-            &SwitchedDae,
+            &switched_dae::Model,
             tab,
             &problem,
             &HybridOptions::new(1e-10, 1e-12),
@@ -107,7 +111,7 @@ fn switched_dae_fsa_matches_frozen_finite_differences() {
     fn check<const S: usize>(tab: &Tableau<S>) -> f64 {
         let problem = |p: [f64; 2]| switched_dae_problem(p);
         fsa_vs_frozen_fd(
-            &SwitchedDae,
+            &switched_dae::Model,
             tab,
             &problem,
             [2.0, 0.5],

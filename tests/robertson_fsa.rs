@@ -21,10 +21,20 @@
 #![allow(missing_docs)]
 #![allow(clippy::needless_range_loop)] // index loops over the 3×3 sensitivity matrix
 
-mod support;
+#[path = "support/models.rs"]
+mod models;
+#[path = "support/smooth_modes.rs"]
+mod smooth_modes;
 
-use hysens_runtime::{Esdirk, Options, Stats, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
-use support::fixtures::{Robertson, K, Y0};
+use hysens::runtime::{Esdirk, Options, Stats, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+use models::{robertson, ROBERTSON_K as K, ROBERTSON_Y0 as Y0};
+use smooth_modes::ModeOf;
+
+/// Robertson's kinetics (P3 of `support/models.rs`), its one mode as a smooth mode.
+const ROBERTSON: ModeOf<'static, robertson::Model> = ModeOf {
+    model: &robertson::Model,
+    mode: 0,
+};
 
 // Reference values, pasted from the output of `python3 bench/reference/robertson_fsa.py`
 // (scipy 1.17.1 `solve_ivp`, method LSODA, rtol 1e-12, atol_i = 1e-18 · max_t |u_i|, exact
@@ -98,7 +108,7 @@ fn opts() -> Options<3, 0> {
 /// Runs to `tf` with FSA; returns (y, ∂y/∂k, stats).
 fn run<const S: usize>(tab: &Tableau<S>, tf: f64) -> ([f64; 3], [[f64; 3]; 3], Stats) {
     let mut it =
-        Esdirk::<_, S, 3, 0, 3, 3>::new(&Robertson, tab, 0, K, 0.0, Y0, [], opts()).expect("init");
+        Esdirk::<_, S, 3, 0, 3, 3>::new(&ROBERTSON, tab, 0, K, 0.0, Y0, [], opts()).expect("init");
     it.enable_sensitivities([[0.0; 3]; 3]).expect("fsa");
     if let Err(e) = it.integrate_to(tf, |_| {}) {
         panic!(
@@ -226,7 +236,7 @@ fn check_4e10<const S: usize>(tab: &Tableau<S>) {
 #[test]
 fn robertson_states_only_4e10_esdirk436() {
     let mut it =
-        Esdirk::<_, 6, 3, 0, 3, 3>::new(&Robertson, &ESDIRK436L2SA, 0, K, 0.0, Y0, [], opts())
+        Esdirk::<_, 6, 3, 0, 3, 3>::new(&ROBERTSON, &ESDIRK436L2SA, 0, K, 0.0, Y0, [], opts())
             .expect("init");
     it.integrate_to(4e10, |_| {})
         .expect("states-only run to 4e10");

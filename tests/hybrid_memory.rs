@@ -1,17 +1,20 @@
 //! Modes that read the memory (the state at the last mode entry, Serban & Recuero 2019 §4):
-//! a toy with a closed form (`MemToy`), whose sensitivities need the total derivative of the
+//! a toy with a closed form (`memory_toy`), whose sensitivities need the total derivative of the
 //! memory at the moving switch, and Serban & Recuero's Example 5.2, the EM hysteretic
-//! oscillator (`EmOscillator`, an index-1 DAE whose constraint reads the memory), against a
+//! oscillator (`steel`, an index-1 DAE whose constraint reads the memory), against a
 //! high-accuracy reference solve (DOP853 at rtol 1e-12). Both also against central differences
 //! of the same integrator on a frozen step sequence.
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-mod support;
+#[path = "support/event_models.rs"]
+mod event_models;
+#[path = "support/runtime.rs"]
+mod runtime;
 
-use hysens_runtime::{HybridOptions, StepPlan, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
-use support::fixtures::*;
-use support::*;
+use event_models::{memory_toy, steel};
+use hysens::runtime::{HybridOptions, StepPlan, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+use runtime::*;
 
 /// The memory toy against its closed form (exact values): G = 2.76745584206517,
 /// dG/dp = (−1.17346169177501, −0.128905834420503), y2(3) = 1.496785275591945,
@@ -24,7 +27,7 @@ fn memory_toy_total_derivative() {
     fn check<const S: usize>(tab: &Tableau<S>) {
         let problem = mem_toy_problem([1.0, 1.0]);
         let r = run(
-            &MemToy,
+            &memory_toy::Model,
             tab,
             &problem,
             &HybridOptions::new(1e-10, 1e-12),
@@ -66,7 +69,15 @@ fn memory_toy_total_derivative() {
 fn memory_toy_fsa_matches_frozen_finite_differences() {
     fn check<const S: usize>(tab: &Tableau<S>) -> f64 {
         let problem = |p: [f64; 2]| mem_toy_problem(p);
-        fsa_vs_frozen_fd(&MemToy, tab, &problem, [1.0, 1.0], 1e-8, 1e-5, "memory toy")
+        fsa_vs_frozen_fd(
+            &memory_toy::Model,
+            tab,
+            &problem,
+            [1.0, 1.0],
+            1e-8,
+            1e-5,
+            "memory toy",
+        )
     }
     let w = [check(&ESDIRK23), check(&ESDIRK34), check(&ESDIRK436L2SA)];
     assert!(w.iter().all(|w| *w < 1e-7), "{w:?}");
@@ -82,7 +93,7 @@ fn memory_toy_fsa_matches_frozen_finite_differences() {
 fn em_oscillator_reference_values() {
     let problem = em_problem(em_parameters(), 10.0);
     let r = run(
-        &EmOscillator,
+        &steel::Model,
         &ESDIRK436L2SA,
         &problem,
         &HybridOptions::new(1e-8, 1e-10),
@@ -131,7 +142,7 @@ fn em_oscillator_fsa_matches_frozen_finite_differences() {
     fn check<const S: usize>(tab: &Tableau<S>) -> f64 {
         let problem = |p: [f64; 4]| em_problem(p, 3.0);
         fsa_vs_frozen_fd(
-            &EmOscillator,
+            &steel::Model,
             tab,
             &problem,
             em_parameters(),

@@ -1,4 +1,5 @@
-//! Serban & Recuero 2019, Example 5.1 (Eq. 39; `Ex51` in `support/fixtures.rs`), solved by
+//! Serban & Recuero 2019, Example 5.1 (Eq. 39; the quickstart's `ex51` of `support/models.rs`, and `ex51_costs` of
+//! `support/event_models.rs` with all three cost kinds), solved by
 //! `solve` with every tableau: the switch times, their parameter derivatives τ_i = dt_i/dp,
 //! x(5), dx(5)/dp, the cost G = ∫_0^5 x dt and dG/dp against the exact values of the closed form
 //! (mpmath, 40 digits); samples of x and dx/dp and all three cost kinds against the same closed
@@ -7,13 +8,19 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-mod support;
+#[path = "support/event_models.rs"]
+mod event_models;
+#[path = "support/models.rs"]
+mod models;
+#[path = "support/runtime.rs"]
+mod runtime;
 
-use hysens_runtime::{
+use event_models::ex51_costs;
+use hysens::runtime::{
     HybridOptions, StepKind, StepPlan, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
 };
-use support::fixtures::*;
-use support::*;
+use models::ex51;
+use runtime::*;
 
 /// Ex. 5.1 at rtol 1e-8, atol 1e-10 with every tableau, against the exact values of the closed
 /// form (`EX51_*`). Required: G and dG/dp to 1e-6 relative, τ_i to 1e-6 relative, switch times
@@ -46,7 +53,7 @@ fn ex51_reference_values() {
     fn check<const S: usize>(tab: &Tableau<S>, t_tol: f64, tau_tol: f64, dg_tol: f64) {
         let opts = HybridOptions::new(1e-8, 1e-10);
         let r = run(
-            &Ex51::INTEGRAL,
+            &ex51::Model,
             tab,
             &ex51_problem(2.9),
             &opts,
@@ -137,7 +144,7 @@ fn ex51_switch_times_tight() {
         let mut opts = HybridOptions::new(rtol, rtol * 1e-2);
         opts.integrator.target = target;
         let r = run(
-            &Ex51::INTEGRAL,
+            &ex51::Model,
             tab,
             &ex51_problem(2.9),
             &opts,
@@ -195,7 +202,7 @@ fn ex51_samples_and_all_costs() {
     problem.sample_times = &times;
     problem.sample_data = &data;
     let r = run(
-        &Ex51::ALL_COSTS,
+        &ex51_costs::Model,
         &ESDIRK436L2SA,
         &problem,
         &HybridOptions::new(1e-10, 1e-12),
@@ -242,7 +249,7 @@ fn ex51_samples_and_all_costs() {
 fn ex51_fsa_matches_frozen_finite_differences() {
     fn check<const S: usize>(tab: &Tableau<S>, rtol: f64) -> f64 {
         let problem = |p: [f64; 1]| ex51_problem(p[0]);
-        fsa_vs_frozen_fd(&Ex51::INTEGRAL, tab, &problem, [2.9], rtol, 2e-6, "Ex. 5.1")
+        fsa_vs_frozen_fd(&ex51::Model, tab, &problem, [2.9], rtol, 2e-6, "Ex. 5.1")
     }
     let mut w = Vec::new();
     for rtol in [1e-6, 1e-8, 1e-11] {
@@ -260,7 +267,7 @@ fn ex51_fsa_matches_frozen_finite_differences() {
             pr
         };
         fsa_vs_frozen_fd(
-            &Ex51::ALL_COSTS,
+            &ex51_costs::Model,
             tab,
             &problem,
             [2.9],
@@ -282,11 +289,11 @@ fn ex51_fsa_matches_frozen_finite_differences() {
 ///   evaluated every step in both runs, so the stage values are identical) gives the same
 ///   states, sensitivities, event τ and cost gradient to round-off (bound 1e-13 relative);
 /// * the steps now resolve the sensitivities: dG/dp and dx(5)/dp are closer to the exact
-///   values than without the test (measured 2.6e-8 → 4.2e-9 relative for dG/dp, 106 steps
-///   instead of 69).
+///   values than without the test (measured 1.0e-8 → 4.1e-9 relative for dG/dp, 131 steps
+///   instead of 78).
 #[test]
 fn sensitivity_error_test_on_ex51() {
-    let model = Ex51::INTEGRAL;
+    let model = ex51::Model;
     let solve = |sens_test: bool, plan: StepPlan<'_>| {
         let mut opts = HybridOptions::new(1e-8, 1e-10);
         opts.integrator.sensitivity_error_test = sens_test;
@@ -338,7 +345,7 @@ fn sensitivity_error_test_on_ex51() {
     // s' = −2s, |s(t)| = |s(t3+)| e^{−2(t−t3)}) each step adds a local error of at most its
     // allowance `target·(atol + rtol·|s|)` (the true local error of the advancing solution is
     // 0.25–0.7 of the estimate at these hλ), damped by e^{−2(5−t)} on the way to t = 5. The
-    // errors before t3 arrive damped by e^{−7.5}. Measured: 8.6e-10 against an allowance of
+    // errors before t3 arrive damped by e^{−7.5}. Measured: 3.0e-10 against an allowance of
     // 2.1e-9; testing the shifted total derivatives instead gave 7.1e-9.
     let abs_s3_plus = 2.754_505_037_664_03; // |s(t3+)|, closed form (mpmath)
     let third_trial = with
@@ -371,7 +378,7 @@ fn ex51_tolerance_sweep() {
             let mut opts = HybridOptions::new(rtol, rtol * 1e-2);
             opts.integrator.target = target;
             let r = run(
-                &Ex51::INTEGRAL,
+                &ex51::Model,
                 tab,
                 &ex51_problem(2.9),
                 &opts,

@@ -17,11 +17,23 @@
 #![allow(missing_docs)]
 #![allow(clippy::needless_range_loop)] // index loops over the 3×3 sensitivity matrix
 
-mod support;
+#[path = "support/models.rs"]
+mod models;
+#[path = "support/runtime.rs"]
+mod runtime;
+#[path = "support/smooth_modes.rs"]
+mod smooth_modes;
 
-use hysens_runtime::{Esdirk, Options, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
-use support::fixtures::{Robertson, K, Y0};
-use support::no_obs;
+use hysens::runtime::{Esdirk, Options, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+use models::{robertson, ROBERTSON_K as K, ROBERTSON_Y0 as Y0};
+use runtime::no_obs;
+use smooth_modes::ModeOf;
+
+/// Robertson's kinetics (P3 of `support/models.rs`), its one mode as a smooth mode.
+const ROBERTSON: ModeOf<'static, robertson::Model> = ModeOf {
+    model: &robertson::Model,
+    mode: 0,
+};
 
 /// Horizon: [0, 40] covers the initial transient (y2 peaks at ~3.6e-5 near t = 4e-4) and the
 /// slow phase; the adaptive run at rtol 1e-6 takes 41 (ESDIRK4(3)6L) to 185 (ESDIRK23) steps.
@@ -47,7 +59,7 @@ fn replay<const S: usize>(
     opts.max_newton_iterations = 30;
     opts.jacobian_reuse_rate = if reuse { 0.1 } else { 0.0 };
     let mut it =
-        Esdirk::<_, S, 3, 0, 3, 3>::new(&Robertson, tab, 0, p, 0.0, Y0, [], opts).expect("init");
+        Esdirk::<_, S, 3, 0, 3, 3>::new(&ROBERTSON, tab, 0, p, 0.0, Y0, [], opts).expect("init");
     if fsa {
         it.enable_sensitivities([[0.0; 3]; 3]).expect("fsa");
     }
@@ -61,7 +73,7 @@ fn check<const S: usize>(tab: &Tableau<S>) {
     // Step sequence of an adaptive run at rtol 1e-6, atol 1e-10.
     let mut hs = Vec::new();
     let mut it = Esdirk::<_, S, 3, 0, 3, 3>::new(
-        &Robertson,
+        &ROBERTSON,
         tab,
         0,
         K,
