@@ -18,8 +18,8 @@ use adjoint::{checkpointed_equals_full, close, compare, every_tableau};
 use hysens::hybrid_model;
 use hysens::runtime::{
     adjoint_tape_length, solve, solve_adjoint, AdjointGradient, AdjointTape, Checkpoint,
-    HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, Sample, SolveError,
-    StepPlan, TapeStep, ESDIRK34, ESDIRK436L2SA,
+    HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution, Sample,
+    SolveError, StepPlan, TapeStep, ESDIRK34, ESDIRK436L2SA,
 };
 
 /// Robertson's kinetics with all three cost kinds.
@@ -337,11 +337,7 @@ fn full_tape_is_an_error() {
         steps: None,
     };
     let n = adjoint_tape_length(
-        &vdp::Model,
-        &ESDIRK34,
-        &problem,
-        &options,
-        StepPlan::Adaptive,
+        &HybridRun::new(&vdp::Model, &ESDIRK34, &problem, &options),
         &mut [],
     )
     .expect("Van der Pol solves");
@@ -355,11 +351,7 @@ fn full_tape_is_an_error() {
         let mut sol = HybridSolution::ZERO;
         let mut grad = AdjointGradient::ZERO;
         let r = solve_adjoint(
-            &vdp::Model,
-            &ESDIRK34,
-            &problem,
-            &options,
-            StepPlan::Adaptive,
+            &HybridRun::new(&vdp::Model, &ESDIRK34, &problem, &options),
             AdjointTape::checkpointed(&mut steps, checkpoints),
             &mut out,
             &mut sol,
@@ -422,11 +414,7 @@ fn replayed_solve_adjoint_equals_forward() {
         steps: Some(&mut log),
     };
     solve(
-        &mdae::Model,
-        &ESDIRK34,
-        &logged,
-        &options,
-        StepPlan::Adaptive,
+        &HybridRun::new(&mdae::Model, &ESDIRK34, &logged, &options),
         &mut out,
         &mut sol,
     )
@@ -441,11 +429,7 @@ fn replayed_solve_adjoint_equals_forward() {
         steps: None,
     };
     solve(
-        &mdae::Model,
-        &ESDIRK34,
-        &seeded,
-        &options,
-        plan,
+        &HybridRun::new(&mdae::Model, &ESDIRK34, &seeded, &options).with_plan(plan),
         &mut out,
         &mut fsa,
     )
@@ -459,11 +443,7 @@ fn replayed_solve_adjoint_equals_forward() {
         steps: None,
     };
     solve_adjoint(
-        &mdae::Model,
-        &ESDIRK34,
-        &problem,
-        &options,
-        plan,
+        &HybridRun::new(&mdae::Model, &ESDIRK34, &problem, &options).with_plan(plan),
         AdjointTape::full(&mut tape),
         &mut out,
         &mut asa,

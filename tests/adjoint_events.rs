@@ -14,8 +14,8 @@
 #![deny(missing_docs)]
 
 use hysens::runtime::{
-    solve_adjoint, AdjointGradient, AdjointTape, HybridOptions, HybridOutputs, HybridSolution,
-    StepPlan, Tableau, TapeStep, ESDIRK34, ESDIRK436L2SA,
+    solve_adjoint, AdjointGradient, AdjointTape, HybridOptions, HybridOutputs, HybridRun,
+    HybridSolution, Tableau, TapeStep, ESDIRK34, ESDIRK436L2SA,
 };
 
 #[path = "support/adjoint.rs"]
@@ -69,11 +69,7 @@ fn ex51_adjoint_gradient_reference() {
         let mut sol = HybridSolution::ZERO;
         let mut grad = AdjointGradient::ZERO;
         solve_adjoint(
-            &ex51::Model,
-            tableau,
-            &problem,
-            &options,
-            StepPlan::Adaptive,
+            &HybridRun::new(&ex51::Model, tableau, &problem, &options),
             AdjointTape::full(&mut tape),
             &mut out,
             &mut sol,

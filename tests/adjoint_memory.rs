@@ -25,7 +25,7 @@ use adjoint::close;
 use event_models::{memory_toy, steel};
 use hysens::runtime::{
     solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, Fields,
-    GuardInfo, HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridSolution,
+    GuardInfo, HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution,
     InitialMode, InitialStates, ModeInfo, ModeJacobian, ModelSizes, ModelTypes, Params, Point,
     ResetJacobian, Sample, ScalarPartials, Solver, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34,
     ESDIRK436L2SA,
@@ -274,11 +274,7 @@ where
         steps: None,
     };
     solve_adjoint(
-        model,
-        tableau,
-        problem,
-        options,
-        StepPlan::Adaptive,
+        &HybridRun::new(model, tableau, problem, options),
         AdjointTape::full(&mut tape),
         &mut out,
         &mut asa,
@@ -303,11 +299,7 @@ where
         };
         let tape = AdjointTape::checkpointed(&mut steps, &mut checkpoints);
         solve_adjoint(
-            model,
-            tableau,
-            problem,
-            options,
-            StepPlan::Adaptive,
+            &HybridRun::new(model, tableau, problem, options),
             tape,
             &mut out,
             &mut sol,
@@ -328,11 +320,7 @@ where
         steps: None,
     };
     solve(
-        model,
-        tableau,
-        problem,
-        options,
-        StepPlan::Adaptive,
+        &HybridRun::new(model, tableau, problem, options),
         &mut out,
         &mut fsa,
     )
@@ -375,11 +363,7 @@ where
         steps: None,
     };
     solve_adjoint(
-        model,
-        tableau,
-        &unseeded,
-        options,
-        StepPlan::Adaptive,
+        &HybridRun::new(model, tableau, &unseeded, options),
         AdjointTape::full(&mut tape),
         &mut out,
         &mut asa,
@@ -569,11 +553,7 @@ where
     let (mut sol, mut grad) = (HybridSolution::ZERO, AdjointGradient::ZERO);
     let plan = StepPlan::Adaptive;
     solve_adjoint(
-        model,
-        &ESDIRK436L2SA,
-        problem,
-        options,
-        plan,
+        &HybridRun::new(model, &ESDIRK436L2SA, problem, options).with_plan(plan),
         AdjointTape::full(&mut tape),
         &mut out,
         &mut sol,

@@ -39,8 +39,8 @@ use std::collections::BTreeMap;
 use hysens::hybrid_model;
 use hysens::runtime::{
     solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Fields, HybridOptions,
-    HybridOutputs, HybridProblem, HybridSolution, InitialStates, ModelSizes, ModelTypes, Params,
-    Sample, SolveError, Solver, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
+    HybridOutputs, HybridProblem, HybridRun, HybridSolution, InitialStates, ModelSizes, ModelTypes,
+    Params, Sample, SolveError, Solver, Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
@@ -288,11 +288,7 @@ where
     let mut asa = HybridSolution::ZERO;
     let mut gradient = AdjointGradient::ZERO;
     let adjoint = solve_adjoint(
-        model,
-        tableau,
-        &problem,
-        &options,
-        StepPlan::Adaptive,
+        &HybridRun::new(model, tableau, &problem, &options),
         AdjointTape::full(&mut tape),
         &mut HybridOutputs {
             samples: &mut samples,
@@ -321,11 +317,7 @@ where
         let mut samples = vec![Sample::ZERO; n];
         let mut plain = HybridSolution::ZERO;
         let plain = solve(
-            model,
-            tableau,
-            &problem,
-            &options,
-            StepPlan::Adaptive,
+            &HybridRun::new(model, tableau, &problem, &options),
             &mut HybridOutputs {
                 samples: &mut samples,
                 events: None,
@@ -401,11 +393,7 @@ where
         let mut samples = vec![Sample::ZERO; n];
         let mut fsa = HybridSolution::ZERO;
         let forward = solve(
-            model,
-            tableau,
-            &seeded,
-            &options,
-            StepPlan::Adaptive,
+            &HybridRun::new(model, tableau, &seeded, &options),
             &mut HybridOutputs {
                 samples: &mut samples,
                 events: None,
@@ -416,11 +404,7 @@ where
         prop_assert_eq!(forward, Ok(()), "the seeds do not change the forward solve");
         let mut samples = vec![Sample::ZERO; n];
         let adjoint = solve_adjoint(
-            model,
-            tableau,
-            &seeded,
-            &options,
-            StepPlan::Adaptive,
+            &HybridRun::new(model, tableau, &seeded, &options),
             AdjointTape::full(&mut tape),
             &mut HybridOutputs {
                 samples: &mut samples,

@@ -10,9 +10,8 @@ mod runtime;
 #[path = "support/smooth_modes.rs"]
 mod smooth_modes;
 
-use hysens::runtime::{
-    Esdirk, ModeJacobian, Options, SmoothMode, SolveError, StepLength, Trial, ESDIRK34,
-};
+use hysens::runtime::smooth::{Esdirk, SmoothMode, StepLength, Trial};
+use hysens::runtime::{ModeJacobian, Options, SolveError, ESDIRK34};
 use runtime::*;
 use smooth_modes::*;
 

@@ -10,9 +10,8 @@ mod runtime;
 #[path = "support/smooth_modes.rs"]
 mod smooth_modes;
 
-use hysens::runtime::{
-    Esdirk, ModeJacobian, Options, SmoothMode, Stats, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
-};
+use hysens::runtime::smooth::{Esdirk, SmoothMode};
+use hysens::runtime::{ModeJacobian, Options, Stats, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
 use runtime::*;
 use smooth_modes::*;
 

@@ -27,9 +27,8 @@
 #[path = "support/runtime.rs"]
 mod runtime;
 
-use hysens::runtime::{
-    Esdirk, ModeJacobian, SmoothMode, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
-};
+use hysens::runtime::smooth::{Esdirk, SmoothMode};
+use hysens::runtime::{ModeJacobian, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
 use runtime::{fixed_opts, no_obs, observed_orders};
 
 #[derive(Debug)]

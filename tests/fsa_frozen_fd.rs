@@ -24,7 +24,8 @@ mod runtime;
 #[path = "support/smooth_modes.rs"]
 mod smooth_modes;
 
-use hysens::runtime::{Esdirk, Options, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+use hysens::runtime::smooth::Esdirk;
+use hysens::runtime::{Options, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
 use models::{robertson, ROBERTSON_K as K, ROBERTSON_Y0 as Y0};
 use runtime::no_obs;
 use smooth_modes::ModeOf;

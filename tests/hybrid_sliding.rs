@@ -776,8 +776,8 @@ impl ModelTypes<2, 0, 3> for Bend {
 #[test]
 fn nonlinear_entry_and_exit_equal_frozen_step_differences() {
     use hysens::runtime::{
-        solve, EventRecord, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, StepPlan,
-        ESDIRK436L2SA,
+        solve, EventRecord, HybridOutputs, HybridProblem, HybridRun, HybridSolution, LoggedStep,
+        StepPlan, ESDIRK436L2SA,
     };
     let p0 = [0.5, 1.5, 0.5];
     let y0 = [0.0, 0.2];
@@ -803,11 +803,7 @@ fn nonlinear_entry_and_exit_equal_frozen_step_differences() {
             steps: log,
         };
         solve(
-            &Bend,
-            &ESDIRK436L2SA,
-            &problem,
-            &options,
-            plan,
+            &HybridRun::new(&Bend, &ESDIRK436L2SA, &problem, &options).with_plan(plan),
             &mut outputs,
             &mut solution,
         )
@@ -889,7 +885,7 @@ mod counting_alloc;
 fn a_sliding_solve_does_not_allocate() {
     use hysens::runtime::{
         solve, solve_adjoint, AdjointGradient, AdjointTape, EventRecord, HybridOptions,
-        HybridOutputs, HybridProblem, HybridSolution, StepPlan, TapeStep, ESDIRK436L2SA,
+        HybridOutputs, HybridProblem, HybridRun, HybridSolution, TapeStep, ESDIRK436L2SA,
     };
     let problem = HybridProblem {
         t0: 0.0,
@@ -913,21 +909,13 @@ fn a_sliding_solve_does_not_allocate() {
             steps: None,
         };
         solve(
-            &Bend,
-            &ESDIRK436L2SA,
-            &problem,
-            &options,
-            StepPlan::Adaptive,
+            &HybridRun::new(&Bend, &ESDIRK436L2SA, &problem, &options),
             &mut outputs,
             &mut forward,
         )?;
         let tape = AdjointTape::full(&mut tape);
         solve_adjoint(
-            &Bend,
-            &ESDIRK436L2SA,
-            &problem,
-            &options,
-            StepPlan::Adaptive,
+            &HybridRun::new(&Bend, &ESDIRK436L2SA, &problem, &options),
             tape,
             &mut outputs,
             &mut plain,

@@ -25,7 +25,7 @@
 use hysens::hybrid_model;
 use hysens::runtime::{
     solve, AdjointProducts, EventRecord, Fields, Gradient, HybridModel, HybridOptions,
-    HybridOutputs, HybridProblem, HybridSolution, InitialStates, LoggedStep, ModelSizes,
+    HybridOutputs, HybridProblem, HybridRun, HybridSolution, InitialStates, LoggedStep, ModelSizes,
     ModelTypes, Params, Solution, Solver, StepPlan, Tableau, Wrt, ESDIRK23, ESDIRK34,
     ESDIRK436L2SA,
 };
@@ -643,11 +643,7 @@ where
         let mut events = vec![EventRecord::<NP>::ZERO; 16];
         let mut solution = HybridSolution::ZERO;
         solve(
-            model,
-            tableau,
-            &problem,
-            &tight,
-            StepPlan::Replay(log),
+            &HybridRun::new(model, tableau, &problem, &tight).with_plan(StepPlan::Replay(log)),
             &mut HybridOutputs {
                 samples: &mut [],
                 events: Some(&mut events),

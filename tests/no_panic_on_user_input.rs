@@ -16,12 +16,13 @@
 //! `max_events ≤ 40`.
 #![deny(missing_docs)]
 
+use hysens::runtime::smooth::{Esdirk, SmoothMode, StepLength, StepRecord, Trial};
 use hysens::runtime::tableau::{ESDIRK23, ESDIRK34, ESDIRK436L2SA};
 use hysens::runtime::{
-    solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, Esdirk,
-    EventRecord, Fields, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep,
-    ModeJacobian, ModelSizes, ModelTypes, Options, Sample, SmoothMode, SolveError, Solver,
-    StepKind, StepLength, StepPlan, StepRecord, Tableau, TapeStep, Trial,
+    solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, EventRecord,
+    Fields, HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution, LoggedStep,
+    ModeJacobian, ModelSizes, ModelTypes, Options, Sample, SolveError, Solver, StepKind, StepPlan,
+    Tableau, TapeStep,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -742,14 +743,16 @@ where
     let mut events = call.event_slots.map(|n| vec![EventRecord::ZERO; n]);
     let mut plain = HybridSolution::ZERO;
     let forward = solve(
-        model,
-        tableau,
-        &HybridProblem {
-            sensitivities: problem.sensitivities.filter(|s| !finite_seeds(s)),
-            ..*problem
-        },
-        options,
-        plan(),
+        &HybridRun::new(
+            model,
+            tableau,
+            &HybridProblem {
+                sensitivities: problem.sensitivities.filter(|s| !finite_seeds(s)),
+                ..*problem
+            },
+            options,
+        )
+        .with_plan(plan()),
         &mut HybridOutputs {
             samples: &mut samples,
             events: events.as_deref_mut(),
@@ -764,11 +767,7 @@ where
     let mut solution = HybridSolution::ZERO;
     let mut gradient = AdjointGradient::ZERO;
     let result = solve_adjoint(
-        model,
-        tableau,
-        problem,
-        options,
-        plan(),
+        &HybridRun::new(model, tableau, problem, options).with_plan(plan()),
         AdjointTape::checkpointed(&mut steps, &mut checkpoints),
         &mut HybridOutputs {
             samples: &mut samples,

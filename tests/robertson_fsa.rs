@@ -26,7 +26,8 @@ mod models;
 #[path = "support/smooth_modes.rs"]
 mod smooth_modes;
 
-use hysens::runtime::{Esdirk, Options, Stats, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+use hysens::runtime::smooth::Esdirk;
+use hysens::runtime::{Options, Stats, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
 use models::{robertson, ROBERTSON_K as K, ROBERTSON_Y0 as Y0};
 use smooth_modes::ModeOf;
 

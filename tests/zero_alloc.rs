@@ -184,7 +184,7 @@ fn builder_solve_allocates_only_its_results() {
 #[test]
 fn adjoint_solve_does_not_allocate() {
     use hysens::runtime::{
-        solve_adjoint, AdjointGradient, AdjointTape, StepPlan, TapeStep, ESDIRK34,
+        solve_adjoint, AdjointGradient, AdjointTape, HybridRun, TapeStep, ESDIRK34,
     };
     use models::robertson;
     let model = robertson::Model;
@@ -208,11 +208,7 @@ fn adjoint_solve_does_not_allocate() {
     let mut gradient = AdjointGradient::ZERO;
     let (result, allocations) = count(|| {
         solve_adjoint(
-            &model,
-            &ESDIRK34,
-            &problem,
-            &options,
-            StepPlan::Adaptive,
+            &HybridRun::new(&model, &ESDIRK34, &problem, &options),
             AdjointTape::full(&mut tape),
             &mut HybridOutputs {
                 samples: &mut samples,
@@ -235,7 +231,7 @@ fn adjoint_solve_does_not_allocate() {
 fn adjoint_solve_with_events_does_not_allocate() {
     use hysens::runtime::{
         solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, HybridProblem,
-        ModelSizes, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
+        HybridRun, ModelSizes, Tableau, TapeStep, ESDIRK23, ESDIRK34, ESDIRK436L2SA,
     };
     /// One adjoint solve, counted, with a full tape and again with a window of 5 steps and
     /// checkpoints (the recomputation from checkpoints allocates nothing either, and gives the
@@ -273,11 +269,7 @@ fn adjoint_solve_with_events_does_not_allocate() {
         ] {
             let (result, allocations) = count(|| {
                 solve_adjoint(
-                    model,
-                    tableau,
-                    problem,
-                    &options,
-                    StepPlan::Adaptive,
+                    &HybridRun::new(model, tableau, problem, &options),
                     AdjointTape::checkpointed(window, checkpoints),
                     &mut HybridOutputs {
                         samples: &mut samples[..problem.sample_times.len()],
@@ -430,7 +422,7 @@ fn event_semantics_paths_do_not_allocate() {
 #[test]
 fn ex51_solve_with_sensitivities_does_not_allocate() {
     use event_models::ex51_costs;
-    use hysens::runtime::{solve, HybridProblem, LoggedStep, StepPlan, ESDIRK436L2SA};
+    use hysens::runtime::{solve, HybridProblem, HybridRun, LoggedStep, StepPlan, ESDIRK436L2SA};
     let model = ex51_costs::Model;
     let times = [0.1, 0.25, 0.5, 1.0, 2.0];
     let data = [0.4, 1.0, 1.8, 2.7, 4.5];
@@ -456,11 +448,7 @@ fn ex51_solve_with_sensitivities_does_not_allocate() {
             steps: Some(&mut steps),
         };
         solve(
-            &model,
-            &ESDIRK436L2SA,
-            &problem,
-            &opts,
-            StepPlan::Adaptive,
+            &HybridRun::new(&model, &ESDIRK436L2SA, &problem, &opts),
             &mut out,
             &mut sol,
         )
@@ -478,11 +466,8 @@ fn ex51_solve_with_sensitivities_does_not_allocate() {
             steps: None,
         };
         solve(
-            &model,
-            &ESDIRK436L2SA,
-            &problem,
-            &opts,
-            StepPlan::Replay(&plan[..logged]),
+            &HybridRun::new(&model, &ESDIRK436L2SA, &problem, &opts)
+                .with_plan(StepPlan::Replay(&plan[..logged])),
             &mut out,
             &mut sol,
         )
@@ -493,7 +478,7 @@ fn ex51_solve_with_sensitivities_does_not_allocate() {
 
 #[test]
 fn ball_solve_with_sensitivities_does_not_allocate() {
-    use hysens::runtime::{solve, StepPlan, ESDIRK34};
+    use hysens::runtime::{solve, HybridRun, ESDIRK34};
     use models::ball;
     use runtime::ball_problem;
     let p = [5.0, -0.1, 10.0, 0.8];
@@ -508,11 +493,7 @@ fn ball_solve_with_sensitivities_does_not_allocate() {
             steps: None,
         };
         solve(
-            &ball::Model,
-            &ESDIRK34,
-            &problem,
-            &opts,
-            StepPlan::Adaptive,
+            &HybridRun::new(&ball::Model, &ESDIRK34, &problem, &opts),
             &mut out,
             &mut sol,
         )

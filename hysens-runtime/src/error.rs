@@ -101,7 +101,7 @@ pub enum SolveError {
     },
     /// The solve stopped at an event rather than applying it: either the cap on the number of
     /// events (`HybridOptions::max_events`) was reached, or events accumulate in time
-    /// ([`crate::ZENO_CLOSE_EVENTS`] in a row closer than
+    /// (three in a row closer than
     /// `HybridOptions::min_event_separation`: Zeno behaviour), reported instead of looping.
     TooManyEvents {
         /// Time of the event.

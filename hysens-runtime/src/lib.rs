@@ -4,23 +4,29 @@
 //! resets and forward sensitivities across every switch. Every size is a const generic; nothing
 //! in the solve path allocates.
 //!
-//! What is public: the hybrid solve ([`solve`]) of a [`HybridModel`] with its problem, options
-//! and outputs, the [`Solver`] builder over it, the integrator of one smooth mode ([`Esdirk`],
-//! a [`SmoothMode`]), the tableaus ([`tableau`]) and the error type ([`SolveError`]). Inside,
-//! one module per concept:
+//! What is public: the hybrid solve of a [`HybridModel`] — [`solve`], the gradient by the
+//! discrete adjoint [`solve_adjoint`], both over one [`HybridRun`] (model, tableau,
+//! [`HybridProblem`], [`HybridOptions`], [`StepPlan`]) — with its outputs and results; the
+//! [`Solver`] builder over it (owned results with feature `std`); the model interfaces a
+//! `#[hybrid_model]` implements; the tableaus ([`tableau`]); the error type ([`SolveError`]);
+//! and the integrator of one smooth mode ([`smooth`]). Everything else is the crate's own.
+//!
+//! Inside, one module per concept; arrows run one way, from the API to the driver to the
+//! concepts to the numerical kernels (checked by the test `tests/import_graph.rs`):
 //!
 //! | module | what |
 //! |---|---|
-//! | `tableau/` | ESDIRK tableaus as `const` data, checked against their order conditions |
-//! | `linalg/` | fixed-size LU with partial pivoting |
-//! | `model/` | the model interfaces ([`SmoothMode`], [`HybridModel`]) and the mode adapter |
-//! | `newton.rs` | simplified Newton for the stages; consistent algebraic variables |
-//! | `step/` | the ESDIRK integrator: attempt, acceptance, step control, dense output |
-//! | `fsa/` | forward sensitivities: step derivative, step length, event jumps, costs |
+//! | `solver/` | the API: the [`Solver`] builder, sensitivity selection, owned results |
+//! | `hybrid/` | the driver: sequences integration, events, recording and outputs; the gradient's forward pass, backward pass and recomputation (`gradient.rs`) |
+//! | `run.rs` | what describes a run: problem, options, step plan, outputs, solution |
 //! | `events/` | guards: arming, detection, location, polishing, reset, grazing, Zeno |
-//! | `hybrid/` | the driver of a hybrid solve, its problem and solution types |
-//! | `adjoint/` | the discrete adjoint: the tape of a solve and its backward pass (no events yet) |
-//! | `solver/` | the [`Solver`] builder; with `std`, owned results |
+//! | `fsa/` | forward sensitivities: the stepper with sensitivities ([`smooth::Esdirk`]) and the maps it applies: step, step length and event time, jump, segment start, cost |
+//! | `adjoint/` | the discrete adjoint: the tape, checkpoints, and the transpose of each map of `fsa/` in the file of the same name, across events and memory |
+//! | `step/` | the ESDIRK step of one smooth mode: attempt, error test, step control, dense output |
+//! | `newton.rs` | simplified Newton for the stages; consistent algebraic variables |
+//! | `model/` | the model interfaces ([`HybridModel`], [`AdjointProducts`], [`smooth::SmoothMode`]) and the mode adapter |
+//! | `linalg/` | fixed-size LU with partial pivoting |
+//! | `tableau/` | ESDIRK tableaus as `const` data, checked against their order conditions |
 //! | `stack.rs` | how much stack a solve needs ([`stack_estimate`]); with `std`, growing it |
 //!
 //! **Stack.** Every array lives on the stack, sized by the model, so a solve needs a multiple
@@ -35,7 +41,8 @@
 //! The solve of one smooth mode:
 //!
 //! ```
-//! use hysens_runtime::{Esdirk, ModeJacobian, Options, SmoothMode, ESDIRK34};
+//! use hysens_runtime::smooth::{Esdirk, SmoothMode};
+//! use hysens_runtime::{ModeJacobian, Options, ESDIRK34};
 //!
 //! /// y' = −k y
 //! struct Decay;
@@ -90,6 +97,16 @@ mod stats;
 mod step;
 pub mod tableau;
 
+/// The integrator of one smooth mode, without events: [`Esdirk`](smooth::Esdirk) over a
+/// [`SmoothMode`](smooth::SmoothMode), step by step ([`Trial`](smooth::Trial), committed with
+/// a [`StepLength`](smooth::StepLength)) or to a time, reporting each accepted step as a
+/// [`StepRecord`](smooth::StepRecord).
+pub mod smooth {
+    pub use crate::fsa::Esdirk;
+    pub use crate::model::SmoothMode;
+    pub use crate::step::{StepLength, StepRecord, Trial};
+}
+
 /// What a user of the runtime needs, in one import: `use hysens_runtime::prelude::*;`.
 pub mod prelude {
     #[cfg(feature = "std")]
@@ -101,24 +118,22 @@ pub mod prelude {
     };
 }
 
-pub use adjoint::{
-    AdjointGradient, AdjointPoint, AdjointStats, AdjointTape, Checkpoint, TapeEvent, TapeStep,
-};
+pub use adjoint::{AdjointGradient, AdjointPoint, AdjointStats, AdjointTape, Checkpoint, TapeStep};
 pub use error::{Described, SolveError};
-pub use fsa::Esdirk;
-pub use hybrid::{
-    adjoint_tape_length, solve, solve_adjoint, EventRecord, HybridOptions, HybridOutputs,
-    HybridProblem, HybridSolution, LoggedStep, Sample, StepKind, StepPlan, ZENO_CLOSE_EVENTS,
-};
+pub use hybrid::{adjoint_tape_length, solve, solve_adjoint};
 pub use model::{
     AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
-    ModeJacobian, ModelSizes, Point, ResetJacobian, ScalarPartials, SmoothMode,
+    ModeJacobian, ModelSizes, Point, ResetJacobian, ScalarPartials,
 };
 pub use options::{CostErrorTest, Options};
+pub(crate) use run::ZENO_CLOSE_EVENTS;
+pub use run::{
+    EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution,
+    LoggedStep, Sample, StepKind, StepPlan,
+};
 #[cfg(feature = "std")]
 pub use solver::{Event, Gradient, SampleState, Solution, SolveFailure};
 pub use solver::{Fields, InitialStates, ModelTypes, Params, Solver, Variable, Wrt};
 pub use stack::stack_estimate;
 pub use stats::Stats;
-pub use step::{StepLength, StepRecord, Trial};
 pub use tableau::{Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};

@@ -5,7 +5,7 @@
 //! practice (Hairer & Wanner,
 //! *Solving ODEs II*, §IV.8), as noted.
 
-/// Settings for [`crate::Esdirk`].
+/// Settings for [`crate::smooth::Esdirk`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Options<const NY: usize, const NZ: usize> {
     /// Relative tolerance per differential component.
@@ -24,7 +24,7 @@ pub struct Options<const NY: usize, const NZ: usize> {
     /// Smallest allowed step size (in addition to the round-off limit `16 ε |t|`).
     pub h_min: f64,
     /// Maximum number of step attempts (accepted + rejected) per call of
-    /// [`crate::Esdirk::integrate_to`], or per mode segment of a hybrid solve.
+    /// [`crate::smooth::Esdirk::integrate_to`], or per mode segment of a hybrid solve.
     pub max_steps: usize,
     /// Maximum Newton iterations per stage (the DTU defaults use 20; Hairer's RADAU5 uses 7; default 10:
     /// with 7 the "predicted failure" test rejected iterations converging at rate θ ≈ 0.09 from
@@ -65,7 +65,7 @@ pub struct Options<const NY: usize, const NZ: usize> {
     /// [`crate::Solver`] (with the test, 0.67 rtol and 1.2e-5, in 1.8 times the steps).
     /// [`CostErrorTest::Off`] leaves the cost out (the steps the states choose, as before
     /// this default; fewer steps where `L` is harder to integrate than the states).
-    /// The mode must have an integral cost ([`crate::SmoothMode::has_integral_cost`]; the
+    /// The mode must have an integral cost ([`crate::smooth::SmoothMode::has_integral_cost`]; the
     /// modes of a [`crate::HybridModel`] do when it declares one), else this has no effect.
     ///
     /// In the test, each attempt also estimates the quadrature's local error like the states',
@@ -114,7 +114,7 @@ impl<const NY: usize, const NZ: usize> Options<NY, NZ> {
     }
 
     /// The first setting outside its documented range, named with the rule it breaks (`None`
-    /// if all are valid). [`crate::Esdirk::new`] reports it as
+    /// if all are valid). [`crate::smooth::Esdirk::new`] reports it as
     /// [`crate::SolveError::InvalidArgument`], so that a nonsensical setting is named up front
     /// rather than surfacing later as a failed step or, worse, as a solve that "succeeds" with
     /// a controller that cannot work (a NaN `target`, `fac_max < 1`, …).

@@ -13,9 +13,19 @@ use crate::stats::Stats;
 use crate::tableau::Tableau;
 
 /// One run of the hybrid solve: the model, the tableau, the problem, the options and the step
-/// plan — what [`crate::solve`], [`crate::solve_adjoint`], [`crate::adjoint_tape_length`] and the
-/// adjoint's recomputation of a window all take.
-pub(crate) struct Run<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize> {
+/// plan — what [`crate::solve`], [`crate::solve_adjoint`] and [`crate::adjoint_tape_length`]
+/// take (and the adjoint's recomputation of a window of its tape).
+///
+/// ```
+/// # use hysens_runtime::*;
+/// # fn run<M>(model: &M, problem: &HybridProblem<'_, 1, 0, 1>, log: &[LoggedStep]) {
+/// let options = HybridOptions::new(1e-8, 1e-10);
+/// let adaptive = HybridRun::new(model, &ESDIRK34, problem, &options);
+/// // The steps of an earlier solve's step log replayed, without error control.
+/// let replayed = adaptive.with_plan(StepPlan::Replay(log));
+/// # }
+/// ```
+pub struct HybridRun<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize> {
     /// The model.
     pub model: &'a M,
     /// The tableau.
@@ -28,9 +38,35 @@ pub(crate) struct Run<'a, M, const S: usize, const NY: usize, const NZ: usize, c
     pub plan: StepPlan<'a>,
 }
 
+impl<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>
+    HybridRun<'a, M, S, NY, NZ, NP>
+{
+    /// The run of `problem` with adaptive steps ([`StepPlan::Adaptive`]).
+    pub fn new(
+        model: &'a M,
+        tableau: &'a Tableau<S>,
+        problem: &'a HybridProblem<'a, NY, NZ, NP>,
+        options: &'a HybridOptions<NY, NZ>,
+    ) -> Self {
+        let plan = StepPlan::Adaptive;
+        HybridRun {
+            model,
+            tableau,
+            problem,
+            options,
+            plan,
+        }
+    }
+
+    /// The same run with the step plan `plan`.
+    pub fn with_plan(self, plan: StepPlan<'a>) -> Self {
+        HybridRun { plan, ..self }
+    }
+}
+
 // By hand: `derive` would require `M: Clone`.
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize> Clone
-    for Run<'_, M, S, NY, NZ, NP>
+    for HybridRun<'_, M, S, NY, NZ, NP>
 {
     fn clone(&self) -> Self {
         *self
@@ -38,7 +74,7 @@ impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize> Clone
 }
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize> Copy
-    for Run<'_, M, S, NY, NZ, NP>
+    for HybridRun<'_, M, S, NY, NZ, NP>
 {
 }
 
@@ -79,7 +115,7 @@ pub struct HybridOptions<const NY: usize, const NZ: usize> {
     /// Default 10 000.
     pub max_events: usize,
     /// Events closer together than `min_event_separation · max(1, |t|)` count as "vanishing
-    /// separation"; [`ZENO_CLOSE_EVENTS`] of them in a row are reported as Zeno behaviour
+    /// separation"; three of them in a row are reported as Zeno behaviour
     /// ([`crate::SolveError::TooManyEvents`] with `zeno: true`).
     /// Default `1e-10`.
     pub min_event_separation: f64,
@@ -94,8 +130,9 @@ pub struct HybridOptions<const NY: usize, const NZ: usize> {
     pub grazing_tol: f64,
 }
 
-/// Consecutive events with vanishing separation that are reported as Zeno behaviour.
-pub const ZENO_CLOSE_EVENTS: usize = 3;
+/// Consecutive events with vanishing separation that are reported as Zeno behaviour (the
+/// "three" of [`HybridOptions::min_event_separation`]'s docs).
+pub(crate) const ZENO_CLOSE_EVENTS: usize = 3;
 
 impl<const NY: usize, const NZ: usize> HybridOptions<NY, NZ> {
     /// Uniform scalar tolerances and the defaults documented on each field.

@@ -8,9 +8,9 @@
 
 use hysens::runtime::{
     solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, Fields,
-    HybridOptions, HybridOutputs, HybridProblem, HybridSolution, InitialStates, ModelSizes,
-    ModelTypes, Params, Sample, Solver, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34,
-    ESDIRK436L2SA,
+    HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution, InitialStates,
+    ModelSizes, ModelTypes, Params, Sample, Solver, StepPlan, Tableau, TapeStep, ESDIRK23,
+    ESDIRK34, ESDIRK436L2SA,
 };
 
 /// `|a − b| ≤ rtol max(|a|, |b|) + 1e-13` (module docs); returns the relative difference.
@@ -67,11 +67,7 @@ where
         steps: None,
     };
     solve_adjoint(
-        model,
-        tableau,
-        &seeded,
-        options,
-        StepPlan::Adaptive,
+        &HybridRun::new(model, tableau, &seeded, options),
         AdjointTape::full(&mut tape),
         &mut out,
         &mut asa,
@@ -98,11 +94,7 @@ where
         steps: None,
     };
     solve(
-        model,
-        tableau,
-        &seeded,
-        options,
-        StepPlan::Adaptive,
+        &HybridRun::new(model, tableau, &seeded, options),
         &mut out,
         &mut fsa,
     )
@@ -146,11 +138,7 @@ where
     };
     let mut grad = AdjointGradient::ZERO;
     solve_adjoint(
-        model,
-        tableau,
-        problem,
-        options,
-        StepPlan::Adaptive,
+        &HybridRun::new(model, tableau, problem, options),
         AdjointTape::full(&mut tape),
         &mut out,
         &mut asa,
@@ -213,11 +201,7 @@ pub fn checkpointed_equals_full<
         let mut solution = HybridSolution::ZERO;
         let mut grad = AdjointGradient::ZERO;
         solve_adjoint(
-            model,
-            tableau,
-            problem,
-            options,
-            plan,
+            &HybridRun::new(model, tableau, problem, options).with_plan(plan),
             AdjointTape::checkpointed(&mut steps, &mut checkpoints),
             &mut HybridOutputs {
                 samples: &mut samples,

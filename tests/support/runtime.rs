@@ -12,9 +12,10 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
+use hysens::runtime::smooth::StepRecord;
 use hysens::runtime::{
-    solve, EventRecord, HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridSolution,
-    LoggedStep, ModelSizes, Options, Sample, SolveError, StepPlan, StepRecord, Tableau,
+    solve, EventRecord, HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridRun,
+    HybridSolution, LoggedStep, ModelSizes, Options, Sample, SolveError, StepPlan, Tableau,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -63,7 +64,11 @@ where
             events: Some(&mut events),
             steps: Some(&mut steps),
         };
-        solve(model, tab, problem, opts, plan, &mut out, &mut sol)
+        solve(
+            &HybridRun::new(model, tab, problem, opts).with_plan(plan),
+            &mut out,
+            &mut sol,
+        )
     };
     events.truncate(sol.n_events.min(event_capacity));
     samples.truncate(sol.n_samples);

@@ -11,7 +11,8 @@
 #![allow(dead_code)] // each test binary uses a subset
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-use hysens::runtime::{HybridModel, Memory, ModeJacobian, Point, SmoothMode};
+use hysens::runtime::smooth::SmoothMode;
+use hysens::runtime::{HybridModel, Memory, ModeJacobian, Point};
 
 /// Mode `mode` of the hybrid model `model`, with zero memory, as a [`SmoothMode`]: its
 /// residual and Jacobians are the model's at that mode. For the integrator tests of a model

@@ -10,10 +10,7 @@
 mod models;
 
 use hysens::runtime::tableau::ESDIRK436L2SA;
-use hysens::runtime::{
-    solve, solve_adjoint, AdjointGradient, AdjointProducts, HybridOptions, HybridOutputs,
-    HybridProblem, HybridSolution, ModelSizes, StepPlan, AdjointTape, TapeStep,
-};
+use hysens::runtime::{solve, solve_adjoint, AdjointGradient, AdjointProducts, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, ModelSizes, AdjointTape, TapeStep, HybridRun};
 use models::{robertson, vdp};
 
 fn main() {
@@ -89,29 +86,11 @@ fn run<M, const NY: usize, const NP: usize, const N: usize, const NS: usize>(
             steps: None,
         };
         let r = match how {
-            "asa" => solve_adjoint(
-                model,
-                &ESDIRK436L2SA,
-                problem,
-                options,
-                StepPlan::Adaptive,
-                AdjointTape::full(&mut tape),
-                &mut out,
-                &mut sol,
-                &mut grad,
-            ),
+            "asa" => solve_adjoint(&HybridRun::new(model, &ESDIRK436L2SA, problem, options), AdjointTape::full(&mut tape), &mut out, &mut sol, &mut grad),
             _ => {
                 let mut pr = *problem;
                 pr.sensitivities = (how == "fsa").then_some([[0.0; NP]; NY]);
-                solve(
-                    model,
-                    &ESDIRK436L2SA,
-                    &pr,
-                    options,
-                    StepPlan::Adaptive,
-                    &mut out,
-                    &mut sol,
-                )
+                solve(&HybridRun::new(model, &ESDIRK436L2SA, &pr, options), &mut out, &mut sol)
             }
         };
         r.expect("solves");

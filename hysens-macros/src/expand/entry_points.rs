@@ -151,7 +151,8 @@ fn solvers(target: &Target) -> TokenStream {
             solution: &mut #rt::HybridSolution<#ny, #nz, #np>,
             gradient: &mut #rt::AdjointGradient<#ny, #np>,
         ) -> Result<(), #rt::SolveError> {
-            #rt::solve_adjoint(self, &#rt::ESDIRK436L2SA, problem, options, #rt::StepPlan::Adaptive, tape, outputs, solution, gradient)
+            let run = #rt::HybridRun::new(self, &#rt::ESDIRK436L2SA, problem, options);
+            #rt::solve_adjoint(&run, tape, outputs, solution, gradient)
         }
 
         /// Solves `problem` with any tableau and step plan (sensitivities as `problem` says).
@@ -164,7 +165,8 @@ fn solvers(target: &Target) -> TokenStream {
             outputs: &mut #rt::HybridOutputs<'_, #ny, #nz, #np>,
             solution: &mut #rt::HybridSolution<#ny, #nz, #np>,
         ) -> Result<(), #rt::SolveError> {
-            #rt::solve(self, tableau, problem, options, plan, outputs, solution)
+            let run = #rt::HybridRun::new(self, tableau, problem, options).with_plan(plan);
+            #rt::solve(&run, outputs, solution)
         }
     }
 }

@@ -24,7 +24,7 @@ use super::{AdjointGradient, AdjointStats, Costate};
 use crate::error::SolveError;
 use crate::linalg::Lu;
 use crate::model::{AdjointProducts, Memory, ModeJacobian, Point, ScalarPartials};
-use crate::run::{HybridOutputs, HybridProblem, HybridSolution, Run, Sample};
+use crate::run::{HybridOutputs, HybridProblem, HybridRun, HybridSolution, Sample};
 
 /// The backward pass of the solve `forward` that filled `tape`, `outputs` and `sol` (module
 /// docs): the windows of a checkpointed tape last to first, each but the last recomputed from
@@ -41,7 +41,7 @@ pub(crate) fn backward<
     const NP: usize,
     const N: usize,
 >(
-    forward: &Run<'_, M, S, NY, NZ, NP>,
+    forward: &HybridRun<'_, M, S, NY, NZ, NP>,
     tape: &mut Recording<'t, S, NY, NZ>,
     outputs: &mut HybridOutputs<'o, NY, NZ, NP>,
     sol: &HybridSolution<NY, NZ, NP>,
@@ -145,7 +145,7 @@ where
     /// The pass over the solve `forward`, from a zero costate in its last segment (number
     /// `last_segment`: the solve's count of events), reporting to `observe`.
     fn new(
-        forward: &'a Run<'a, M, S, NY, NZ, NP>,
+        forward: &'a HybridRun<'a, M, S, NY, NZ, NP>,
         last_segment: usize,
         observe: Option<&'o mut O>,
     ) -> Self {

@@ -48,7 +48,7 @@ pub(crate) mod tape;
 mod transpose_tests;
 
 pub use checkpoint::Checkpoint;
-pub use tape::{AdjointTape, TapeEvent, TapeStep};
+pub use tape::{AdjointTape, TapeStep};
 
 pub(crate) use backward::backward;
 pub use backward::AdjointPoint;

@@ -82,55 +82,55 @@ impl<'a, const S: usize, const NY: usize, const NZ: usize> AdjointTape<'a, S, NY
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TapeStep<const S: usize, const NY: usize, const NZ: usize> {
     /// Mode of the step.
-    pub mode: usize,
+    pub(crate) mode: usize,
     /// Memory `(y*, z*)` of the mode.
-    pub memory: Memory<NY, NZ>,
+    pub(crate) memory: Memory<NY, NZ>,
     /// Start time `t_n`.
-    pub t: f64,
+    pub(crate) t: f64,
     /// Length `H` (stage times `T_i = t_n + c_i H`).
-    pub h: f64,
+    pub(crate) h: f64,
     /// How `H` depends on the parameters with the step sequence frozen.
-    pub length: StepLength,
+    pub(crate) length: StepLength,
     /// Differential stage values `Y_i` (`Y_1 = y_n`, `Y_S = y_{n+1}`).
-    pub ys: [[f64; NY]; S],
+    pub(crate) ys: [[f64; NY]; S],
     /// Algebraic stage values `Z_i`.
-    pub zs: [[f64; NZ]; S],
+    pub(crate) zs: [[f64; NZ]; S],
     /// Stage derivatives `F_i` (as the forward sensitivities use them: refined where the
     /// step's length depends on the parameters, `Esdirk::refine_stage_derivatives`; the
     /// backward pass reads them only there).
-    pub fs: [[f64; NY]; S],
+    pub(crate) fs: [[f64; NY]; S],
     /// Samples recorded from the start of the solve up to and including those at the end of
     /// this step (the running count of [`crate::HybridSolution::n_samples`]).
-    pub samples: usize,
+    pub(crate) samples: usize,
     /// Whether the step's start time depends on the parameters: the step is in a segment
     /// started by an event and no landing step precedes it in the segment (module docs of
     /// `fsa/`, "Step length").
-    pub shifted: bool,
+    pub(crate) shifted: bool,
     /// The event at the end of the step (`length` is then [`StepLength::Event`]).
-    pub event: Option<TapeEvent<S, NY, NZ>>,
+    pub(crate) event: Option<TapeEvent<S, NY, NZ>>,
 }
 
-/// An event at the end of a [`TapeStep`] (module docs of [`crate::solve_adjoint`]).
+/// An event at the end of a [`TapeStep`] (module docs of `adjoint/`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TapeEvent<const S: usize, const NY: usize, const NZ: usize> {
+pub(crate) struct TapeEvent<const S: usize, const NY: usize, const NZ: usize> {
     /// The guard that fired.
-    pub guard: usize,
+    pub(crate) guard: usize,
     /// The mode entered.
-    pub to: usize,
+    pub(crate) to: usize,
     /// The event time `t*` (the end of the step).
-    pub t: f64,
+    pub(crate) t: f64,
     /// H-direction `∂Y_i/∂H` of the step to the event, all stages.
-    pub yh: [[f64; NY]; S],
+    pub(crate) yh: [[f64; NY]; S],
     /// H-direction `∂Z_i/∂H`.
-    pub zh: [[f64; NZ]; S],
+    pub(crate) zh: [[f64; NZ]; S],
     /// `y⁺` after the reset.
-    pub y: [f64; NY],
+    pub(crate) y: [f64; NY],
     /// The consistent `z⁺` in the new mode.
-    pub z: [f64; NZ],
+    pub(crate) z: [f64; NZ],
     /// The new mode's memory `(y⁺, z⁻)`.
-    pub memory: Memory<NY, NZ>,
+    pub(crate) memory: Memory<NY, NZ>,
     /// Samples recorded up to and including those at the restart (at `t*`, after the event).
-    pub samples: usize,
+    pub(crate) samples: usize,
 }
 
 impl<const S: usize, const NY: usize, const NZ: usize> TapeStep<S, NY, NZ> {

@@ -14,12 +14,14 @@ use super::length::*;
 use super::start::*;
 use crate::fsa::jump::{jump_sensitivities, PreEventSensitivities};
 use crate::fsa::length::{event_step_length_derivative as length_map, EventStep};
+use crate::fsa::Esdirk;
 use crate::model::{
     Direction, GuardInfo, HybridModel, Memory, ModeAdapter, ModeInfo, ModeJacobian, Point,
     ResetJacobian, ScalarPartials,
 };
+use crate::step::StepLength;
 use crate::tableau::{Tableau, ESDIRK23, ESDIRK34};
-use crate::{Esdirk, Options, StepLength};
+use crate::Options;
 use core::array::from_fn;
 
 type Cols<const K: usize, const NP: usize> = [[f64; NP]; K];
@@ -527,14 +529,8 @@ impl<const NY: usize, const NZ: usize, const NP: usize, const MEM: bool> Data<NY
         let out = |q: usize, o: &mut Dot| {
             o.stages((&stage_y, &stage_z), it.stage_sensitivities(), q);
             o.add(dh_bar, it.step_time_sensitivities().1[q]);
-            o.state(
-                &StateAdjoint {
-                    y: next.sy,
-                    z: w_bar,
-                },
-                it1.sensitivities(),
-                q,
-            );
+            let (y, z) = (next.sy, w_bar);
+            o.state(&StateAdjoint { y, z }, it1.sensitivities(), q);
             o.add(next.tau, it1.time_sensitivity()[q]);
             o.state(&next.memory, (&jump.memory_sy, &jump.memory_sz), q);
         };

@@ -336,7 +336,7 @@ where
     }
 
     /// The H-direction `(∂Y_i/∂H, ∂Z_i/∂H)` of the last accepted step (module docs); valid
-    /// after a step of [`crate::StepLength::Event`] (or a `Landing` step from a shifted start).
+    /// after a step of [`crate::smooth::StepLength::Event`] (or a `Landing` step from a shifted start).
     #[allow(clippy::type_complexity)]
     pub fn step_length_direction(&self) -> (&[[f64; NY]; S], &[[f64; NZ]; S]) {
         (&self.fsa.sens.stage_yh, &self.fsa.sens.stage_zh)

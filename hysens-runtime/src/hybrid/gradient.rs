@@ -8,10 +8,7 @@ use super::{run, solve};
 use crate::adjoint::{backward, AdjointGradient, AdjointPoint, AdjointTape, Checkpoint, Recording};
 use crate::error::SolveError;
 use crate::model::{AdjointProducts, HybridModel, ModelSizes};
-use crate::run::{
-    HybridOptions, HybridOutputs, HybridProblem, HybridSolution, Run, Sample, StepPlan,
-};
-use crate::tableau::Tableau;
+use crate::run::{HybridOutputs, HybridProblem, HybridRun, HybridSolution, Sample};
 
 /// Solves like [`crate::solve`] without forward sensitivities, recording every accepted step
 /// in `tape`, then computes the gradient of the objective `G` (in `solution.cost`) by the
@@ -73,8 +70,8 @@ use crate::tableau::Tableau;
 /// let mut out = HybridOutputs { samples: &mut [], events: None, steps: None };
 /// let mut sol = HybridSolution::ZERO;
 /// let mut grad = AdjointGradient::ZERO;
-/// solve_adjoint(&Decay, &ESDIRK34, &problem, &options, StepPlan::Adaptive,
-///               AdjointTape::full(&mut tape), &mut out, &mut sol, &mut grad)?;
+/// let run = HybridRun::new(&Decay, &ESDIRK34, &problem, &options);
+/// solve_adjoint(&run, AdjointTape::full(&mut tape), &mut out, &mut sol, &mut grad)?;
 /// // G = (1 − e^{−kT})/k + e^{−2kT}: dG/dk and dG/dy0 in closed form (to the global error of
 /// // the discrete solution at these tolerances, ≈ 2e-8).
 /// let (k, t) = (0.5f64, 2.0f64);
@@ -91,12 +88,10 @@ use crate::tableau::Tableau;
 /// assert!(needed <= checkpoints.len());
 /// let mut grad_checkpointed = AdjointGradient::ZERO;
 /// let tape = AdjointTape::checkpointed(&mut window, &mut checkpoints);
-/// solve_adjoint(&Decay, &ESDIRK34, &problem, &options, StepPlan::Adaptive, tape, &mut out,
-///               &mut sol, &mut grad_checkpointed)?;
+/// solve_adjoint(&run, tape, &mut out, &mut sol, &mut grad_checkpointed)?;
 /// assert_eq!((grad_checkpointed.p, grad_checkpointed.y0), (grad.p, grad.y0));
 /// # Ok::<(), SolveError>(())
 /// ```
-#[allow(clippy::too_many_arguments)]
 pub fn solve_adjoint<
     M,
     const S: usize,
@@ -106,11 +101,7 @@ pub fn solve_adjoint<
     const N: usize,
     const NS: usize,
 >(
-    model: &M,
-    tableau: &Tableau<S>,
-    problem: &HybridProblem<'_, NY, NZ, NP>,
-    options: &HybridOptions<NY, NZ>,
-    plan: StepPlan<'_>,
+    run: &HybridRun<'_, M, S, NY, NZ, NP>,
     tape: AdjointTape<'_, S, NY, NZ>,
     outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
     solution: &mut HybridSolution<NY, NZ, NP>,
@@ -120,15 +111,8 @@ where
     M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
 {
     const { assert!(N == NY + NZ, "ModelSizes<N, _> must have N = NY + NZ") };
-    let forward = Run {
-        model,
-        tableau,
-        problem,
-        options,
-        plan,
-    };
     let none = None::<&mut fn(AdjointPoint<NY>)>;
-    adjoint::<M, S, NY, NZ, NP, N>(&forward, tape, outputs, solution, gradient, none)
+    adjoint::<M, S, NY, NZ, NP, N>(run, tape, outputs, solution, gradient, none)
 }
 
 /// [`solve_adjoint`] of the solve `forward`, reporting the adjoint of the state to `observe`
@@ -143,7 +127,7 @@ pub(crate) fn adjoint<
     const NP: usize,
     const N: usize,
 >(
-    forward: &Run<'_, M, S, NY, NZ, NP>,
+    forward: &HybridRun<'_, M, S, NY, NZ, NP>,
     tape: AdjointTape<'_, S, NY, NZ>,
     outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
     solution: &mut HybridSolution<NY, NZ, NP>,
@@ -193,7 +177,6 @@ where
 /// [`AdjointTape`] it needs (a window of `W` steps needs
 /// [`AdjointTape::checkpoints_needed`]`(n, W)` checkpoints). Runs the forward solve without
 /// sensitivities and without outputs beyond `samples`, one entry per sample time.
-#[allow(clippy::too_many_arguments)]
 pub fn adjoint_tape_length<
     M,
     const S: usize,
@@ -203,19 +186,15 @@ pub fn adjoint_tape_length<
     const N: usize,
     const NS: usize,
 >(
-    model: &M,
-    tableau: &Tableau<S>,
-    problem: &HybridProblem<'_, NY, NZ, NP>,
-    options: &HybridOptions<NY, NZ>,
-    plan: StepPlan<'_>,
+    run: &HybridRun<'_, M, S, NY, NZ, NP>,
     samples: &mut [Sample<NY, NZ, NP>],
 ) -> Result<usize, SolveError>
 where
     M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
 {
-    let plain = HybridProblem {
+    let problem = HybridProblem {
         sensitivities: None,
-        ..*problem
+        ..*run.problem
     };
     let mut outputs = HybridOutputs {
         samples,
@@ -224,11 +203,10 @@ where
     };
     let mut solution = HybridSolution::ZERO;
     solve(
-        model,
-        tableau,
-        &plain,
-        options,
-        plan,
+        &HybridRun {
+            problem: &problem,
+            ..*run
+        },
         &mut outputs,
         &mut solution,
     )?;

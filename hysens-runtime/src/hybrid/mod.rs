@@ -51,10 +51,11 @@ mod output;
 mod record;
 mod setup;
 
-pub use crate::run::{
+use crate::run::{
     EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, Sample,
-    StepKind, StepPlan, ZENO_CLOSE_EVENTS,
+    StepKind, StepPlan,
 };
+#[cfg(feature = "std")] // for the builder's owned gradient
 pub(crate) use gradient::adjoint;
 pub use gradient::{adjoint_tape_length, solve_adjoint};
 
@@ -65,7 +66,7 @@ use crate::events::{self, apply_event, Armed, Crossing, Entry, PostEvent, PreEve
 use crate::fsa::jump::PreEventSensitivities;
 use crate::fsa::{Esdirk, ModeIntegrator};
 use crate::model::{EventTarget, HybridModel, Memory, ModeAdapter, ModelSizes, Point};
-use crate::run::Run;
+use crate::run::HybridRun;
 use crate::step::{h_roundoff, StepLength, Trial};
 use crate::tableau::Tableau;
 
@@ -138,8 +139,8 @@ use crate::tableau::Tableau;
 /// let mut events = [EventRecord::ZERO; 8];
 /// let mut out = HybridOutputs { samples: &mut samples, events: Some(&mut events), steps: None };
 /// let mut sol = HybridSolution::ZERO;
-/// solve(&Ball, &ESDIRK34, &problem, &HybridOptions::new(1e-8, 1e-10), StepPlan::Adaptive,
-///       &mut out, &mut sol)?;
+/// let options = HybridOptions::new(1e-8, 1e-10);
+/// solve(&HybridRun::new(&Ball, &ESDIRK34, &problem, &options), &mut out, &mut sol)?;
 /// assert_eq!(sol.n_events, 1);
 /// // Impact at t1 = (v0 + √(v0² + 2 g z0))/g; after it h(T) = γw(T − t1) − g(T − t1)²/2 with
 /// // w = √(v0² + 2 g z0), so ∂h(T)/∂γ = w (T − t1) = 9.09995…
@@ -147,7 +148,6 @@ use crate::tableau::Tableau;
 /// assert!((events[0].t - 0.9900499987500625).abs() < 1e-9);
 /// # Ok::<(), SolveError>(())
 /// ```
-#[allow(clippy::too_many_arguments)]
 pub fn solve<
     M,
     const S: usize,
@@ -157,11 +157,7 @@ pub fn solve<
     const N: usize,
     const NS: usize,
 >(
-    model: &M,
-    tableau: &Tableau<S>,
-    problem: &HybridProblem<'_, NY, NZ, NP>,
-    options: &HybridOptions<NY, NZ>,
-    plan: StepPlan<'_>,
+    run: &HybridRun<'_, M, S, NY, NZ, NP>,
     outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
     solution: &mut HybridSolution<NY, NZ, NP>,
 ) -> Result<(), SolveError>
@@ -169,15 +165,8 @@ where
     M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
 {
     const { assert!(N == NY + NZ, "ModelSizes<N, _> must have N = NY + NZ") };
-    let fsa = problem.sensitivities.is_some();
-    let forward = Run {
-        model,
-        tableau,
-        problem,
-        options,
-        plan,
-    };
-    run::<M, S, NY, NZ, NP, N, _>(&forward, outputs, solution, fsa, &mut NoTape, None)
+    let fsa = run.problem.sensitivities.is_some();
+    self::run::<M, S, NY, NZ, NP, N, _>(run, outputs, solution, fsa, &mut NoTape, None)
 }
 
 /// The hybrid solve `forward` behind [`solve`] and [`crate::solve_adjoint`]: with forward
@@ -194,7 +183,7 @@ pub(crate) fn run<
     const N: usize,
     R,
 >(
-    forward: &Run<'_, M, S, NY, NZ, NP>,
+    forward: &HybridRun<'_, M, S, NY, NZ, NP>,
     outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
     solution: &mut HybridSolution<NY, NZ, NP>,
     fsa: bool,
@@ -205,7 +194,7 @@ where
     M: HybridModel<NY, NZ, NP>,
     R: Recorder<S, NY, NZ>,
 {
-    let Run {
+    let HybridRun {
         model,
         tableau,
         problem,

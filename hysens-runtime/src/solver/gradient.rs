@@ -14,9 +14,8 @@ use crate::adjoint::{AdjointGradient, AdjointPoint, AdjointStats, AdjointTape, T
 use crate::error::SolveError;
 use crate::hybrid::adjoint;
 use crate::model::{AdjointProducts, ModelSizes};
-use crate::run::Run;
+use crate::run::HybridRun;
 use crate::stats::Stats;
-use crate::StepPlan;
 
 /// Tape entries the owned gradient makes room for at first; a longer solve is computed again
 /// with four times the room (deterministically, so with the same results).
@@ -106,13 +105,7 @@ where
         p: &ParamsOf<M, NY, NZ, NP>,
     ) -> Result<Gradient<NY, NP>, SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>> {
         let problem = self.problem(t0, tf, x0.to_array(), p.to_array(), None);
-        let forward = Run {
-            model: self.model,
-            tableau: self.tableau,
-            problem: &problem,
-            options: &self.options,
-            plan: StepPlan::Adaptive,
-        };
+        let forward = HybridRun::new(self.model, self.tableau, &problem, &self.options);
         let (n_samples, max_events) = (self.sample_times.len(), self.options.max_events);
         let mut capacity = FIRST_TAPE_CAPACITY;
         loop {

@@ -26,7 +26,7 @@ use crate::solve;
 use crate::stack_estimate;
 use crate::tableau::{Tableau, ESDIRK436L2SA};
 use crate::{CostErrorTest, HybridModel, ModelSizes};
-use crate::{HybridOptions, HybridOutputs, HybridProblem, HybridSolution, StepPlan};
+use crate::{HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution};
 use extended::Extended;
 use selection::Selection;
 
@@ -376,16 +376,8 @@ where
             let seeds = selection.any().then_some([[0.0; NP]; NY]);
             let problem = self.problem(t0, tf, x0.to_array(), p.to_array(), seeds);
             let raw = Raw::<NY, NZ, NP>::run(n_samples, max_events, |outputs, solution| {
-                let plan = StepPlan::Adaptive;
-                solve(
-                    self.model,
-                    self.tableau,
-                    &problem,
-                    &self.options,
-                    plan,
-                    outputs,
-                    solution,
-                )
+                let run = HybridRun::new(self.model, self.tableau, &problem, &self.options);
+                solve(&run, outputs, solution)
             });
             raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(directions, |d| match d {
                 Variable::Param(i) | Variable::InitialState(i) => i,
@@ -458,11 +450,7 @@ where
             params: selection.params,
         };
         solve(
-            &model,
-            self.tableau,
-            &problem,
-            &self.options,
-            StepPlan::Adaptive,
+            &HybridRun::new(&model, self.tableau, &problem, &self.options),
             outputs,
             solution,
         )

@@ -123,7 +123,7 @@ pub(crate) struct Stages<const S: usize, const NY: usize, const NZ: usize> {
     /// Newton iterations per stage.
     pub iters: [usize; S],
     /// The step in the storage, computed but not accepted: its size and error estimate (set by
-    /// [`Esdirk::try_step`](crate::Esdirk::try_step) and [`Stepper::evaluate_fixed`], taken by the commit, which accepts
+    /// [`Esdirk::try_step`](crate::smooth::Esdirk::try_step) and [`Stepper::evaluate_fixed`], taken by the commit, which accepts
     /// nothing else).
     pub computed: Option<(f64, f64)>,
     /// The step's quadrature of the integral cost `h Σ_i b_i L_i`, computed by the attempt
@@ -158,7 +158,7 @@ fn positive_finite(x: f64) -> bool {
 /// The ESDIRK stepper of one mode: its state `(t, y, z)`, step-size control, iteration
 /// matrix, stage storage and statistics. It computes and accepts steps and exposes what each
 /// did (the stage storage, the iteration matrix); the forward sensitivities consume that
-/// (`fsa/`: [`crate::Esdirk`], the stepper with sensitivities, is what callers use).
+/// (`fsa/`: [`crate::smooth::Esdirk`], the stepper with sensitivities, is what callers use).
 ///
 /// Const parameters: `S` stages, `NY` differential states, `NZ` algebraic variables, `NP`
 /// parameters and `N = NY + NZ` (checked at compile time; see [`SmoothMode`]).
@@ -209,7 +209,7 @@ pub enum StepLength {
     Landing,
     /// `H = t* − t_n` with an event time `t*(p)` still to be differentiated: the sensitivities
     /// are propagated with `∂H/∂p = 0` and the H-direction `∂Φ/∂H` is computed; the caller
-    /// then supplies `∂H/∂p` with [`Esdirk::apply_step_length_derivative`](crate::Esdirk::apply_step_length_derivative).
+    /// then supplies `∂H/∂p` with [`Esdirk::apply_step_length_derivative`](crate::smooth::Esdirk::apply_step_length_derivative).
     Event,
 }
 
@@ -276,7 +276,7 @@ where
     }
 
     /// Stage storage of the last computed step: `(Y_i, Z_i, F_i)` (see [`StepRecord`]). After
-    /// [`Esdirk::try_step`](crate::Esdirk::try_step) or [`Stepper::evaluate_fixed`], `Y_S, Z_S` is the end state of the
+    /// [`Esdirk::try_step`](crate::smooth::Esdirk::try_step) or [`Stepper::evaluate_fixed`], `Y_S, Z_S` is the end state of the
     /// not yet accepted step; after a commit, the stages of the accepted step.
     #[allow(clippy::type_complexity)]
     pub fn stages(&self) -> (&[[f64; NY]; S], &[[f64; NZ]; S], &[[f64; NY]; S]) {
@@ -326,7 +326,7 @@ where
     }
 }
 
-/// A step computed by [`Esdirk::try_step`](crate::Esdirk::try_step) that passed the error test but is not yet accepted.
+/// A step computed by [`Esdirk::try_step`](crate::smooth::Esdirk::try_step) that passed the error test but is not yet accepted.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Trial {
     /// Step size.
