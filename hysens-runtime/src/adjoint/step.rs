@@ -42,7 +42,6 @@ use super::{AdjointStats, Costate};
 use crate::adjoint::cost::integral_seeds;
 use crate::adjoint::tape::TapeStep;
 use crate::error::SolveError;
-use crate::fsa::step::stage_matrix;
 use crate::linalg::all_finite;
 use crate::linalg::Lu;
 use crate::model::{AdjointProducts, Memory, ModeJacobian, Point};
@@ -385,7 +384,7 @@ impl<M, const S: usize, const NP: usize> Sweep<'_, M, S, NP> {
             self.model.jacobian(step.mode, at, &mut jac);
             stats.jacobian_evals += 1;
             cache.key = None;
-            cache.lu = Lu::factor(stage_matrix(&jac, hg))
+            cache.lu = Lu::factor(jac.stage_matrix(hg))
                 .map_err(|e| SolveError::from_lu(e, at.t, step.mode, "adjoint stage matrix"))?;
             stats.lu_factorizations += 1;
             if constant {
@@ -465,24 +464,11 @@ pub(crate) fn memory_products<M, const NY: usize, const NZ: usize, const NP: usi
 {
     let mut mj = ModeJacobian::ZERO;
     model.memory_jacobian(mode, at, &mut mj);
-    for c in 0..NY {
-        let mut v = 0.0;
-        for r in 0..NY {
-            v += mj.fy[r][c] * lambda[r];
-        }
-        for r in 0..NZ {
-            v += mj.gy[r][c] * mu[r];
-        }
-        costate.memory_y[c] += v;
+    let (memory_y, memory_z) = mj.transposed_times(lambda, mu);
+    for (out, v) in costate.memory_y.iter_mut().zip(memory_y) {
+        *out += v;
     }
-    for c in 0..NZ {
-        let mut v = 0.0;
-        for r in 0..NY {
-            v += mj.fz[r][c] * lambda[r];
-        }
-        for r in 0..NZ {
-            v += mj.gz[r][c] * mu[r];
-        }
-        costate.memory_z[c] += v;
+    for (out, v) in costate.memory_z.iter_mut().zip(memory_z) {
+        *out += v;
     }
 }

@@ -293,7 +293,7 @@ where
                 return Err(failure);
             };
             if !*valid {
-                *lu = Lu::factor(stage_matrix(jac, h * self.step.tableau.gamma))
+                *lu = Lu::factor(jac.stage_matrix(h * self.step.tableau.gamma))
                     .map_err(|_| failure)?;
                 *valid = true;
                 self.step.stats.lu_factorizations += 1;
@@ -319,52 +319,12 @@ fn first_stage<const S: usize, const NY: usize, const NZ: usize, const K: usize>
     cols: &StepColumns<'_, S, NY, NZ, K>,
 ) -> [[f64; K]; NY] {
     let j0 = &partials.jac[0];
-    let mut hdf = [[0.0; K]; NY];
-    for r in 0..NY {
-        let mut v = cols.src_f[0][r];
-        for q in 0..K {
-            v[q] += partials.ft[0][r] * cols.dt[q];
-        }
-        for c in 0..NY {
-            for q in 0..K {
-                v[q] += j0.fy[r][c] * cols.dy[c][q];
-            }
-        }
-        for c in 0..NZ {
-            for q in 0..K {
-                v[q] += j0.fz[r][c] * cols.dz[c][q];
-            }
-        }
-        for q in 0..K {
-            hdf[r][q] = h * v[q];
+    let mut df = cols.src_f[0];
+    for (df, ft) in df.iter_mut().zip(&partials.ft[0]) {
+        for (v, dt) in df.iter_mut().zip(cols.dt) {
+            *v += ft * dt;
         }
     }
-    hdf
-}
-
-/// The stage matrix `[I − hγ f_y, −hγ f_z; g_y, g_z]` of a semi-explicit index-1 DAE
-/// (Christensen et al., Eq. 7), rows `f` then `g`, columns `y` then `z`.
-pub(crate) fn stage_matrix<const NY: usize, const NZ: usize, const N: usize>(
-    jac: &ModeJacobian<NY, NZ>,
-    hg: f64,
-) -> [[f64; N]; N] {
-    let mut m = [[0.0; N]; N];
-    for r in 0..NY {
-        for c in 0..NY {
-            m[r][c] = -hg * jac.fy[r][c];
-        }
-        m[r][r] += 1.0;
-        for c in 0..NZ {
-            m[r][NY + c] = -hg * jac.fz[r][c];
-        }
-    }
-    for r in 0..NZ {
-        for c in 0..NY {
-            m[NY + r][c] = jac.gy[r][c];
-        }
-        for c in 0..NZ {
-            m[NY + r][NY + c] = jac.gz[r][c];
-        }
-    }
-    m
+    j0.add_f_times(cols.dy, cols.dz, &mut df);
+    df.map(|row| row.map(|v| h * v))
 }

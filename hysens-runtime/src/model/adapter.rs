@@ -196,26 +196,13 @@ pub fn add_memory_terms<const NY: usize, const NZ: usize, const NP: usize>(
     fp: &mut [[f64; NP]; NY],
     gp: &mut [[f64; NP]; NZ],
 ) {
-    for q in 0..NP {
-        for r in 0..NY {
-            let mut v = 0.0;
-            for c in 0..NY {
-                v += mj.fy[r][c] * sy[c][q];
-            }
-            for c in 0..NZ {
-                v += mj.fz[r][c] * sz[c][q];
-            }
-            fp[r][q] += v;
-        }
-        for r in 0..NZ {
-            let mut v = 0.0;
-            for c in 0..NY {
-                v += mj.gy[r][c] * sy[c][q];
-            }
-            for c in 0..NZ {
-                v += mj.gz[r][c] * sz[c][q];
-            }
-            gp[r][q] += v;
-        }
+    let (mut f, mut g) = ([[0.0; NP]; NY], [[0.0; NP]; NZ]);
+    mj.add_f_times(sy, sz, &mut f);
+    mj.add_g_times(sy, sz, &mut g);
+    for (out, v) in fp.iter_mut().flatten().zip(f.iter().flatten()) {
+        *out += v;
+    }
+    for (out, v) in gp.iter_mut().flatten().zip(g.iter().flatten()) {
+        *out += v;
     }
 }

@@ -24,36 +24,12 @@
 mod adapter;
 mod hybrid;
 
+pub use crate::linalg::ModeJacobian;
 pub use adapter::ModeAdapter;
 pub use hybrid::{
     AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
     ModelSizes, Point, ResetJacobian, ScalarPartials,
 };
-
-/// Jacobian blocks of one mode at a point `(t, y, z, p)`. Row index = equation, column index =
-/// variable (the standard Jacobian convention, not the transposed gradient convention of
-/// Kristensen et al. 2005).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ModeJacobian<const NY: usize, const NZ: usize> {
-    /// `∂f/∂y`, `NY × NY`.
-    pub fy: [[f64; NY]; NY],
-    /// `∂f/∂z`, `NY × NZ`.
-    pub fz: [[f64; NZ]; NY],
-    /// `∂g/∂y`, `NZ × NY`.
-    pub gy: [[f64; NY]; NZ],
-    /// `∂g/∂z`, `NZ × NZ` (nonsingular for an index-1 DAE).
-    pub gz: [[f64; NZ]; NZ],
-}
-
-impl<const NY: usize, const NZ: usize> ModeJacobian<NY, NZ> {
-    /// All blocks zero.
-    pub const ZERO: Self = ModeJacobian {
-        fy: [[0.0; NY]; NY],
-        fz: [[0.0; NZ]; NY],
-        gy: [[0.0; NY]; NZ],
-        gz: [[0.0; NZ]; NZ],
-    };
-}
 
 /// One smooth mode: residual kernels and their derivatives.
 ///
@@ -145,16 +121,5 @@ pub trait SmoothMode<const NY: usize, const NZ: usize, const NP: usize> {
         _ft: &mut [f64; NY],
         _gt: &mut [f64; NZ],
     ) {
-    }
-}
-
-impl<const NY: usize, const NZ: usize> ModeJacobian<NY, NZ> {
-    /// Whether every entry of every block is finite.
-    pub(crate) fn is_finite(&self) -> bool {
-        use crate::linalg::all_finite;
-        self.fy.iter().all(all_finite)
-            && self.fz.iter().all(all_finite)
-            && self.gy.iter().all(all_finite)
-            && self.gz.iter().all(all_finite)
     }
 }

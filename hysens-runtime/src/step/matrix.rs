@@ -149,24 +149,9 @@ where
             return Ok(());
         }
         let hg = h * self.tableau.gamma;
-        let j = &self.matrix.jac;
-        let m = self.matrix.lu.matrix_mut();
-        for r in 0..NY {
-            for c in 0..NY {
-                m[r][c] = -hg * j.fy[r][c] + if r == c { 1.0 } else { 0.0 };
-            }
-            for c in 0..NZ {
-                m[r][NY + c] = -hg * j.fz[r][c];
-            }
-        }
-        for r in 0..NZ {
-            for c in 0..NY {
-                m[NY + r][c] = j.gy[r][c];
-            }
-            for c in 0..NZ {
-                m[NY + r][NY + c] = j.gz[r][c];
-            }
-        }
+        self.matrix
+            .jac
+            .write_stage_matrix(hg, self.matrix.lu.matrix_mut());
         self.stats.lu_factorizations += 1;
         match self.matrix.lu.refactor_in_place() {
             Ok(()) => {
