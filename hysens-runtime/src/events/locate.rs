@@ -6,7 +6,7 @@ use super::{sign, t_eps, Armed, Crossing, SCAN};
 use crate::error::SolveError;
 use crate::fsa::ModeIntegrator;
 use crate::model::{Direction, HybridModel, ModeAdapter, ScalarPartials};
-use crate::step::dense::{hermite, hermite_derivative, lerp};
+use crate::step::dense::{lerp, Hermite};
 use crate::step::Trial;
 use core::cell::Cell;
 
@@ -112,28 +112,29 @@ where
         }
     }
 
+    /// The cubic Hermite interpolant of `y` over the step.
+    fn cubic(&self) -> Hermite<'_, NY> {
+        let (ys, _, fs) = self.it.stages();
+        let (y0, y1, f0, f1) = (&ys[0], &ys[S - 1], &fs[0], &fs[S - 1]);
+        Hermite {
+            h: self.h,
+            y0,
+            y1,
+            f0,
+            f1,
+        }
+    }
+
     /// The dense state at `θ`.
     fn state(&self, theta: f64) -> ([f64; NY], [f64; NZ]) {
-        let (ys, zs, fs) = self.it.stages();
-        let mut y = [0.0; NY];
-        let mut z = [0.0; NZ];
+        let (ys, zs, _) = self.it.stages();
         if theta == 0.0 {
             return (ys[0], zs[0]);
         }
         if theta == 1.0 {
             return (ys[S - 1], zs[S - 1]);
         }
-        hermite(
-            theta,
-            self.h,
-            &ys[0],
-            &ys[S - 1],
-            &fs[0],
-            &fs[S - 1],
-            &mut y,
-        );
-        lerp(theta, &zs[0], &zs[S - 1], &mut z);
-        (y, z)
+        (self.cubic().value(theta), lerp(theta, &zs[0], &zs[S - 1]))
     }
 
     /// The guard at `θ` (the step's own end points at `θ = 0, 1`).
@@ -183,18 +184,9 @@ where
     /// The sign of the guard's rate `ḣ = h_t + h_y u̇ + h_z ż` at `θ` along the dense output,
     /// or 0 if it is within round-off of its terms (`events/arming.rs`).
     fn moving(&self, theta: f64) -> f64 {
-        let (ys, zs, fs) = self.it.stages();
+        let (_, zs, _) = self.it.stages();
         let (y, z) = self.state(theta);
-        let mut ydot = [0.0; NY];
-        hermite_derivative(
-            theta,
-            self.h,
-            &ys[0],
-            &ys[S - 1],
-            &fs[0],
-            &fs[S - 1],
-            &mut ydot,
-        );
+        let ydot = self.cubic().derivative(theta);
         let at = self
             .adapter
             .point(self.it.t() + theta * self.h, &y, &z, self.p);

@@ -34,6 +34,19 @@ pub struct Esdirk<
     pub(crate) fsa: Fsa<S, NY, NZ, NP, N>,
 }
 
+/// The stepper `step` with its sensitivities off (until [`Esdirk::enable_sensitivities`]); a
+/// stepper restored from a snapshot (`step/snapshot.rs`) resumes that way.
+impl<'m, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
+    From<Stepper<'m, M, S, NY, NZ, NP, N>> for Esdirk<'m, M, S, NY, NZ, NP, N>
+{
+    fn from(step: Stepper<'m, M, S, NY, NZ, NP, N>) -> Self {
+        Esdirk {
+            step,
+            fsa: Fsa::new(),
+        }
+    }
+}
+
 impl<'m, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
     Esdirk<'m, M, S, NY, NZ, NP, N>
 where
@@ -59,25 +72,7 @@ where
         z0: [f64; NZ],
         opts: Options<NY, NZ>,
     ) -> Result<Self, SolveError> {
-        Ok(Esdirk {
-            step: Stepper::new(model, tableau, mode, p, t0, y0, z0, opts)?,
-            fsa: Fsa::new(),
-        })
-    }
-
-    /// The integrator of `snapshot` (`step/snapshot.rs`), without sensitivities.
-    pub(crate) fn restore(
-        model: &'m M,
-        tableau: &'m Tableau<S>,
-        mode: usize,
-        p: [f64; NP],
-        opts: Options<NY, NZ>,
-        snapshot: &IntegratorSnapshot<S, NY, NZ>,
-    ) -> Result<Self, SolveError> {
-        Ok(Esdirk {
-            step: Stepper::restore(model, tableau, mode, p, opts, snapshot)?,
-            fsa: Fsa::new(),
-        })
+        Ok(Stepper::new(model, tableau, mode, p, t0, y0, z0, opts)?.into())
     }
 
     /// The state between steps, to resume from (`step/snapshot.rs`; the sensitivities are not

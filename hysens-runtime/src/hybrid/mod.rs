@@ -67,7 +67,7 @@ use crate::fsa::jump::PreEventSensitivities;
 use crate::fsa::{Esdirk, ModeIntegrator};
 use crate::model::{EventTarget, HybridModel, Memory, ModeAdapter, ModelSizes, Point};
 use crate::run::HybridRun;
-use crate::step::{h_roundoff, StepLength, Trial};
+use crate::step::{h_roundoff, StepLength, Stepper, Trial};
 use crate::tableau::Tableau;
 
 /// Solves the hybrid model `model` on `[problem.t0, problem.tf]` with `tableau`, optionally
@@ -354,7 +354,7 @@ where
         let adapter = ModeAdapter::new(self.model, mode, start.memory, memory_sy, memory_sz);
         let (tableau, options, p) = (self.tableau, self.options.integrator, self.problem.p);
         let mut it = match checkpoint {
-            Some(c) => Esdirk::restore(&adapter, tableau, mode, p, options, &c.integrator)?,
+            Some(c) => Stepper::restore(&adapter, tableau, mode, p, options, &c.integrator)?.into(),
             None => {
                 let mut it = Esdirk::<_, S, NY, NZ, NP, N>::new(
                     &adapter, tableau, mode, p, t, y, z, options,

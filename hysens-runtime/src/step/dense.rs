@@ -25,57 +25,50 @@
 //! same bracketing purpose only.
 //!
 //! The same formula interpolates sensitivities when their slopes `ṡ_n = f_y s_n + f_z w_n + f_p`
-//! are supplied ([`hermite`] is generic in the length); the hybrid driver does not need it,
+//! are supplied ([`Hermite`] is generic in the length); the hybrid driver does not need it,
 //! because the step is re-taken to end exactly at the event.
-#![allow(clippy::needless_range_loop)]
 
-/// Cubic Hermite value at `θ ∈ [0, 1]` on a step of size `h` (module docs).
-pub(crate) fn hermite<const K: usize>(
-    theta: f64,
-    h: f64,
-    y0: &[f64; K],
-    y1: &[f64; K],
-    f0: &[f64; K],
-    f1: &[f64; K],
-    out: &mut [f64; K],
-) {
-    let t = theta;
-    let w = t * (t - 1.0);
-    for i in 0..K {
-        let d = y1[i] - y0[i];
-        out[i] = (1.0 - t) * y0[i]
-            + t * y1[i]
-            + w * ((1.0 - 2.0 * t) * d + (t - 1.0) * h * f0[i] + t * h * f1[i]);
-    }
+/// The cubic Hermite interpolant of one step of size `h` from `y0` (slope `f0`) to `y1`
+/// (slope `f1`), module docs.
+pub(crate) struct Hermite<'a, const K: usize> {
+    pub h: f64,
+    pub y0: &'a [f64; K],
+    pub y1: &'a [f64; K],
+    pub f0: &'a [f64; K],
+    pub f1: &'a [f64; K],
 }
 
-/// Time derivative `du/dt` of the Hermite interpolant at `θ` (for `ẏ` at an interior point:
-/// the rate of a guard that the dense output brings to zero, `events/locate.rs`).
-pub(crate) fn hermite_derivative<const K: usize>(
-    theta: f64,
-    h: f64,
-    y0: &[f64; K],
-    y1: &[f64; K],
-    f0: &[f64; K],
-    f1: &[f64; K],
-    out: &mut [f64; K],
-) {
-    // Hermite basis derivatives (d/dθ), divided by h for d/dt:
-    // h00' = 6θ² − 6θ, h10' = 3θ² − 4θ + 1, h01' = −h00', h11' = 3θ² − 2θ.
-    let t = theta;
-    let d00 = 6.0 * t * t - 6.0 * t;
-    let d10 = 3.0 * t * t - 4.0 * t + 1.0;
-    let d11 = 3.0 * t * t - 2.0 * t;
-    for i in 0..K {
-        out[i] = (d00 * (y0[i] - y1[i])) / h + d10 * f0[i] + d11 * f1[i];
+impl<const K: usize> Hermite<'_, K> {
+    /// The value `u(θ)` at `θ ∈ [0, 1]`.
+    pub(crate) fn value(&self, theta: f64) -> [f64; K] {
+        let Hermite { h, y0, y1, f0, f1 } = *self;
+        let t = theta;
+        let w = t * (t - 1.0);
+        core::array::from_fn(|i| {
+            let d = y1[i] - y0[i];
+            (1.0 - t) * y0[i]
+                + t * y1[i]
+                + w * ((1.0 - 2.0 * t) * d + (t - 1.0) * h * f0[i] + t * h * f1[i])
+        })
+    }
+
+    /// The time derivative `du/dt` at `θ` (for `ẏ` at an interior point: the rate of a guard
+    /// that the dense output brings to zero, `events/locate.rs`).
+    pub(crate) fn derivative(&self, theta: f64) -> [f64; K] {
+        let Hermite { h, y0, y1, f0, f1 } = *self;
+        // Hermite basis derivatives (d/dθ), divided by h for d/dt:
+        // h00' = 6θ² − 6θ, h10' = 3θ² − 4θ + 1, h01' = −h00', h11' = 3θ² − 2θ.
+        let t = theta;
+        let d00 = 6.0 * t * t - 6.0 * t;
+        let d10 = 3.0 * t * t - 4.0 * t + 1.0;
+        let d11 = 3.0 * t * t - 2.0 * t;
+        core::array::from_fn(|i| (d00 * (y0[i] - y1[i])) / h + d10 * f0[i] + d11 * f1[i])
     }
 }
 
 /// Linear interpolation `(1 − θ) a + θ b` (algebraic variables, for bracketing only).
-pub(crate) fn lerp<const K: usize>(theta: f64, a: &[f64; K], b: &[f64; K], out: &mut [f64; K]) {
-    for i in 0..K {
-        out[i] = a[i] + theta * (b[i] - a[i]);
-    }
+pub(crate) fn lerp<const K: usize>(theta: f64, a: &[f64; K], b: &[f64; K]) -> [f64; K] {
+    core::array::from_fn(|i| a[i] + theta * (b[i] - a[i]))
 }
 
 #[cfg(test)]
@@ -91,11 +84,15 @@ mod tests {
         let (t0, h) = (0.5, 0.3);
         for k in 0..=10 {
             let th = k as f64 / 10.0;
-            let mut u = [0.0];
-            let mut du = [0.0];
             let a = ([y(t0)], [y(t0 + h)], [yd(t0)], [yd(t0 + h)]);
-            hermite(th, h, &a.0, &a.1, &a.2, &a.3, &mut u);
-            hermite_derivative(th, h, &a.0, &a.1, &a.2, &a.3, &mut du);
+            let cubic = Hermite {
+                h,
+                y0: &a.0,
+                y1: &a.1,
+                f0: &a.2,
+                f1: &a.3,
+            };
+            let (u, du) = (cubic.value(th), cubic.derivative(th));
             let t = t0 + th * h;
             assert!((u[0] - y(t)).abs() < 1e-14, "{th}");
             assert!((du[0] - yd(t)).abs() < 1e-13, "{th}");
@@ -113,8 +110,14 @@ mod tests {
                 let th = k as f64 / 20.0;
                 let e0 = [1.0];
                 let e1 = [libm::exp(h)];
-                let mut u = [0.0];
-                hermite(th, h, &e0, &e1, &e0, &e1, &mut u);
+                let cubic = Hermite {
+                    h,
+                    y0: &e0,
+                    y1: &e1,
+                    f0: &e0,
+                    f1: &e1,
+                };
+                let u = cubic.value(th);
                 m = m.max((u[0] - libm::exp(th * h)).abs());
             }
             m

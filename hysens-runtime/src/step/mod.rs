@@ -218,15 +218,8 @@ impl<'m, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, c
 where
     M: SmoothMode<NY, NZ, NP>,
 {
-    /// Creates an integrator at `(t0, y0, z0)` for mode index `mode` (used only in error
-    /// context). `z0` is a guess: it is made consistent with `g(t0, y0, z0, p) = 0` by Newton's
-    /// method on `z` (`newton.rs`; an index-1 DAE needs consistent initial values, Kristensen et
-    /// al. 2005, Eq. 1).
-    ///
-    /// Errors: [`SolveError::NonFiniteValue`] for non-finite inputs,
-    /// [`SolveError::InvalidArgument`] for a setting outside its range (named by
-    /// [`Options::invalid_setting`]), [`SolveError::SingularMatrix`] if `g_z` is singular and
-    /// [`SolveError::InconsistentInitialValues`] if the constraint cannot be solved.
+    /// The stepper of [`Esdirk::new`](crate::smooth::Esdirk::new), which documents the
+    /// arguments and the errors: at `(t0, y0, z0)` with `z0` made consistent.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         model: &'m M,
