@@ -170,7 +170,7 @@ fn fixed_step_orders_smooth_ode() {
 /// is expected since both run the same method on the same grid and the Newton errors of both are
 /// ≪ 1% of these values.
 #[test]
-fn fixed_step_orders_note_dae() {
+fn fixed_step_orders_cubic_dae() {
     // N ≤ 80: at N = 160 the ESDIRK4(3)6L error (4.8e-13) reaches the accuracy of the reference
     // (≈ 1e-13), which would distort the observed order.
     let ns = [10, 20, 40, 80];

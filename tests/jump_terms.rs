@@ -100,7 +100,9 @@ pub mod kicked {
 /// entered with, and the guard `v − q v*` (falling) ends it when the speed has dropped to a
 /// fraction `q` of it. There `ẏ⁺ = (v⁺, −k (1 − r) v⁺) ≠ 0` and `τ ≠ 0`, so the total
 /// memory sensitivity `s*⁺ = s⁺` differs from the fixed-time `s⁺ − ẏ⁺ τ` (Serban & Recuero's
-/// Eq. 25 read literally; note 000 §2.4) and, through the reset, from `s⁻`.
+/// Eq. 25 read literally; erratum of Serban & Recuero 2019, §4.1, Eq. 25: the memory's
+/// sensitivity is the total derivative of the state at the switch, not the fixed-time one) and,
+/// through the reset, from `s⁻`.
 #[hybrid_model]
 pub mod rebound {
     /// The states.

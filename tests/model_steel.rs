@@ -140,7 +140,7 @@ fn every_kernel_matches_num_dual() {
 /// The explicit partials of σ (the closed form above differentiated by hand), checked on the kernel's `g_y`, `g_z*`, `g_y*`, `g_p`
 /// (`g = z − σ`, so each is minus the partial of σ).
 #[test]
-fn sigma_partials_match_the_notes_closed_forms() {
+fn sigma_partials_match_the_hand_derived_closed_forms() {
     let mut rng = Rng::new(7);
     for (mode, xi) in [(0, 1.0), (1, -1.0)] {
         for _ in 0..8 {
@@ -191,7 +191,7 @@ fn sigma_partials_match_the_notes_closed_forms() {
             let close = |a: f64, b: f64, what: &str| {
                 assert!(
                     (a - b).abs() <= 1e-10 * a.abs().max(b.abs()) + 1e-12,
-                    "mode {mode}, {what}: kernel {a:e}, note {b:e}"
+                    "mode {mode}, {what}: kernel {a:e}, closed form {b:e}"
                 );
             };
             close(-jac.gy[0][0], sigma_u, "σ_u");

@@ -8,10 +8,12 @@
 //! into `ex51_adjoint.svg`, checks that adjoint at `t = 0` and right after each switch against
 //! the closed form, and prints both paths.
 //!
-//! The adjoint is the library's `λ(t) = dG/dx(t)`; the paper's multiplier (its §3.2,
-//! "convention A" in `/work/shared/notes/000_serban_hybrid_asa.md`) is its negative,
+//! The adjoint is the library's `λ(t) = dG/dx(t)`; the paper's multiplier is its negative,
 //! `dG/dx0 = −λ_paper(0)`, so the picture is Fig. 3 mirrored in the time axis, as its title
-//! says.
+//! says. "Convention A" below is the sign of the paper's §3.2 (Eq. 9 adds
+//! `λᵀ(F_ẏ ṡ + F_y s + …)`, which for `F = ẋ − f` gives Eq. 43 and `dG/dx0 = −λ(0)`), as
+//! against its §3.3 and §4 (Eq. 31), which add the multiplier to `−ṡ + f_y s + …`
+//! ("convention B", `dG/dx0 = +λ(0)`).
 //!
 //! Run with `cargo run --release --example quickstart`.
 
@@ -25,9 +27,9 @@ use plot::{split_at, Figure, LegendAt, Panel};
 
 /// Sample times of the plot, evenly spaced on `[0, 5]` (the solver lands on each).
 const PLOT_SAMPLES: usize = 1001;
-/// The paper's adjoint (its convention A) at `t = 0`, by the closed form of
-/// `/work/shared/notes/000_serban_hybrid_asa.md`, §4.1 (mpmath, 40 digits; central
-/// differences give `dG/dx0 = −λ(0)`).
+/// The paper's adjoint (its convention A) at `t = 0`: Eqs. 43–44 of Serban & Recuero 2019,
+/// Ex. 5.1, solved in closed form along the closed-form solution of Eq. 39 and evaluated with
+/// mpmath at 40 digits (central differences give `dG/dx0 = −λ(0)`).
 const FIGURE_3_LAMBDA_0: f64 = -1.24971060155432;
 /// The paper's adjoint right after the switches `t1, t2, t3` (`λ_i⁺`), same source.
 const FIGURE_3_LAMBDA_PLUS: [f64; 3] = [-0.499862603181965, -1.36166971366913, -0.499714266642075];

@@ -3,9 +3,10 @@
 //! times and their sensitivities, x(5), dx(5)/dp, G and dG/dp by the forward sensitivities and
 //! by the discrete adjoint.
 //!
-//! References: the note `000_serban_hybrid_asa.md`, §4.1, "Reference values" (the closed form
-//! of §4.1 evaluated with mpmath at 40 digits; an event-driven DOP853 run at rtol 1e-12 agrees
-//! to about 1e-13). The paper prints only dG/dp = −2.31195, for FSA and for ASA (§5.1).
+//! References: the closed form of the problem (Eq. 39 solved phase by phase between the roots
+//! of x³ − 5x² + 7x = p, the jumps of Eqs. 40–41), evaluated with mpmath at 40 digits; an
+//! independent event-driven DOP853 run at rtol 1e-12 agrees to about 1e-13. The paper prints
+//! only dG/dp = −2.31195, for FSA and for ASA (§5.1).
 //!
 //! Tolerances: `tests/hybrid_ex51.rs`, `ex51_reference_values`, the row of
 //! ESDIRK4(3)6L at rtol 1e-8 (switch times 1e-7 absolute: they inherit the global error of
@@ -20,21 +21,21 @@ use crate::table::{Bound, Row};
 
 const CASE: &str = "S&R Ex. 5.1";
 
-/// The switch times t1, t2, t3 (note §4.1).
+/// The switch times t1, t2, t3 (closed form).
 const SWITCH_TIMES: [f64; 3] = [0.21921592228980355, 0.27581259147348379, 1.2663478417960716];
-/// dt_i/dp (note §4.1).
+/// dt_i/dp (closed form).
 const SWITCH_TIME_SENSITIVITIES: [f64; 3] = [
     0.31570755009809896,
     0.02550807752556832,
     0.74491715157848093,
 ];
-/// x(5) (note §4.1).
+/// x(5) (closed form).
 const X5: f64 = 4.9988424062172751;
-/// dx(5)/dp (note §4.1).
+/// dx(5)/dp (closed form).
 const DX5_DP: f64 = -0.0015741079476662486;
-/// G = ∫₀⁵ x dt (note §4.1).
+/// G = ∫₀⁵ x dt (closed form).
 const G: f64 = 20.029074653359594;
-/// dG/dp (note §4.1; the paper prints −2.31195).
+/// dG/dp (closed form; the paper prints −2.31195).
 const DG_DP: f64 = -2.3119531074438905;
 /// dG/dp as the paper prints it, for FSA and for ASA (§5.1).
 const DG_DP_PAPER: &str = "-2.31195";

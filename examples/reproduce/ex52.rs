@@ -3,18 +3,19 @@
 //! ESDIRK4(3)6L[2]SA: the number of velocity reversals and their times, u(10), v(10), G and
 //! its gradient by the forward sensitivities and by the discrete adjoint.
 //!
-//! References: the note `000_serban_hybrid_asa.md`, §4.2, "Reference values" (DOP853 at rtol
-//! 1e-12 / atol 1e-14, initial mode ξ = +1, first-mode memory (u*, z*) = (0, 0); FSA, ASA and
-//! central differences agree to 8–9 digits). The paper prints G = 0.04994 and three gradient
-//! vectors (FD, FSA, ASA) that scatter around the converged one by up to about 1% in the α
-//! component (note §7, item 10); its FSA and ASA vectors are shown next to the rows they
-//! correspond to, never used as the truth.
+//! References: an independent reference solve, DOP853 at rtol 1e-12 / atol 1e-14, initial mode
+//! ξ = +1, first-mode memory (u*, z*) = (0, 0) (G unchanged at rtol 1e-10 and 1e-13 and with
+//! Radau at rtol 1e-11), with its FSA, its adjoint (Algorithm 1) and central differences
+//! agreeing to 8–9 digits. The paper prints G = 0.04994 and three gradient vectors (FD, FSA,
+//! ASA) that scatter around the converged one by up to about 1% in the α component (−1.534,
+//! −1.518, −1.540 e-6 against −1.5302e-6); its FSA and ASA vectors are shown next to the rows
+//! they correspond to, never used as the truth.
 //!
-//! Tolerances: the note's trusted tolerances, as asserted by
+//! Tolerances: those to which the reference is trusted for a solve at rtol 1e-8, as asserted by
 //! `tests/hybrid_memory.rs`, `em_oscillator_reference_values` (forward) and
 //! `tests/adjoint_memory.rs`, `adjoint_gradient_meets_the_reference_values`
 //! (adjoint): |G − G_ref| < 1e-7; dG/dk_a and dG/dk_b 1e-5 relative; dG/dα 1e-4 relative;
-//! dG/dβ exactly 0 (|·| < 1e-15: ∂σ/∂β vanishes at β = 0, note §4.2); u(10), v(10) and the
+//! dG/dβ exactly 0 (|·| < 1e-15: ∂σ/∂β of Eq. 46 vanishes at β = 0); u(10), v(10) and the
 //! reversal times 1e-6 absolute (the test checks the first and the last; every one is held
 //! to that bound here).
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
@@ -28,7 +29,7 @@ use crate::table::{Bound, Row};
 
 const CASE: &str = "S&R Ex. 5.2 (EM steel)";
 
-/// The 19 reversal times in [0, 10] (note §4.2, the table of reversals).
+/// The 19 reversal times in [0, 10] (the reference solve).
 const REVERSALS: [f64; 19] = [
     0.4215126674,
     0.8710606940,
@@ -50,11 +51,11 @@ const REVERSALS: [f64; 19] = [
     9.2104805499,
     9.7128048062,
 ];
-/// u(10), v(10) (note §4.2).
+/// u(10), v(10) (the reference solve).
 const FINAL_STATE: [f64; 2] = [-0.03805399385, -1.058071654];
-/// G = ∫₀¹⁰ u² dt (note §4.2; the paper prints 0.04994).
+/// G = ∫₀¹⁰ u² dt (the reference solve; the paper prints 0.04994).
 const G: f64 = 0.0499397886064;
-/// dG/dp = [dG/dk_a, dG/dk_b, dG/dα, dG/dβ] (note §4.2, FSA and ASA to 8–9 digits).
+/// dG/dp = [dG/dk_a, dG/dk_b, dG/dα, dG/dβ] (FSA and ASA of the reference solve, to 8–9 digits).
 const GRADIENT: [f64; 4] = [-1.336643884e-05, 3.266790158e-03, -1.530224960e-06, 0.0];
 /// The parameter names, in the model's order.
 const PARAMS: [&str; 4] = ["k_a", "k_b", "alpha", "beta"];
@@ -65,7 +66,7 @@ const PAPER_FSA: [&str; 4] = ["-1.337e-5", "3.266e-3", "-1.518e-6", "0"];
 /// The paper's ASA gradient, as printed (§5.2).
 const PAPER_ASA: [&str; 4] = ["-1.335e-5", "3.267e-3", "-1.540e-6", "0"];
 
-/// The note's trusted tolerance for `dG/dp_j` (§4.2, "Trusted tolerances").
+/// The tolerance to which the reference `dG/dp_j` is trusted for a solve at rtol 1e-8.
 fn gradient_bound(j: usize) -> Bound {
     match j {
         0 | 1 => Bound::Relative(1e-5),
@@ -127,7 +128,7 @@ pub fn rows() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             forward.x.v,
             Bound::Absolute(1e-6),
         ),
-        // hybrid_memory.rs: |G − 0.04993979| < 1e-7 (the note's trusted tolerance).
+        // hybrid_memory.rs: |G − 0.04993979| < 1e-7 (the tolerance to which G is trusted).
         Row::new(CASE, "G", G, forward.cost, Bound::Absolute(1e-7)).paper("0.04994"),
     ]);
     for (j, name) in PARAMS.into_iter().enumerate() {

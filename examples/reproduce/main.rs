@@ -1,14 +1,14 @@
 //! Every published number hysens reproduces, in one table: Serban & Recuero's Examples 5.1
-//! and 5.2, the memory toy of the notes, Robertson's kinetics and the bouncing ball against
-//! its closed form.
+//! and 5.2, the project's memory toy, Robertson's kinetics and the bouncing ball against its
+//! closed form.
 //!
 //! Each row gives the case, the quantity, the paper's value as printed ("—" where the paper
-//! prints none), the high-precision reference (a closed form or the notes' checked value, never
-//! a value the notes list as an erratum), the value hysens computes now, its relative error
-//! against the reference, the tolerance and pass/fail. The tolerance of a row is the one the
-//! test suite asserts for the same quantity at the same settings (each case's module names
-//! the test), so this table and `cargo test` agree; the references are constants with their
-//! source in each case's module.
+//! prints none), the high-precision reference (a closed form or an independent high-precision
+//! reference solve, never a value that rests on an erratum of the paper), the value hysens
+//! computes now, its relative error against the reference, the tolerance and pass/fail. The
+//! tolerance of a row is the one the test suite asserts for the same quantity at the same
+//! settings (each case's module names the test), so this table and `cargo test` agree; the
+//! references are constants with their source in each case's module.
 //!
 //! ```sh
 //! cargo run --release --example reproduce              # aligned text

@@ -1,10 +1,13 @@
-//! The memory toy of the note `000_serban_hybrid_asa.md`, §2.4 (not in the paper), at
-//! p = (1, 1) on [0, 3], rtol 1e-10, atol 1e-12 with ESDIRK4(3)6L[2]SA: G, its gradient by the
-//! forward sensitivities and by the discrete adjoint, y2(3) and dy2(3)/dp. Its point: the
-//! memory's sensitivity must be the total derivative at the moving switch (the paper's Eq. 25
-//! read literally gives dG/dp2 = −1.26424, wrong).
+//! The memory toy, the project's own test problem (in no paper; defined in
+//! `models/memory_toy.rs`), at p = (1, 1) on [0, 3], rtol 1e-10, atol 1e-12 with
+//! ESDIRK4(3)6L[2]SA: G, its gradient by the forward sensitivities and by the discrete adjoint,
+//! y2(3) and dy2(3)/dp. Its point: the memory's sensitivity must be the total derivative at the
+//! moving switch (erratum of Serban & Recuero 2019, §4.1, Eq. 25: `s* = s_i⁺` holds only where
+//! the memory's time derivative vanishes, in general `s* = s_i⁺ + ẏ_i⁺ τ_i`; read literally,
+//! Eq. 25 gives dG/dp2 = −1.26424, wrong).
 //!
-//! References: the note, §4.3 (exact values of the closed form).
+//! References: exact values, from the toy's closed-form solution (two linear phases) evaluated
+//! with mpmath.
 //!
 //! Tolerances: `tests/hybrid_memory.rs`, `memory_toy_total_derivative`
 //! (forward), and `tests/adjoint_memory.rs`,
@@ -17,15 +20,15 @@ use hysens::prelude::*;
 use crate::memory_toy_model::memory_toy;
 use crate::table::{Bound, Row};
 
-const CASE: &str = "Memory toy (note §2.4)";
+const CASE: &str = "Memory toy (hysens test problem)";
 
-/// G = ∫₀³ y2 dt (note §4.3).
+/// G = ∫₀³ y2 dt (closed form).
 const G: f64 = 2.76745584206517;
-/// dG/dp (note §4.3).
+/// dG/dp (closed form).
 const DG_DP: [f64; 2] = [-1.17346169177501, -0.128905834420503];
-/// y2(3) (note §4.3).
+/// y2(3) (closed form).
 const Y2_3: f64 = 1.496785275591945;
-/// dy2(3)/dp (note §4.3).
+/// dy2(3)/dp (closed form).
 const DY2_3_DP: [f64; 2] = [-0.8582352679472773, 0.2325441579348296];
 /// The parameter names, in the model's order.
 const PARAMS: [&str; 2] = ["p1", "p2"];

@@ -2,8 +2,8 @@
 //! ESDIRK4(3)6L[2]SA: the concentrations at t = 40, and the concentrations with their
 //! sensitivities to the three rate constants at t = 1e5.
 //!
-//! Neither Kristensen et al. (2005) nor the note `003_004_esdirk.md` print Robertson values
-//! (the note, §0 item 4 and §6, proposes the problem without reference data), so the
+//! Neither Kristensen, Jørgensen, Thomsen & Jørgensen (2005), who test on the Dow Chemical
+//! benchmark (§5), nor Christensen, Cantisani & Jørgensen mention Robertson's problem, so the
 //! references are those the test suite checks against:
 //!
 //! - t = 40: Hairer & Wanner II, §IV.10 (the standard literature values), at rtol 1e-8 and

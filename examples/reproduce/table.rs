@@ -31,7 +31,7 @@ pub struct Row {
     pub quantity: String,
     /// The value as printed in the paper, if the paper prints one.
     pub paper: Option<&'static str>,
-    /// The high-precision reference (closed form or the note's checked value).
+    /// The high-precision reference (a closed form or an independent reference solve).
     pub reference: f64,
     /// What hysens computes, at run time.
     pub value: f64,

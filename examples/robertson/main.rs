@@ -11,8 +11,8 @@
 //!   ESDIRK34 (the method of Kristensen et al.), in the rows of their Table 1 (NSTEP, NFUN,
 //!   NJAC, NJACT, NLU, NBACK, NSENS and CPU time, plus rejected steps and Newton iterations),
 //!   next to the paper's published numbers. Those are for another problem — the Dow Chemical
-//!   benchmark, tolerances not stated (`shared/notes/003_004_esdirk.md`, §5.2) — so they
-//!   show the scale and the per-step ratios of each counter, not a like-for-like comparison;
+//!   benchmark, tolerances not stated (Kristensen et al. 2005, §5) — so they show the scale
+//!   and the per-step ratios of each counter, not a like-for-like comparison;
 //! - the final concentrations and the nine sensitivities `∂y_i/∂k_j` at `t = 4e10` next to an
 //!   independent reference (scipy LSODA at rtol 1e-12 on the state and sensitivity system,
 //!   `bench/reference/robertson_fsa.py`, the constants of
@@ -81,8 +81,7 @@ const REFERENCE_S: [[f64; 3]; 3] = [
 ];
 
 /// Kristensen et al. 2005, Table 1 ("Performance comparison between ESDIRK34 and sLIMEX"), on
-/// the Dow Chemical benchmark: `(row, ESDIRK34, sLIMEX)`, as quoted in
-/// `shared/notes/003_004_esdirk.md`, §5.2.
+/// the Dow Chemical benchmark (their §5, which states no tolerances): `(row, ESDIRK34, sLIMEX)`.
 const PAPER_TABLE_1: [(&str, f64, f64); 8] = [
     ("NSTEP", 77.0, 28.0),
     ("NFUN", 868.0, 360.0),

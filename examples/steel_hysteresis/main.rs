@@ -8,15 +8,17 @@
 //! The model is in `model.rs` (Eq. 45–46). The example prints
 //!
 //! - the reversals (the events): time, guard, modes and `dt_k/dp`, with the reversal times of
-//!   a reference solve (DOP853 at rtol 1e-12, `/work/shared/notes/000_serban_hybrid_asa.md`,
-//!   §4.2) and the difference;
+//!   an independent reference solve of the paper's problem (DOP853 at rtol 1e-12, atol 1e-14)
+//!   and the difference;
 //! - `G` and the gradient `dG/dp` (and `dG/d(u0, v0)`) by the forward sensitivities (FSA) and
 //!   by the discrete adjoint (ASA) side by side with their relative difference — the same
-//!   discrete solution, so they agree to round-off — and against the reference values of the
-//!   note, with the relative errors and the tolerances the note trusts at rtol 1e-8;
+//!   discrete solution, so they agree to round-off — and against the values of the reference
+//!   solve, with the relative errors and the tolerances to which those values are trusted for
+//!   a solve at rtol 1e-8;
 //! - the adjoint `λ = dG/dy` at the start and right after the four reversals of the paper's
-//!   Fig. 8 window `[6, 8]` against the note's values (the adjoint jumps there although the
-//!   states and their sensitivities are continuous: the memory of each mode is reset);
+//!   Fig. 8 window `[6, 8]` against the continuous adjoint of the reference solve (Eq. 48 with
+//!   the jumps of Algorithm 1; 7 digits) — the adjoint jumps there although the states and
+//!   their sensitivities are continuous: the memory of each mode is reset;
 //! - the paths of three pictures: `steel_hysteresis_loop.svg`, the restoring force `A z`
 //!   against the displacement `u` (the hysteresis loops, growing with the load);
 //!   `steel_sensitivities.svg`, `u` and `∂u/∂(k_a, k_b, α)` over time with the reversals
@@ -25,12 +27,13 @@
 //!   (the paper's Fig. 8 shows `λ₁` on `[6, 8]`).
 //!
 //! **Sign convention.** `λ(t) = dG/dy(t)` here, the discrete adjoint of the library. The
-//! paper's §4 adds its multiplier to `−ṡ + f_y s + …` (the note's convention B), which gives
-//! `dG/dy0 = +λ(t0)`: the same sign as ours, so the values compare directly.
+//! paper's §4 adds its multiplier to `−ṡ + f_y s + …` (Eq. 31; "convention B", as against
+//! the `+λᵀ(F_ẏ ṡ + …)` of its §3.2, Eq. 9, "convention A"), which gives `dG/dy0 = +λ(t0)`: the
+//! same sign as ours, so the values compare directly.
 //!
 //! **λ of a DAE, and at `t0`.** The library's adjoint point is the total derivative with the
-//! stress `z` following `u` through the constraint (`AdjointPoint::y`), as the note's
-//! continuous adjoint. At `t0` there are two points: `λ(0⁺)`, the note's value, and
+//! stress `z` following `u` through the constraint (`AdjointPoint::y`), as the continuous
+//! adjoint of the reference. At `t0` there are two points: `λ(0⁺)`, the reference's value, and
 //! `dG/dy0`, which adds the capture of the first memory `u* = u0` (the gradient's entry).
 //!
 //! **Units.** The paper gives none. The example reads the model in SI with a dimensionless
@@ -52,7 +55,8 @@ use plot::{split_at, Figure, LegendAt, Panel, XyFigure};
 
 /// Final time (s).
 const T_END: f64 = 10.0;
-/// Relative tolerance: the note's reference values state their trust at rtol 1e-8.
+/// Relative tolerance: the tolerances to which the reference values are trusted are stated for a
+/// solve at rtol 1e-8.
 const RTOL: f64 = 1e-8;
 /// Absolute tolerance.
 const ATOL: f64 = 1e-10;
@@ -62,13 +66,13 @@ const PLOT_SAMPLES: usize = 2001;
 /// The parameter names, in the model's order, as printed.
 const PARAMS: [&str; 4] = ["k_a", "k_b", "alpha", "beta"];
 
-/// The reference solve of the note (`000_serban_hybrid_asa.md`, §4.2, "Reference values":
-/// DOP853 at rtol 1e-12, atol 1e-14, initial mode loading, mode-0 memory `(u*, z*) = (0, 0)`):
-/// `G`, and the tolerance the note trusts at rtol 1e-8 (`|G − G_ref| < 1e-7`).
+/// The reference solve of Serban & Recuero 2019, Ex. 5.2 (DOP853 at rtol 1e-12, atol 1e-14,
+/// initial mode loading, mode-0 memory `(u*, z*) = (0, 0)`): `G`, and the tolerance to which it
+/// is trusted for a solve at rtol 1e-8 (`|G − G_ref| < 1e-7`).
 const REFERENCE_G: (f64, f64) = (0.0499397886064, 1e-7);
-/// The note's converged `dG/dp = [dG/dk_a, dG/dk_b, dG/dα, dG/dβ]` (FSA and ASA of the
-/// reference solve, equal to central differences to 8–9 digits), and the relative error it
-/// trusts at rtol 1e-8 for each (`dG/dβ` is exactly zero: β enters only through
+/// The converged `dG/dp = [dG/dk_a, dG/dk_b, dG/dα, dG/dβ]` (FSA and ASA of the reference
+/// solve, equal to central differences to 8–9 digits), and the relative error to which each is
+/// trusted for a solve at rtol 1e-8 (`dG/dβ` is exactly zero: β enters only through
 /// `2 sinh(βu) − 2βu`, flat at β = 0).
 const REFERENCE_GRADIENT: [(f64, f64); 4] = [
     (-1.336643884e-05, 1e-5),
@@ -76,9 +80,10 @@ const REFERENCE_GRADIENT: [(f64, f64); 4] = [
     (-1.530224960e-06, 1e-4),
     (0.0, 0.0),
 ];
-/// The note's `dG/dv0 = λ₂(0) = 9.062163e-05` ("confirmed by FD"; 7 digits given).
+/// `dG/dv0 = λ₂(0) = 9.062163e-05` of the reference solve's adjoint (confirmed by finite
+/// differences; 7 digits given).
 const REFERENCE_DG_DV0: f64 = 9.062163e-05;
-/// The note's 19 reversal times `t_k` and the states there `(u(t_k), z(t_k))` (its table).
+/// The reference solve's 19 reversal times `t_k` and the states there `(u(t_k), z(t_k))`.
 const REFERENCE_REVERSALS: [(f64, f64, f64); 19] = [
     (0.4215126674, 0.0016182472, 0.2266543926),
     (0.8710606940, -0.0048765951, -0.5416493662),
@@ -135,7 +140,7 @@ fn main() -> Result<(), Box<dyn Error>> {
          t in [0, {T_END}] s, rtol {RTOL:e}, atol {ATOL:e} (ESDIRK4(3)6L[2]SA)"
     );
 
-    // The reversals, against the note's reference solve.
+    // The reversals, against the reference solve.
     println!();
     print!(
         "{:>2}  {:>16}  {:<13}  {:<22}",
@@ -183,8 +188,8 @@ fn main() -> Result<(), Box<dyn Error>> {
     );
     let g_error = (fsa.cost - g_ref).abs();
     println!(
-        "reference G = {g_ref} (note, DOP853 at rtol 1e-12): |G − reference| = {g_error:.1e} \
-         (trusted at rtol 1e-8: < {g_trust:.0e})"
+        "reference G = {g_ref} (reference solve, DOP853 at rtol 1e-12): |G − reference| = \
+         {g_error:.1e} (trusted at rtol 1e-8: < {g_trust:.0e})"
     );
     println!();
     println!(
@@ -219,7 +224,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             format!("{state}0")
         );
         if state == "v" {
-            // The note gives 7 digits and no tolerance for this one.
+            // The reference gives 7 digits and no tolerance for this one.
             let error = relative(forward, REFERENCE_DG_DV0);
             println!("  {REFERENCE_DG_DV0:>16.9e}  {error:>14.1e}  {:>8}", "-");
         } else {
@@ -228,7 +233,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
     println!(
         "FSA vs adjoint: largest relative difference {worst_pair:.1e}; G and dG/dp within the \
-         note's trusted tolerances: {}",
+         reference's trusted tolerances: {}",
         if within_trust { "yes" } else { "NO" }
     );
 
@@ -236,7 +241,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     println!();
     println!(
         "adjoint λ = dG/dy at t0 and right after the reversals of the Fig. 8 window, against the \
-         note (its convention B has our sign):"
+         reference solve (convention B, the paper's §4 sign, is ours):"
     );
     println!(
         "{:>12}  {:>13}  {:>13}  {:>10}  {:>13}  {:>13}  {:>10}",
@@ -275,7 +280,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         println!();
     }
     println!(
-        "largest relative error: λ₂ {:.1e}, λ₁ {:.1e} (the note gives 7 digits)",
+        "largest relative error: λ₂ {:.1e}, λ₁ {:.1e} (the reference gives 7 digits)",
         worst[1], worst[0]
     );
 

@@ -5,7 +5,9 @@
 //! `u' = v`, `m v' = −A z + f(t)` with the load `f(t) = t sin(2πt)/2` (Eq. 45), and the stress
 //! `z` given by the algebraic equation `0 = z − σ(u, u*, z*, p)`, where `(u*, z*)` is the state
 //! at the last reversal (the memory; at the start, the initial state) and, in the closed form
-//! of the EM law (Eq. 46 rewritten; `/work/shared/notes/000_serban_hybrid_asa.md`, §4.2):
+//! of the EM law (Eq. 46 with the derived memory variable `u*_i` of §5.2 substituted; it equals
+//! Eq. 46 to about 3e-14 and is better conditioned; erratum of Serban & Recuero 2019, §5.2: the
+//! printed `u*_i` has `sinh(βu*)`, which must read `2 sinh(βu*)` for `σ = z*` at `u = u*`):
 //!
 //! `σ = g_β(u) + ξ c − E (g_β(u*) + ξ c − z*)`, `g_β(u) = −2βu + 2 sinh(βu) + k_b u`,
 //! `E = exp(−α ξ (u − u*))`, `c = f̄ + δ/α`,
@@ -132,10 +134,11 @@ pub mod steel {
     }
 }
 
-/// The continuous adjoint of this model at the paper's parameters, from the project's note on
-/// Serban & Recuero (convention B, the sign of ours) right after the reversals in the
-/// paper's Fig. 8 window, `(t_k, λ₁(t_k⁺), λ₁(t_k⁻), λ₂(t_k))`, and `λ(0⁺)` (its table and the
-/// line after the reference gradient; 7 digits given).
+/// The continuous adjoint of this model at the paper's parameters (Serban & Recuero 2019,
+/// Ex. 5.2: Eq. 48 with the jumps of Algorithm 1, in the sign of the paper's §4, which is ours),
+/// computed along an independent reference solve (DOP853 at rtol 1e-12, atol 1e-14), right
+/// after the reversals in the paper's Fig. 8 window, `(t_k, λ₁(t_k⁺), λ₁(t_k⁻), λ₂(t_k))`, and
+/// `λ(0⁺)` (7 digits given).
 #[allow(dead_code)] // the example and the tests use it; `reproduce` includes this file too
 pub const REFERENCE_ADJOINT_JUMPS: [(f64, f64, f64, f64); 4] = [
     (6.19324271, 7.442231e-04, 1.895932e-02, 1.835433e-03),
@@ -143,6 +146,6 @@ pub const REFERENCE_ADJOINT_JUMPS: [(f64, f64, f64, f64); 4] = [
     (7.19960693, -2.283082e-01, -2.878139e-02, 1.351316e-02),
     (7.70358866, 2.706821e-02, 2.973664e-02, 8.177830e-04),
 ];
-/// `λ(0⁺)` of the note.
+/// `λ(0⁺)` of the same reference adjoint (`λ₂(0) = dG/dv0`, confirmed by finite differences).
 #[allow(dead_code)] // as above
 pub const REFERENCE_ADJOINT_START: [f64; 2] = [-4.682615e-04, 9.062163e-05];

@@ -418,7 +418,7 @@ const MODES: [f64; 2] = [1.0, -1.0];
 const PARAMS: [Params; 3] = [NOMINAL, WITH_BETA, PERTURBED];
 
 #[test]
-fn em_stress_law_partials_match_the_note() {
+fn em_stress_law_partials_match_the_hand_derivation() {
     let (mut g, scope) = law_graph();
     let sigmas: Vec<ExprId> = MODES
         .iter()

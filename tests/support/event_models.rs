@@ -214,8 +214,9 @@ pub mod two_mode {
 mod steel_model;
 pub use steel_model::{steel, REFERENCE_ADJOINT_JUMPS, REFERENCE_ADJOINT_START};
 
-/// The memory toy of the note on Serban & Recuero (`examples/reproduce/models/memory_toy.rs`,
-/// included): a mode that reads the memory and a switch whose time moves with a parameter.
+/// The memory toy, the project's own test problem (defined in
+/// `examples/reproduce/models/memory_toy.rs`, included): a mode that reads the memory and a
+/// switch whose time moves with a parameter.
 #[path = "../../examples/reproduce/models/memory_toy.rs"]
 mod memory_toy_model;
 pub use memory_toy_model::memory_toy;

@@ -11,9 +11,9 @@
 //! - [`expected_target`] and [`check_event_targets`]: the mode each of the four surface guards
 //!   enters, by the paper's sign tests.
 //! - [`check_identities`]: `g_y (f_F)_y = −f_Fᵀ g_yy` and `g_y (f_F)_p = −f_Fᵀ g_yp` on the
-//!   generated kernels (the note's identities, whose second reads `g_y (f_F)_p = 0` when `g_y`
-//!   does not depend on `p`), which hold because `g_y f_F ≡ 0` for a surface that does not read
-//!   the time.
+//!   generated kernels (not in the paper: the derivatives of its Eq. 11, which Eq. 12 makes an
+//!   identity; the second reads `g_y (f_F)_p = 0` when `g_y` does not depend on `p`), which
+//!   hold because `g_y f_F ≡ 0` for a surface that does not read the time.
 
 use hysens::runtime::{EventTarget, HybridModel, ModeJacobian, Point};
 

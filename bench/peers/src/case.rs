@@ -22,7 +22,7 @@ pub struct Case {
     pub t_end: f64,
     /// Nominal parameter values, in the order of `sens`.
     pub params: &'static [f64],
-    /// Parameter names, for the notes.
+    /// Parameter names, for the table's Notes section.
     pub param_names: &'static [&'static str],
     /// Names of the compared outputs, in the order of `Reference::outputs`.
     pub outputs: &'static [&'static str],

@@ -1,5 +1,5 @@
 //! The markdown report: the main table (one row per case × tool/method), a table of one key
-//! sensitivity per case printed verbatim, and the notes (references, metric, settings).
+//! sensitivity per case printed verbatim, and the Notes section (references, metric, settings).
 
 use std::fmt::Write;
 

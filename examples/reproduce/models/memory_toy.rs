@@ -1,7 +1,7 @@
-//! The memory toy of the note `000_serban_hybrid_asa.md`, §2.4 and §4.3 (not in the paper): a
-//! mode that reads the memory and a switch whose time moves with a parameter, so the memory's
-//! sensitivity must be the total derivative `s⁺ + ẏ⁺ τ` at the switch — Serban & Recuero's
-//! Eq. 25 read literally (`s* = s⁺`) gives `dG/dp2 = −1.26424`, which is wrong.
+//! The memory toy, the project's own test problem (in no paper; defined here): a mode that reads
+//! the memory and a switch whose time moves with a parameter, so the memory's sensitivity must
+//! be the total derivative `s⁺ + ẏ⁺ τ` at the switch — erratum of Serban & Recuero 2019, §4.1,
+//! Eq. 25, which sets `s* = s⁺`: read literally it gives `dG/dp2 = −1.26424`, which is wrong.
 //!
 //! `y1' = 1`, `y2' = −p1 (y2 − y2*) + 1` from `y(0) = 0` (the first mode's memory is the initial
 //! state, so `y2* = 0`), the switch when `y1 − p2` rises through zero (at `t1 = p2`) with `y`
@@ -12,7 +12,7 @@
 
 use hysens::hybrid_model;
 
-/// The memory toy (note §2.4).
+/// The memory toy (the project's own test problem; module docs).
 #[hybrid_model]
 pub mod memory_toy {
     /// The states.

@@ -12,9 +12,10 @@
 //! `f_F` is an expression of the modes' bodies, so the kernels differentiate all of it: its
 //! Jacobian `(f_F)_y = (1 − α) f¹_y + α f²_y + (f² − f¹) α_y` and parameter Jacobian (with
 //! `α_p`) come out of the symbolic engine with the second derivatives `g_yy`, `g_yp` they
-//! contain (the note's §1.5; dropping the `α` terms is the pitfall of its §8). Two identities
-//! hold for a surface that does not read `t`, and the tests check them on the generated
-//! kernels: `g_y (f_F)_p ≡ 0` and `g_y (f_F)_y ≡ −f_Fᵀ g_yy`.
+//! contain (the quotient rule on Eq. 12, which the paper does not write out; dropping the `α`
+//! terms gives a wrong `(f_F)_y` and wrong gradients). Two identities hold for a surface that
+//! does not read `t`, and the tests check them on the generated kernels: `g_y (f_F)_p ≡ 0` and
+//! `g_y (f_F)_y ≡ −f_Fᵀ g_yy`.
 
 use hysens_symbolic::{ExprId, Graph};
 
