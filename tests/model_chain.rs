@@ -82,7 +82,7 @@ fn first_species_closed_form() {
 /// The FSA gradient across the dose: from `a_0 = 1, a_99 = 1, a_100 = 0.4`, `a_99` decays into
 /// `a_100`, which reaches 0.5 at `t_e = ln(10/9)/k_99` (≈ 3e-4), where `a_0` gets the dose:
 /// `a_0(T) = e^{−k_0 T} + e^{−k_0 (T − t_e)}`. Checked: the event time and `dt_e/dk_99`,
-/// `∂a_0/∂k_0` (the brief's `−t a_0`, summed over both doses) and `∂a_0/∂k_99` (through the
+/// `∂a_0/∂k_0` (`−t a_0` of the closed form, summed over both doses) and `∂a_0/∂k_99` (through the
 /// event time) against the closed form; every column's total mass is constant; and the
 /// columns of `k_0`, `k_1`, `k_99` against central differences of replays of the same step
 /// sequence. The core calls (`solve_with_sensitivities`, `solve_with`) run on the caller's

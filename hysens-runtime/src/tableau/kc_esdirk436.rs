@@ -7,8 +7,8 @@
 //! the correctly rounded `core::f64::consts::SQRT_2`. The first column and `b_1` follow from the
 //! row sums (`a_i1 = c_i − Σ_{j≥2} a_ij`, `b_1 = 1 − Σ_{j≥2} b_j`), as in the paper. The embedded
 //! weights `b̂_2..b̂_6` are the rational numbers printed in Table 16 and `b̂_1 = 1 − Σ_{j≥2} b̂_j`.
-//! (Note: the brief expected all-rational coefficients; Table 16 of the 2016 review has `√2` in
-//! the advancing method. The unit tests verify every order condition.)
+//! (The coefficients are not all rational: Table 16 of the 2016 review has `√2` in the
+//! advancing method. The unit tests verify every order condition.)
 
 use super::Tableau;
 use core::f64::consts::SQRT_2;
