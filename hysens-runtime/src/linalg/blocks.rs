@@ -8,6 +8,8 @@
 //! Each product sums in a fixed order (the `y` columns, then the `z` columns), the order the
 //! forward and the transposed maps both rely on to agree to round-off.
 
+#![allow(clippy::needless_range_loop)] // index loops: the block products read like their formulas
+
 use super::all_finite;
 
 /// Jacobian blocks of one mode at a point `(t, y, z, p)`. Row index = equation, column index =
@@ -46,24 +48,24 @@ impl<const NY: usize, const NZ: usize> ModeJacobian<NY, NZ> {
     /// Cantisani & Jørgensen, Eq. 7), rows `f` then `g`, columns `y` then `z`, written into
     /// `m` (`N = NY + NZ`): the Newton iteration matrix of the stages and the exact matrix of
     /// their sensitivity equations alike.
+    #[inline(always)]
     pub(crate) fn write_stage_matrix<const N: usize>(&self, hg: f64, m: &mut [[f64; N]; N]) {
-        for (r, row) in m.iter_mut().enumerate().take(NY) {
-            let (y, z) = row.split_at_mut(NY);
-            for (c, (out, a)) in y.iter_mut().zip(&self.fy[r]).enumerate() {
-                *out = -hg * a + if r == c { 1.0 } else { 0.0 };
+        for r in 0..NY {
+            for c in 0..NY {
+                m[r][c] = -hg * self.fy[r][c] + if r == c { 1.0 } else { 0.0 };
             }
-            for (out, a) in z.iter_mut().zip(&self.fz[r]) {
-                *out = -hg * a;
+            for c in 0..NZ {
+                m[r][NY + c] = -hg * self.fz[r][c];
             }
         }
-        for (row, (gy, gz)) in m[NY..].iter_mut().zip(self.gy.iter().zip(&self.gz)) {
-            let (y, z) = row.split_at_mut(NY);
-            y.copy_from_slice(gy);
-            z.copy_from_slice(gz);
+        for r in 0..NZ {
+            m[NY + r][..NY].copy_from_slice(&self.gy[r]);
+            m[NY + r][NY..].copy_from_slice(&self.gz[r]);
         }
     }
 
     /// The stage matrix of [`ModeJacobian::write_stage_matrix`] as a new array.
+    #[inline(always)]
     pub(crate) fn stage_matrix<const N: usize>(&self, hg: f64) -> [[f64; N]; N] {
         let mut m = [[0.0; N]; N];
         self.write_stage_matrix(hg, &mut m);
@@ -72,6 +74,7 @@ impl<const NY: usize, const NZ: usize> ModeJacobian<NY, NZ> {
 
     /// `out_f += f_y S_y + f_z S_z`, column by column: the `f` rows of the Jacobian times the
     /// `K` columns `(S_y, S_z)`.
+    #[inline(always)]
     pub(crate) fn add_f_times<const K: usize>(
         &self,
         sy: &[[f64; K]; NY],
@@ -82,6 +85,7 @@ impl<const NY: usize, const NZ: usize> ModeJacobian<NY, NZ> {
     }
 
     /// `out_g += g_y S_y + g_z S_z`: the `g` rows of the Jacobian times the columns `(S_y, S_z)`.
+    #[inline(always)]
     pub(crate) fn add_g_times<const K: usize>(
         &self,
         sy: &[[f64; K]; NY],
@@ -93,24 +97,40 @@ impl<const NY: usize, const NZ: usize> ModeJacobian<NY, NZ> {
 
     /// The transposed product `(f_yᵀ λ + g_yᵀ μ, f_zᵀ λ + g_zᵀ μ)`: the adjoint of
     /// [`ModeJacobian::add_f_times`] and [`ModeJacobian::add_g_times`] together.
+    #[inline(always)]
     pub(crate) fn transposed_times(
         &self,
         lambda: &[f64; NY],
         mu: &[f64; NZ],
     ) -> ([f64; NY], [f64; NZ]) {
-        // Column `c` of `[f_*; g_*]` against `(λ, μ)`: the `f` rows, then the `g` rows.
-        let column = |f: &dyn Fn(usize) -> f64, g: &dyn Fn(usize) -> f64| {
-            let from_f = (0..NY).fold(0.0, |v, r| v + f(r) * lambda[r]);
-            (0..NZ).fold(from_f, |v, r| v + g(r) * mu[r])
-        };
-        let y = core::array::from_fn(|c| column(&|r| self.fy[r][c], &|r| self.gy[r][c]));
-        let z = core::array::from_fn(|c| column(&|r| self.fz[r][c], &|r| self.gz[r][c]));
+        let (mut y, mut z) = ([0.0; NY], [0.0; NZ]);
+        for c in 0..NY {
+            let mut v = 0.0;
+            for r in 0..NY {
+                v += self.fy[r][c] * lambda[r];
+            }
+            for r in 0..NZ {
+                v += self.gy[r][c] * mu[r];
+            }
+            y[c] = v;
+        }
+        for c in 0..NZ {
+            let mut v = 0.0;
+            for r in 0..NY {
+                v += self.fz[r][c] * lambda[r];
+            }
+            for r in 0..NZ {
+                v += self.gz[r][c] * mu[r];
+            }
+            z[c] = v;
+        }
         (y, z)
     }
 }
 
 /// `out += A S_y + B S_z` for the row blocks `A` (`R × NY`) and `B` (`R × NZ`), each entry
 /// summed over the `y` columns, then the `z` columns, onto its value in `out`.
+#[inline(always)]
 fn add_block_rows<const R: usize, const NY: usize, const NZ: usize, const K: usize>(
     a: &[[f64; NY]; R],
     b: &[[f64; NZ]; R],
@@ -118,10 +138,15 @@ fn add_block_rows<const R: usize, const NY: usize, const NZ: usize, const K: usi
     sz: &[[f64; K]; NZ],
     out: &mut [[f64; K]; R],
 ) {
-    for ((out, a), b) in out.iter_mut().zip(a).zip(b) {
-        for (a, s) in a.iter().zip(sy).chain(b.iter().zip(sz)) {
-            for (o, s) in out.iter_mut().zip(s) {
-                *o += a * s;
+    for r in 0..R {
+        for c in 0..NY {
+            for q in 0..K {
+                out[r][q] += a[r][c] * sy[c][q];
+            }
+        }
+        for c in 0..NZ {
+            for q in 0..K {
+                out[r][q] += b[r][c] * sz[c][q];
             }
         }
     }

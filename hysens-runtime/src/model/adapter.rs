@@ -188,7 +188,9 @@ where
 }
 
 /// `fp += f_{y*} s* + f_{z*} w*`, `gp += g_{y*} s* + g_{z*} w*` with the memory Jacobian `mj`
-/// (blocks `fy, fz, gy, gz` hold `∂f/∂y*, ∂f/∂z*, ∂g/∂y*, ∂g/∂z*`).
+/// (blocks `fy, fz, gy, gz` hold `∂f/∂y*, ∂f/∂z*, ∂g/∂y*, ∂g/∂z*`). Out of line: modes
+/// without memory keep a small, inlined `parameter_jacobian`.
+#[inline(never)]
 pub fn add_memory_terms<const NY: usize, const NZ: usize, const NP: usize>(
     mj: &ModeJacobian<NY, NZ>,
     sy: &[[f64; NP]; NY],
