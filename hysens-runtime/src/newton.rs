@@ -43,7 +43,6 @@
 //! tolerance-scaled test of the first serves both, with the larger iteration limit (30) of the
 //! second; after a reset the next segment's integrator makes `z⁺` consistent, starting from
 //! `z⁻`.
-#![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 use crate::error::SolveError;
 use crate::linalg::all_finite;

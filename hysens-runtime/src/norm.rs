@@ -2,7 +2,6 @@
 //!
 //! `‖v‖ = sqrt( (1/n) Σ_i (v_i / w_i)² )` with weights `w_i = atol_i + rtol_i |u_i|`
 //! (Kristensen et al. 2005, Eq. 21). A value `≤ 1` means "within tolerance".
-#![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 /// Weights `w_i = atol_i + rtol_i · max(|u_i|, |v_i|)` for a pair of reference vectors (start and
 /// end of a step); pass the same vector twice for a single reference.

@@ -10,7 +10,6 @@
 //!
 //! At the initial point the consistent `z_0` and the first mode's memory are transposed
 //! (`start.rs`).
-#![allow(clippy::needless_range_loop)]
 
 use super::checkpoint::Checkpoint;
 use super::cost::add_scalar_seed;

@@ -18,7 +18,6 @@
 //! quantity of their Eq. 4) is computed for the grazing test only; it enters no sensitivity.
 //! So is the motion of the state after the event with the event time,
 //! `∂y⁺/∂t* = R_t + R_y ẏ⁻ + R_z ż⁻`, for the arming of the next mode's guards (`arming.rs`).
-#![allow(clippy::needless_range_loop)]
 
 use super::{algebraic_rate, t_eps, AfterEvent};
 use crate::error::SolveError;

@@ -1,6 +1,5 @@
 //! The forward sensitivities in the local error test ([`crate::Options::sensitivity_error_test`];
 //! module docs of `fsa/`, "In the error test").
-#![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 use super::Following;
 use crate::model::SmoothMode;

@@ -81,7 +81,6 @@
 //! stage matrices (none for a constant Jacobian: every stage matrix is then the step's
 //! iteration matrix), and one solve with `NP` right-hand sides (plus one for the H-direction)
 //! per implicit stage.
-#![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 pub(crate) mod cost;
 mod error_test;

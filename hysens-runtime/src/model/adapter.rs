@@ -18,7 +18,6 @@
 //! i.e. those of a memory-free mode whose parameter Jacobians are the bracketed totals. This
 //! adapter returns those totals from [`SmoothMode::parameter_jacobian`], so the existing IND
 //! sensitivities (`fsa/`) carry the memory terms as extra sources unchanged.
-#![allow(clippy::needless_range_loop)]
 
 use super::{HybridModel, Memory, ModeJacobian, Point, SmoothMode};
 

@@ -28,7 +28,6 @@
 //!   `100 h0`. The step-size limit of the attempts is `16 ε |t|` (`h_roundoff`), so the first
 //!   step can be rejected once by `fac_min = 0.2` before it.
 //!
-#![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 use super::attempt::Attempt;
 use super::{h_roundoff, positive_finite, JacState, Stepper, Trial};

@@ -10,7 +10,6 @@
 //! decision, measured on the run above: 47 instead of 122 Jacobians but 4469 instead of 3306
 //! `f` evaluations.)
 //!
-#![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 use super::Stepper;
 use crate::error::SolveError;
