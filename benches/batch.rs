@@ -23,7 +23,7 @@ use hysens::runtime::HybridOutputs;
 
 #[path = "../tests/support/models.rs"]
 mod models;
-use models::ex51;
+use models::{ex51, ex51_batch};
 
 /// Solves per batch.
 const N: usize = 64;
@@ -33,12 +33,7 @@ fn batches(c: &mut Criterion) {
         .solver()
         .tolerances(1e-8, 1e-10)
         .sensitivities_to(Params::All, InitialStates::All);
-    let items: Vec<_> = (0..N)
-        .map(|k| {
-            let p = 2.6 + 0.6 * k as f64 / N as f64;
-            (ex51::X { x: 0.0 }, ex51::P { p })
-        })
-        .collect();
+    let items = ex51_batch(N);
     let mut slots: Vec<_> = items.iter().map(|_| Slot::summary()).collect();
 
     // The batch is the sequential solves, before anything is timed.

@@ -1,12 +1,12 @@
 //! The cost of a gradient against the number of parameters: one solve of the 100-reaction
-//! chain (`benches/models/chain100.rs`: 101 states, 100 rates, one dosing event), plain and
-//! with forward sensitivities to all 100 rates, and the gradient by the discrete adjoint
+//! chain (`chain100` of `benches/models/chains.rs`: 101 states, 100 rates, one dosing event),
+//! plain and with forward sensitivities to all 100 rates, and the gradient by the discrete adjoint
 //! (`Solver::gradient`: a forward solve that records a tape, then one backward pass), all
 //! through the builder, and the adjoint with a checkpointed tape (a window of 16 steps and a
 //! checkpoint before every 16th step, caller storage: `Model::solve_adjoint`). FSA carries one sensitivity column per parameter, so its cost over
 //! the plain solve grows with the number of parameters; the adjoint's does not.
 //!
-//! Settings: `a(0) = (1, 0, …, 0)`, the rates of `chain100::rates()` (1 to 1e4), horizon
+//! Settings: `a(0) = (1, 0, …, 0)`, the rates of `chains::rates()` (1 to 1e4), horizon
 //! `[0, 40]` (the dose fires once, near `t ≈ 11`), rtol 1e-6, atol 1e-9, ESDIRK4(3)6L[2]SA.
 //!
 //! Run with `cargo bench --bench gradient`. The runtime keeps everything on the stack: the
@@ -21,7 +21,7 @@ use criterion::{criterion_group, Criterion};
 use hysens::prelude::*;
 use hysens::runtime::{AdjointTape, Checkpoint, HybridOutputs, HybridSolution, TapeStep};
 
-#[path = "models/chain100.rs"]
+#[path = "models/chains.rs"]
 mod chain;
 use chain::chain100;
 
@@ -33,7 +33,7 @@ const ATOL: f64 = 1e-9;
 const WINDOW: usize = 16;
 
 fn gradient(c: &mut Criterion) {
-    let (x0, p) = (chain::initial_state(), chain::rates());
+    let (x0, p): (chain100::X, chain100::P) = (chain::initial_state(), chain::rates());
     let plain = chain100::Model.solver().tolerances(RTOL, ATOL);
     let fsa = plain.sensitivities_to(Params::All, InitialStates::None);
 

@@ -18,9 +18,9 @@ use hysens::batch::{Slot, TooFewSlots};
 use hysens::prelude::*;
 use hysens::runtime::HybridOutputs;
 
-#[path = "quickstart/model.rs"]
-mod model;
-use model::ex51;
+#[path = "../tests/support/models.rs"]
+mod models;
+use models::{ex51, ex51_batch};
 
 /// Solves per batch.
 const N: usize = 64;
@@ -45,12 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .solver()
         .tolerances(1e-8, 1e-10)
         .sensitivities_to(Params::All, InitialStates::All);
-    let items: Vec<_> = (0..N)
-        .map(|k| {
-            let p = 2.6 + 0.6 * k as f64 / N as f64;
-            (ex51::X { x: 0.0 }, ex51::P { p })
-        })
-        .collect();
+    let items = ex51_batch(N);
     let mut slots: Vec<_> = items.iter().map(|_| Slot::summary()).collect();
 
     let run_sequential = |slots: &mut [Slot<'_, 1, 0, 2>]| -> Duration {

@@ -1,7 +1,8 @@
 //! How much stack a solve needs: the smallest stack of a spawned thread on which each kind of
-//! solve of the reaction chains (`benches/models/chain{2,10,30,100}.rs`: 3, 11, 31 and 101
-//! states) completes, found by bisection, next to the runtime's estimate
-//! (`hysens::runtime::stack_estimate`, with its safety margin) and their ratio.
+//! solve of the reaction chains (`chain2`, `chain10`, `chain30` and `chain100` of
+//! `benches/models/chains.rs`: 3, 11, 31 and 101 states) completes, found by bisection, next to
+//! the runtime's estimate (`hysens::runtime::stack_estimate`, with its safety margin) and their
+//! ratio.
 //!
 //! ```sh
 //! cargo run --example stack_probe                  # debug build: the whole table
@@ -37,14 +38,8 @@ use hysens::runtime::{
     stack_estimate, AdjointTape, EventRecord, HybridOutputs, HybridSolution, Sample, TapeStep,
 };
 
-#[path = "../benches/models/chain10.rs"]
-mod chain10;
-#[path = "../benches/models/chain100.rs"]
-mod chain100;
-#[path = "../benches/models/chain2.rs"]
-mod chain2;
-#[path = "../benches/models/chain30.rs"]
-mod chain30;
+#[path = "../benches/models/chains.rs"]
+mod chains;
 
 /// The horizon: the dose fires well before it in every chain (at ~5e-3, ~7e-5 and ~3e-4).
 const T: f64 = 0.05;
@@ -57,7 +52,7 @@ const MODELS: [&str; 4] = ["chain2", "chain10", "chain30", "chain100"];
 macro_rules! cases {
     ($chain:ident, $cases:ident) => {
         mod $cases {
-            use super::$chain::{self as chain, $chain as m};
+            use super::chains::{rates, $chain as m};
             use super::*;
             const NY: usize = m::Model::NY;
 
@@ -77,7 +72,7 @@ macro_rules! cases {
             #[inline(never)]
             pub fn solve() -> usize {
                 let samples = [T / 2.0];
-                let solution = solver(&samples).solve(0.0, T, &x0(), &chain::rates());
+                let solution = solver(&samples).solve(0.0, T, &x0(), &rates());
                 solution.expect("solves").events.len()
             }
 
@@ -86,14 +81,14 @@ macro_rules! cases {
                 let samples = [T / 2.0];
                 let solution = solver(&samples)
                     .sensitivities_to(Params::All, InitialStates::All)
-                    .solve(0.0, T, &x0(), &chain::rates());
+                    .solve(0.0, T, &x0(), &rates());
                 solution.expect("solves").events.len()
             }
 
             #[inline(never)]
             pub fn gradient() -> usize {
                 let samples = [T / 2.0];
-                let gradient = solver(&samples).gradient(0.0, T, &x0(), &chain::rates());
+                let gradient = solver(&samples).gradient(0.0, T, &x0(), &rates());
                 usize::from(gradient.expect("solves").adjoint.len() > 2)
             }
 
@@ -101,7 +96,7 @@ macro_rules! cases {
             #[inline(never)]
             pub fn core(adjoint: bool) -> usize {
                 let samples = [T / 2.0];
-                let mut problem = Box::new(m::Model::problem(0.0, T, &x0(), &chain::rates()));
+                let mut problem = Box::new(m::Model::problem(0.0, T, &x0(), &rates()));
                 problem.sample_times = &samples;
                 let options = Box::new(HybridOptions::new(1e-6, 1e-9));
                 let mut solution = Box::new(HybridSolution::ZERO);
@@ -156,7 +151,7 @@ cases!(chain100, cases100);
 /// The runtime's estimates for each case of one chain module.
 macro_rules! estimates {
     ($chain:ident) => {{
-        use $chain::$chain as m;
+        use chains::$chain as m;
         const NY: usize = m::Model::NY;
         const NP: usize = m::Model::NP;
         let params = stack_estimate::<6, NY, 0, NP, NY>();

@@ -4,8 +4,9 @@
 //! Random parameters, initial states, spans, tolerances, tableaus (ESDIRK23/34/436L2SA) and
 //! sampled costs (random sample times in the span, random data) of two hybrid models with
 //! sampled costs: the bouncing ball (`tests/model_ball.rs`'s terminal costs plus a sampled
-//! misfit of the height) and Serban & Recuero's Example 5.1 (`tests/support/models.rs`'s
-//! `ex51`, one to several switches, its integral cost plus a sampled misfit). For each case:
+//! misfit of the height) and Serban & Recuero's Example 5.1 (`ex51_costs` of
+//! `tests/support/event_models.rs`: the quickstart's model with an integral, a terminal and a
+//! sampled cost; one to several switches). For each case:
 //!
 //! - the forward sensitivities through the builder, with `Params::All, InitialStates::All`
 //!   (`solve_into`: `cost_gradient` = `dG/dp` then `dG/dy0`);
@@ -101,62 +102,11 @@ pub mod ball {
     }
 }
 
-/// Serban & Recuero 2019, Example 5.1 (`examples/quickstart/model.rs`), with a sampled cost.
-#[hybrid_model]
-pub mod ex51 {
-    /// The state.
-    #[states]
-    pub struct X {
-        /// The scalar state `x`.
-        pub x: f64,
-    }
-
-    /// The parameter.
-    #[params]
-    pub struct P {
-        /// The switching threshold `p`.
-        pub p: f64,
-    }
-
-    /// The switching function `x³ − 5x² + 7x − p`.
-    fn h(x: &X, p: &P) -> f64 {
-        x.x.powi(3) - 5.0 * x.x.powi(2) + 7.0 * x.x - p.p
-    }
-
-    #[mode(initial_if(to_b, negative))]
-    fn a(x: &X) -> X {
-        X { x: 4.0 - x.x }
-    }
-
-    #[mode(initial_if(to_a, positive))]
-    fn b(x: &X) -> X {
-        X {
-            x: 10.0 - 2.0 * x.x,
-        }
-    }
-
-    #[guard(a -> b, rising)]
-    fn to_b(x: &X, p: &P) -> f64 {
-        h(x, p)
-    }
-
-    #[guard(b -> a, falling)]
-    fn to_a(x: &X, p: &P) -> f64 {
-        h(x, p)
-    }
-
-    /// `∫ x dt`.
-    #[cost(integral)]
-    fn area(x: &X) -> f64 {
-        x.x
-    }
-
-    /// Least squares against the sampled states.
-    #[cost(sampled)]
-    fn misfit(x: &X, d: f64) -> f64 {
-        (x.x - d).powi(2)
-    }
-}
+/// Serban & Recuero 2019, Example 5.1 with all three cost kinds (`ex51_costs` of
+/// `support/event_models.rs`).
+#[path = "support/event_models.rs"]
+mod event_models;
+use event_models::ex51_costs as ex51;
 
 /// One random problem: span, initial state, parameters, samples with data, tolerance,
 /// tableau, and a seed `∂y0/∂p` (or none).
@@ -228,6 +178,18 @@ fn close(what: &str, adjoint: f64, forward: f64, worst: &mut f64) -> Result<(), 
     Ok(())
 }
 
+/// Outputs into `samples`, without the event and step logs (which the comparison does not
+/// read).
+fn samples_only<const NY: usize, const NP: usize>(
+    samples: &mut [Sample<NY, 0, NP>],
+) -> HybridOutputs<'_, NY, 0, NP> {
+    HybridOutputs {
+        samples,
+        events: None,
+        steps: None,
+    }
+}
+
 /// A compared case (its events and largest relative difference) or a skipped one (the error
 /// of its forward sensitivities, and whether the adjoint's differs as in [`check`]'s comment).
 enum Outcome {
@@ -251,7 +213,6 @@ where
     let n = case.times.len();
 
     // Forward sensitivities to p and y0 (the builder's extended model).
-    let mut samples = vec![Sample::ZERO; n];
     let mut fsa = HybridSolution::<NY, 0, NS>::ZERO;
     let forward = Solver::new(model)
         .tableau(tableau)
@@ -264,11 +225,7 @@ where
             case.tf,
             &Fields::from_array(case.y0),
             &Fields::from_array(case.p),
-            &mut HybridOutputs {
-                samples: &mut samples,
-                events: None,
-                steps: None,
-            },
+            &mut samples_only(&mut vec![Sample::ZERO; n]),
             &mut fsa,
         );
 
@@ -284,17 +241,12 @@ where
         sample_data: &case.data,
     };
     let mut tape = vec![TapeStep::ZERO; 20_000];
-    let mut samples = vec![Sample::ZERO; n];
     let mut asa = HybridSolution::ZERO;
     let mut gradient = AdjointGradient::ZERO;
     let adjoint = solve_adjoint(
         &HybridRun::new(model, tableau, &problem, &options),
         AdjointTape::full(&mut tape),
-        &mut HybridOutputs {
-            samples: &mut samples,
-            events: None,
-            steps: None,
-        },
+        &mut samples_only(&mut vec![Sample::ZERO; n]),
         &mut asa,
         &mut gradient,
     );
@@ -314,15 +266,10 @@ where
         // Errors are compared by `Debug`, so that NaN fields compare equal.
         let debug = |r: &dyn core::fmt::Debug| format!("{r:?}");
         // The adjoint's forward pass is the plain solve (no sensitivities): the same error.
-        let mut samples = vec![Sample::ZERO; n];
         let mut plain = HybridSolution::ZERO;
         let plain = solve(
             &HybridRun::new(model, tableau, &problem, &options),
-            &mut HybridOutputs {
-                samples: &mut samples,
-                events: None,
-                steps: None,
-            },
+            &mut samples_only(&mut vec![Sample::ZERO; n]),
             &mut plain,
         );
         prop_assert_eq!(debug(&adjoint), debug(&plain), "the adjoint's forward pass");
@@ -390,27 +337,17 @@ where
             sensitivities: Some(seed),
             ..problem
         };
-        let mut samples = vec![Sample::ZERO; n];
         let mut fsa = HybridSolution::ZERO;
         let forward = solve(
             &HybridRun::new(model, tableau, &seeded, &options),
-            &mut HybridOutputs {
-                samples: &mut samples,
-                events: None,
-                steps: None,
-            },
+            &mut samples_only(&mut vec![Sample::ZERO; n]),
             &mut fsa,
         );
         prop_assert_eq!(forward, Ok(()), "the seeds do not change the forward solve");
-        let mut samples = vec![Sample::ZERO; n];
         let adjoint = solve_adjoint(
             &HybridRun::new(model, tableau, &seeded, &options),
             AdjointTape::full(&mut tape),
-            &mut HybridOutputs {
-                samples: &mut samples,
-                events: None,
-                steps: None,
-            },
+            &mut samples_only(&mut vec![Sample::ZERO; n]),
             &mut asa,
             &mut gradient,
         );

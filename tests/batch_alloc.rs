@@ -38,7 +38,7 @@ mod counting_alloc;
 #[path = "support/models.rs"]
 mod models;
 use counting_alloc::count_all_threads;
-use models::ex51;
+use models::{ex51, ex51_batch};
 
 /// The most allocations rayon's scheduling may make in one batch (see the module docs).
 const BOOKKEEPING: usize = 4;
@@ -55,12 +55,7 @@ fn counts(pool: &rayon::ThreadPool, n: usize, rtol: f64) -> (usize, usize, usize
         .solver()
         .tolerances(rtol, rtol * 1e-2)
         .sensitivities_to(Params::All, InitialStates::All);
-    let items: Vec<_> = (0..n)
-        .map(|k| {
-            let p = 2.6 + 0.6 * k as f64 / n as f64;
-            (ex51::X { x: 0.0 }, ex51::P { p })
-        })
-        .collect();
+    let items = ex51_batch(n);
     let mut events = vec![EventRecord::ZERO; 8 * n];
     let mut slots: Vec<_> = events
         .chunks_mut(8)

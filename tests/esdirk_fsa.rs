@@ -205,39 +205,20 @@ fn fsa_linear_closed_form() {
             + 2.0 * t * e / (mu * mu * mu));
     let dy_dlam = t * e - a * dint_dmu + 1.0 * e; // + e^{λt} from the initial sensitivity 1
     let dy_da = int;
-    for name in ["ESDIRK34", "ESDIRK4(3)6L"] {
+    /// `y(t)` and its sensitivities from the initial sensitivity `(1, 0)`, at rtol 1e-10.
+    fn integrate<const S: usize>(tab: &Tableau<S>, lam: f64, a: f64, t: f64) -> (f64, [f64; 2]) {
         let opts = Options::new(1e-10, 1e-10);
-        let (y, s) = if name == "ESDIRK34" {
-            let mut it = Esdirk::<_, 4, 1, 0, 2, 1>::new(
-                &Scalar,
-                &ESDIRK34,
-                0,
-                [lam, a],
-                0.0,
-                [1.0],
-                [],
-                opts,
-            )
-            .unwrap();
-            it.enable_sensitivities([[1.0, 0.0]]).unwrap();
-            it.integrate_to(t, no_obs).unwrap();
-            (it.y()[0], it.sensitivities().0[0])
-        } else {
-            let mut it = Esdirk::<_, 6, 1, 0, 2, 1>::new(
-                &Scalar,
-                &ESDIRK436L2SA,
-                0,
-                [lam, a],
-                0.0,
-                [1.0],
-                [],
-                opts,
-            )
-            .unwrap();
-            it.enable_sensitivities([[1.0, 0.0]]).unwrap();
-            it.integrate_to(t, no_obs).unwrap();
-            (it.y()[0], it.sensitivities().0[0])
-        };
+        let mut it =
+            Esdirk::<_, S, 1, 0, 2, 1>::new(&Scalar, tab, 0, [lam, a], 0.0, [1.0], [], opts)
+                .unwrap();
+        it.enable_sensitivities([[1.0, 0.0]]).unwrap();
+        it.integrate_to(t, no_obs).unwrap();
+        (it.y()[0], it.sensitivities().0[0])
+    }
+    for (name, (y, s)) in [
+        ("ESDIRK34", integrate(&ESDIRK34, lam, a, t)),
+        ("ESDIRK4(3)6L", integrate(&ESDIRK436L2SA, lam, a, t)),
+    ] {
         println!("{name}: y {y} vs {y_exact}; s {s:?} vs [{dy_dlam}, {dy_da}]");
         assert!((y - y_exact).abs() < 1e-7);
         assert!(

@@ -137,6 +137,25 @@ fn grazing_is_an_error() {
     }
 }
 
+/// The Zeno ball of [`zeno_is_an_error`] (`γ = 0.5` from `z0 = 1`, on `[0, 3]`) with ESDIRK34
+/// and `opts`, adaptive, with room for `events` events; prints how the solve ended.
+fn zeno_run(what: &str, opts: &HybridOptions<2, 0>, events: usize) -> Run<2, 0, 4> {
+    let r = run(
+        &ball::Model,
+        &ESDIRK34,
+        &ball_problem([1.0, 0.0, 10.0, 0.5], 3.0),
+        opts,
+        StepPlan::Adaptive,
+        events,
+        0,
+    );
+    println!(
+        "Zeno ({what}): {:?}, t = {}, events {}",
+        r.result, r.sol.t, r.sol.n_events
+    );
+    r
+}
+
 /// Zeno: a ball with γ = 0.5 from z0 = 1 has infinitely many impacts before
 /// t∞ = √0.2 · (1 + 2·0.5/(1 − 0.5)) ≈ 1.342; the solve must stop with an error before it,
 /// not loop, and keep the events up to there: by the cap `max_events` when it is small
@@ -146,22 +165,9 @@ fn grazing_is_an_error() {
 /// vanishing separation (reported as Zeno behaviour, `zeno: true`).
 #[test]
 fn zeno_is_an_error() {
-    let p = [1.0, 0.0, 10.0, 0.5];
     let mut opts = HybridOptions::new(1e-8, 1e-10);
     opts.max_events = 10;
-    let r = run(
-        &ball::Model,
-        &ESDIRK34,
-        &ball_problem(p, 3.0),
-        &opts,
-        StepPlan::Adaptive,
-        64,
-        0,
-    );
-    println!(
-        "Zeno (max 10): {:?}, t = {}, events {}",
-        r.result, r.sol.t, r.sol.n_events
-    );
+    let r = zeno_run("max 10", &opts, 64);
     assert!(matches!(
         r.result,
         Err(SolveError::TooManyEvents {
@@ -181,19 +187,7 @@ fn zeno_is_an_error() {
         .windows(2)
         .all(|w| w[1].t > w[0].t && w[1].t < 1.3417));
     let opts = HybridOptions::new(1e-8, 1e-10);
-    let r = run(
-        &ball::Model,
-        &ESDIRK34,
-        &ball_problem(p, 3.0),
-        &opts,
-        StepPlan::Adaptive,
-        1000,
-        0,
-    );
-    println!(
-        "Zeno (default): {:?}, t = {}, events {}",
-        r.result, r.sol.t, r.sol.n_events
-    );
+    let r = zeno_run("default", &opts, 1000);
     assert!(
         matches!(r.result, Err(SolveError::GrazingEvent { guard: 0, .. })),
         "{:?}",
@@ -205,19 +199,7 @@ fn zeno_is_an_error() {
     assert!(r.sol.t < 1.3417);
     let mut opts = HybridOptions::new(1e-8, 1e-10);
     opts.grazing_tol = 0.0;
-    let r = run(
-        &ball::Model,
-        &ESDIRK34,
-        &ball_problem(p, 3.0),
-        &opts,
-        StepPlan::Adaptive,
-        1000,
-        0,
-    );
-    println!(
-        "Zeno (no grazing test): {:?}, t = {}, events {}",
-        r.result, r.sol.t, r.sol.n_events
-    );
+    let r = zeno_run("no grazing test", &opts, 1000);
     assert!(
         matches!(r.result, Err(SolveError::TooManyEvents { zeno: true, .. })),
         "{:?}",

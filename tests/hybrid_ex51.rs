@@ -22,6 +22,20 @@ use hysens::runtime::{
 use models::ex51;
 use runtime::*;
 
+/// Example 5.1 from `x0 = 2.9` (the references' problem) with `tab` and `opts`, adaptive,
+/// with room for 16 events.
+fn ex51_run<const S: usize>(tab: &Tableau<S>, opts: &HybridOptions<1, 0>) -> Run<1, 0, 1> {
+    run(
+        &ex51::Model,
+        tab,
+        &ex51_problem(2.9),
+        opts,
+        StepPlan::Adaptive,
+        16,
+        0,
+    )
+}
+
 /// Ex. 5.1 at rtol 1e-8, atol 1e-10 with every tableau, against the exact values of the closed
 /// form (`EX51_*`). Required: G and dG/dp to 1e-6 relative, τ_i to 1e-6 relative, switch times
 /// to 1e-9.
@@ -52,15 +66,7 @@ use runtime::*;
 fn ex51_reference_values() {
     fn check<const S: usize>(tab: &Tableau<S>, t_tol: f64, tau_tol: f64, dg_tol: f64) {
         let opts = HybridOptions::new(1e-8, 1e-10);
-        let r = run(
-            &ex51::Model,
-            tab,
-            &ex51_problem(2.9),
-            &opts,
-            StepPlan::Adaptive,
-            16,
-            0,
-        );
+        let r = ex51_run(tab, &opts);
         assert_eq!(r.result, Ok(()), "{}", tab.name);
         let s = &r.sol;
         println!(
@@ -143,15 +149,7 @@ fn ex51_switch_times_tight() {
     fn check<const S: usize>(tab: &Tableau<S>, rtol: f64, target: f64) {
         let mut opts = HybridOptions::new(rtol, rtol * 1e-2);
         opts.integrator.target = target;
-        let r = run(
-            &ex51::Model,
-            tab,
-            &ex51_problem(2.9),
-            &opts,
-            StepPlan::Adaptive,
-            16,
-            0,
-        );
+        let r = ex51_run(tab, &opts);
         assert_eq!(r.result, Ok(()));
         let errs: Vec<f64> = r
             .events
@@ -377,15 +375,7 @@ fn ex51_tolerance_sweep() {
         for rtol in [1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11] {
             let mut opts = HybridOptions::new(rtol, rtol * 1e-2);
             opts.integrator.target = target;
-            let r = run(
-                &ex51::Model,
-                tab,
-                &ex51_problem(2.9),
-                &opts,
-                StepPlan::Adaptive,
-                16,
-                0,
-            );
+            let r = ex51_run(tab, &opts);
             let et = r
                 .events
                 .iter()

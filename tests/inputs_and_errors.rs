@@ -18,49 +18,11 @@
 
 use hysens::prelude::*;
 
-/// A bouncing ball with a sampled cost (least squares on the height).
-#[hybrid_model]
-pub mod ball {
-    /// Height and velocity.
-    #[states]
-    pub struct X {
-        /// Height.
-        pub h: f64,
-        /// Velocity.
-        pub v: f64,
-    }
-    /// Gravity and restitution.
-    #[params]
-    pub struct P {
-        /// Gravity.
-        pub g: f64,
-        /// Restitution.
-        pub e: f64,
-    }
-    /// Free flight.
-    #[mode(initial)]
-    fn flight(x: &X, p: &P) -> X {
-        X { h: x.v, v: -p.g }
-    }
-    /// The floor.
-    #[guard(flight -> flight, falling)]
-    fn impact(x: &X) -> f64 {
-        x.h
-    }
-    /// The bounce.
-    #[reset(impact)]
-    fn bounce(x: &X, p: &P) -> X {
-        X {
-            h: x.h,
-            v: -p.e * x.v,
-        }
-    }
-    /// `½ (h(t_k) − d_k)²`
-    #[cost(sampled)]
-    fn misfit(x: &X, d: f64) -> f64 {
-        0.5 * (x.h - d).powi(2)
-    }
-}
+/// A bouncing ball with a sampled cost (least squares on the height): the
+/// `parameter_estimation` example's model.
+#[path = "../examples/parameter_estimation/model.rs"]
+mod ball_model;
+use ball_model::ball;
 
 /// `y' = −y` with `0 = z² + y + 1`: no real `z` for `y > −1`.
 #[hybrid_model]

@@ -1,6 +1,6 @@
-//! The 100-reaction chain of the gradient benchmark (`benches/models/chain100.rs`: 101 states,
-//! 100 rates, a dosing event) against its closed form, and its forward sensitivities against
-//! central differences of the same discrete solve.
+//! The 100-reaction chain of the gradient benchmark (`chain100` of `benches/models/chains.rs`:
+//! 101 states, 100 rates, a dosing event) against its closed form, and its forward
+//! sensitivities against central differences of the same discrete solve.
 //!
 //! The first species decays on its own, `a_0(t) = a_0(0) e^{−k_0 t}`, until the dose adds
 //! `DOSE = 1` to it at the event time `t_e`. The runtime keeps everything on the stack, and a
@@ -18,7 +18,7 @@ use hysens::runtime::{
     EventRecord, HybridOptions, HybridOutputs, HybridSolution, LoggedStep, StepPlan, ESDIRK436L2SA,
 };
 
-#[path = "../benches/models/chain100.rs"]
+#[path = "../benches/models/chains.rs"]
 mod chain;
 use chain::chain100;
 
@@ -40,7 +40,7 @@ fn tables() {
     assert_eq!(chain100::X::NAMES[100], "a100");
     assert_eq!(chain100::P::NAMES[99], "k99");
     // The rates span four decades, fast and slow interleaved.
-    let k = chain::rates().to_array();
+    let k = chain::rates::<chain100::P, _>().to_array();
     assert_eq!((k[0], k[1].round(), k[99].round()), (1.0, 31.0, 351.0));
     let (min, max) = k
         .iter()
@@ -53,7 +53,7 @@ fn tables() {
 /// On the test thread's own stack: the builder grows it.
 #[test]
 fn first_species_closed_form() {
-    let p = chain::rates();
+    let p: chain100::P = chain::rates();
     let (k0, k1) = (p.k0, p.k1);
     let solution = chain100::Model
         .solver()
@@ -92,7 +92,7 @@ fn first_species_closed_form() {
 fn sensitivities_across_the_dose() {
     const T: f64 = 0.5;
     with_stack(chain100::Model::STACK_ESTIMATE + (1 << 20), || {
-        let p = chain::rates();
+        let p: chain100::P = chain::rates();
         let mut x0 = [0.0; 101];
         (x0[0], x0[99], x0[100]) = (1.0, 1.0, 0.4);
         let x0 = chain100::X::from_array(x0);

@@ -114,7 +114,7 @@ use filippov::{expected_target, sliding_field};
 use hysens::hybrid_model;
 use hysens::runtime::{
     Direction, EventTarget, Fields, Gradient, GuardInfo, HybridModel, InitialStates, Memory,
-    Params, Point, Solution, Wrt,
+    Params, Solution, Wrt,
 };
 use num_dual::{Dual64, DualNum};
 use support::{c, check_model, Reference, Rng, Scalar, TestPoint, Vars};
@@ -1150,17 +1150,6 @@ fn the_guards_watched_while_sliding_match_num_dual() {
     check_model("corner", &corner::Model, &Corner, &corner_points());
 }
 
-/// The point of a test point, for the kernels.
-fn at<const NP: usize>(point: &TestPoint<2, 0, NP>) -> Point<'_, 2, 0, NP> {
-    Point {
-        t: point.t,
-        y: &point.y,
-        z: &point.z,
-        p: &point.p,
-        memory: &point.memory,
-    }
-}
-
 /// The rates `[σ₁, σ₂]` of a twin at a test point.
 fn rates<const NP: usize>(
     sliding: impl Fn(&Vars<f64, 2, 0, NP>) -> ([f64; 2], [f64; 2]),
@@ -1193,7 +1182,7 @@ fn event_targets_while_sliding() {
         for point in points {
             for (g, info) in M::GUARDS.iter().enumerate() {
                 let expected = expected(info.name, point).unwrap_or(EventTarget::Mode(info.to));
-                let target = model.event_target(g, &at(point));
+                let target = model.event_target(g, &point.at());
                 assert_eq!(target, expected, "guard {g} ({}) at {point:?}", info.name);
                 compared += 1;
             }

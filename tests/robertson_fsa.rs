@@ -9,9 +9,10 @@
 //! * `robertson_fsa_4e10_*`: the same over [0, 4e10] completes without failure and meets the
 //!   mixed bound described at [`bound_4e10`] (1e-2 relative plus an atol-driven term).
 //!
-//! Reference values (`REF_*`): `bench/reference/robertson_fsa.py` (scipy LSODA at rtol 1e-12 on
-//! the augmented state + sensitivity system, cross-checked by LSODA 1e-13/1e-11, Radau 1e-9 and
-//! central differences; provenance and agreement at the constants below).
+//! Reference values (`reference::*`, `examples/robertson/reference.rs`):
+//! `bench/reference/robertson_fsa.py` (scipy LSODA at rtol 1e-12 on the augmented state +
+//! sensitivity system, cross-checked by LSODA 1e-13/1e-11, Radau 1e-9 and central differences;
+//! provenance and agreement in that file).
 //!
 //! History: the `robertson_fsa_4e10_*` tests first failed — the sensitivity stage systems were
 //! solved by refinement against the step's Newton LU, which stalls when `hγ` is large (t ≈
@@ -23,6 +24,8 @@
 
 #[path = "support/models.rs"]
 mod models;
+#[path = "../examples/robertson/reference.rs"]
+mod reference;
 #[path = "support/smooth_modes.rs"]
 mod smooth_modes;
 
@@ -36,63 +39,6 @@ const ROBERTSON: ModeOf<'static, robertson::Model> = ModeOf {
     model: &robertson::Model,
     mode: 0,
 };
-
-// Reference values, pasted from the output of `python3 bench/reference/robertson_fsa.py`
-// (scipy 1.17.1 `solve_ivp`, method LSODA, rtol 1e-12, atol_i = 1e-18 · max_t |u_i|, exact
-// Jacobian, on the 12-dimensional system y' = f, S' = f_y S + f_k; S[i][q] = ∂y_i/∂k_q).
-// Max relative disagreement with the script's cross-checks over all 12 components:
-//   t = 1e5:  LSODA rtol 1e-13: 1.8e-11; LSODA 1e-11: 2.1e-10; Radau rtol 1e-9: 3.7e-11;
-//             central differences of state-only solves (sensitivities): 1.5e-8.
-//   t = 4e10: LSODA 1e-13: 7e-10 (y, row ∂y1/∂k, row ∂y2/∂k), 1.2e-7 (row ∂y3/∂k, which is
-//             −(∂y1/∂k + ∂y2/∂k) ~ 1e-6 of its own max over the run, hence less accurate
-//             relatively); LSODA 1e-11: 2.3e-8; Radau 1e-9: 2.6e-8; central differences:
-//             ≤ 9e-9 for rows ∂y1/∂k and ∂y2/∂k (row ∂y3/∂k: 4e-4, cancellation in
-//             differences of y3 ≈ 1, a limitation of that check, not of the reference).
-// So the reference is good to ≲ 1e-9 relative at 1e5 and ≲ 1e-7 at 4e10, far below the bounds.
-const REF_Y_1E5: [f64; 3] = [
-    0.017865921142539102,
-    7.274751468618553e-08,
-    0.9821340061099454,
-];
-const REF_S_1E5: [[f64; 3]; 3] = [
-    [
-        -0.7930471281281706,
-        -5.28180336223513e-10,
-        3.16907583415021e-06,
-    ],
-    [
-        -1.4688907582349946e-06,
-        -2.189842410462488e-15,
-        5.864276819568108e-12,
-    ],
-    [
-        0.7930485970188127,
-        5.28182526065909e-10,
-        -3.1690816984271767e-06,
-    ],
-];
-const REF_Y_4E10: [f64; 3] = [
-    5.208345170767058e-08,
-    2.0833381755126213e-13,
-    0.9999999479163375,
-];
-const REF_S_4E10: [[f64; 3]; 3] = [
-    [
-        -2.6041631228480607e-06,
-        -1.7361122024872119e-15,
-        1.0416652383429166e-11,
-    ],
-    [
-        -5.208308127918868e-12,
-        -6.944449528993268e-21,
-        2.0833232092844073e-17,
-    ],
-    [
-        2.604168216504593e-06,
-        1.7361191034898824e-15,
-        -1.0416673317769833e-11,
-    ],
-];
 
 const RTOL: f64 = 1e-6;
 const ATOL: f64 = 1e-10;
@@ -166,7 +112,7 @@ fn check_1e5<const S: usize>(tab: &Tableau<S>) {
         st.sensitivity_jacobian_evals,
         st.sensitivity_solves
     );
-    let e = rel_errors(&y, &s, &REF_Y_1E5, &REF_S_1E5);
+    let e = rel_errors(&y, &s, &reference::Y_1E5, &reference::S_1E5);
     print_errors(&format!("{} t = 1e5", tab.name), &e);
     let worst = e.iter().cloned().fold(0.0, f64::max);
     // Bound: 1e-4 relative for every state and sensitivity (100·rtol), with no
@@ -193,7 +139,7 @@ fn check_1e5<const S: usize>(tab: &Tableau<S>) {
 /// sensitivity ∂y_i/∂k_q is dominated by the same slow-manifold dynamics). Hence one
 /// relative bound, 1e-2 + 10·atol/|y1| ≈ 1e-2 + 1.9e-2 = 2.9e-2, for all 12 quantities.
 fn bound_4e10() -> f64 {
-    1e-2 + 10.0 * ATOL / REF_Y_4E10[0].abs()
+    1e-2 + 10.0 * ATOL / reference::Y_4E10[0].abs()
 }
 
 fn check_4e10<const S: usize>(tab: &Tableau<S>) {
@@ -210,7 +156,7 @@ fn check_4e10<const S: usize>(tab: &Tableau<S>) {
         st.lu_factorizations,
         st.newton_iterations
     );
-    let e = rel_errors(&y, &s, &REF_Y_4E10, &REF_S_4E10);
+    let e = rel_errors(&y, &s, &reference::Y_4E10, &reference::S_4E10);
     print_errors(&format!("{} t = 4e10", tab.name), &e);
     let b = bound_4e10();
     let worst = e.iter().cloned().fold(0.0, f64::max);
@@ -244,7 +190,7 @@ fn robertson_states_only_4e10_esdirk436() {
     let st = it.stats();
     let mut e = [0.0_f64; 3];
     for i in 0..3 {
-        e[i] = ((it.y()[i] - REF_Y_4E10[i]) / REF_Y_4E10[i]).abs();
+        e[i] = ((it.y()[i] - reference::Y_4E10[i]) / reference::Y_4E10[i]).abs();
     }
     println!(
         "ESDIRK4(3)6L states only [0, 4e10]: relative errors y1 {:.2e}, y2 {:.2e}, y3 {:.2e}; \

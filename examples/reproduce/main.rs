@@ -37,6 +37,8 @@ mod ex51_model;
 mod memory_toy_model;
 #[path = "../robertson/model.rs"]
 mod robertson_model;
+#[path = "../robertson/reference.rs"]
+mod robertson_reference;
 #[path = "../steel_hysteresis/model.rs"]
 mod steel_model;
 

@@ -18,6 +18,7 @@
 use hysens::prelude::*;
 
 use crate::robertson_model::robertson;
+use crate::robertson_reference as reference;
 use crate::table::{Bound, Row};
 
 const CASE: &str = "Robertson";
@@ -41,31 +42,6 @@ const PARAMS: [&str; 3] = ["k1", "k2", "k3"];
 
 /// y(40), Hairer & Wanner II §IV.10 (as quoted by `esdirk_accuracy.rs`).
 const Y_40: [f64; 3] = [0.7158270687193, 9.185534764557e-6, 0.2841637457452];
-/// y(1e5), `bench/reference/robertson_fsa.py` (as quoted by `robertson_fsa.rs`).
-const Y_1E5: [f64; 3] = [
-    0.017865921142539102,
-    7.274751468618553e-08,
-    0.9821340061099454,
-];
-/// ∂y_i(1e5)/∂k_q, same source.
-const S_1E5: [[f64; 3]; 3] = [
-    [
-        -0.7930471281281706,
-        -5.28180336223513e-10,
-        3.16907583415021e-06,
-    ],
-    [
-        -1.4688907582349946e-06,
-        -2.189842410462488e-15,
-        5.864276819568108e-12,
-    ],
-    [
-        0.7930485970188127,
-        5.28182526065909e-10,
-        -3.1690816984271767e-06,
-    ],
-];
-
 /// The rows of Robertson's problem.
 pub fn rows() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let mut rows = at_40()?;
@@ -109,7 +85,7 @@ fn at_1e5() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         rows.push(Row::new(
             CASE,
             format!("{name}(1e5)"),
-            Y_1E5[i],
+            reference::Y_1E5[i],
             solution.y[i],
             bound,
         ));
@@ -118,7 +94,13 @@ fn at_1e5() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         for (q, k) in PARAMS.into_iter().enumerate() {
             let value = solution.sensitivity(name, k).unwrap_or(f64::NAN);
             let quantity = format!("d{name}(1e5)/d{k}");
-            rows.push(Row::new(CASE, quantity, S_1E5[i][q], value, bound));
+            rows.push(Row::new(
+                CASE,
+                quantity,
+                reference::S_1E5[i][q],
+                value,
+                bound,
+            ));
         }
     }
     Ok(rows)

@@ -16,7 +16,7 @@
 //! - the final concentrations and the nine sensitivities `∂y_i/∂k_j` at `t = 4e10` next to an
 //!   independent reference (scipy LSODA at rtol 1e-12 on the state and sensitivity system,
 //!   `bench/reference/robertson_fsa.py`, the constants of
-//!   `tests/robertson_fsa.rs`), with their relative differences, and the
+//!   `reference.rs`), with their relative differences, and the
 //!   largest state error in units of the tolerance asked for, `|Δy_i|/(atol + rtol|y_i|)`
 //!   (`y1 ≈ 5e-8` sits at the atol floor, where its relative difference of a few 1e-4 is
 //!   a fraction of `atol/y1 = 2e-3`);
@@ -37,6 +37,7 @@ use hysens::runtime::{ESDIRK34, ESDIRK436L2SA};
 mod model;
 #[path = "../common/plot.rs"]
 mod plot;
+mod reference;
 
 use model::robertson;
 use plot::{Figure, LegendAt, Panel, Scale};
@@ -51,34 +52,6 @@ const ATOL: f64 = 1e-10;
 const SAMPLES_PER_DECADE: i32 = 20;
 /// The rate constants' names, in the model's order.
 const RATES: [&str; 3] = ["k1", "k2", "k3"];
-
-/// The reference at `t = 4e10`: `y` and `S[i][j] = ∂y_i/∂k_j`, from scipy LSODA at rtol 1e-12
-/// on the 12-dimensional state and sensitivity system with its exact Jacobian
-/// (`bench/reference/robertson_fsa.py`, cross-checked there by LSODA at 1e-13 and 1e-11,
-/// Radau and central differences; good to ≲ 1e-7 relative at this time).
-const REFERENCE_Y: [f64; 3] = [
-    5.208345170767058e-08,
-    2.0833381755126213e-13,
-    0.9999999479163375,
-];
-/// See [`REFERENCE_Y`].
-const REFERENCE_S: [[f64; 3]; 3] = [
-    [
-        -2.6041631228480607e-06,
-        -1.7361122024872119e-15,
-        1.0416652383429166e-11,
-    ],
-    [
-        -5.208308127918868e-12,
-        -6.944449528993268e-21,
-        2.0833232092844073e-17,
-    ],
-    [
-        2.604168216504593e-06,
-        1.7361191034898824e-15,
-        -1.0416673317769833e-11,
-    ],
-];
 
 /// Kristensen et al. 2005, Table 1 ("Performance comparison between ESDIRK34 and sLIMEX"), on
 /// the Dow Chemical benchmark (their §5, which states no tolerances): `(row, ESDIRK34, sLIMEX)`.
@@ -161,13 +134,13 @@ impl Run {
             in_tolerances: 0.0,
         };
         run.in_tolerances = largest((0..3).map(|i| {
-            let (ours, reference) = (run.solution.y[i], REFERENCE_Y[i]);
+            let (ours, reference) = (run.solution.y[i], reference::Y_4E10[i]);
             (ours - reference).abs() / (ATOL + RTOL * reference.abs())
         }));
-        let states = (0..3).map(|i| relative(run.solution.y[i], REFERENCE_Y[i]));
+        let states = (0..3).map(|i| relative(run.solution.y[i], reference::Y_4E10[i]));
         let sensitivities = (0..3)
             .flat_map(|i| (0..3).map(move |j| (i, j)))
-            .map(|(i, j)| relative(run.s(i, j), REFERENCE_S[i][j]));
+            .map(|(i, j)| relative(run.s(i, j), reference::S_4E10[i][j]));
         run.worst = largest(states.chain(sensitivities));
         Ok(run)
     }
@@ -329,7 +302,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         "", "hysens", "reference", "rel. diff."
     );
     for (i, name) in robertson::X::NAMES.iter().enumerate() {
-        let (ours, reference) = (solution.y[i], REFERENCE_Y[i]);
+        let (ours, reference) = (solution.y[i], reference::Y_4E10[i]);
         println!(
             "  {name:<14}  {ours:>22.15e}  {reference:>22.15e}  {:>10.1e}",
             relative(ours, reference)
@@ -337,7 +310,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
     for (i, name) in robertson::X::NAMES.iter().enumerate() {
         for (j, rate) in RATES.iter().enumerate() {
-            let (ours, reference) = (run.s(i, j), REFERENCE_S[i][j]);
+            let (ours, reference) = (run.s(i, j), reference::S_4E10[i][j]);
             println!(
                 "  {:<14}  {ours:>22.15e}  {reference:>22.15e}  {:>10.1e}",
                 format!("d{name}/d{rate}"),

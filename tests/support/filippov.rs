@@ -15,7 +15,7 @@
 //!   identity; the second reads `g_y (f_F)_p = 0` when `g_y` does not depend on `p`), which
 //!   hold because `g_y f_F ≡ 0` for a surface that does not read the time.
 
-use hysens::runtime::{EventTarget, HybridModel, ModeJacobian, Point};
+use hysens::runtime::{EventTarget, HybridModel, ModeJacobian};
 
 use crate::support::{c, Scalar, TestPoint};
 
@@ -77,13 +77,7 @@ where
 {
     let mut compared = 0;
     for point in points {
-        let at = Point {
-            t: point.t,
-            y: &point.y,
-            z: &point.z,
-            p: &point.p,
-            memory: &point.memory,
-        };
+        let at = point.at();
         let rates = rates(point);
         for (g, info) in M::GUARDS.iter().enumerate() {
             let expected = if (first_guard..first_guard + 4).contains(&g) {
@@ -119,13 +113,7 @@ where
 {
     let mut worst = 0.0f64;
     for point in points {
-        let at = Point {
-            t: point.t,
-            y: &point.y,
-            z: &[],
-            p: &point.p,
-            memory: &point.memory,
-        };
+        let at = point.at();
         let mut f = [0.0; NY];
         model.residual(sliding, &at, &mut f, &mut []);
         let mut jac = ModeJacobian::ZERO;

@@ -188,6 +188,19 @@ pub struct TestPoint<const NY: usize, const NZ: usize, const NP: usize> {
     pub mu: [f64; NZ],
 }
 
+impl<const NY: usize, const NZ: usize, const NP: usize> TestPoint<NY, NZ, NP> {
+    /// The point as the kernels take it.
+    pub fn at(&self) -> Point<'_, NY, NZ, NP> {
+        Point {
+            t: self.t,
+            y: &self.y,
+            z: &self.z,
+            p: &self.p,
+            memory: &self.memory,
+        }
+    }
+}
+
 /// A small deterministic generator (SplitMix64), so failures reproduce.
 pub struct Rng(u64);
 
@@ -565,13 +578,7 @@ pub fn check_model<M, R, const NY: usize, const NZ: usize, const NP: usize>(
     let guards = M::GUARDS.len();
     let mut memory_read = vec![false; M::MODES.len()];
     for (k, point) in points.iter().enumerate() {
-        let at = Point {
-            t: point.t,
-            y: &point.y,
-            z: &point.z,
-            p: &point.p,
-            memory: &point.memory,
-        };
+        let at = point.at();
         let x = plain(point);
         for (m, read) in memory_read.iter_mut().enumerate() {
             let w = format!("point {k}, mode {m} ({})", M::MODES[m].name);

@@ -16,6 +16,18 @@ use hysens::hybrid_model;
 mod quickstart_model;
 pub use quickstart_model::ex51;
 
+/// P1's batch: `n` problems `(x0, p)` from `x0 = 0` with `p` evenly spaced on `[2.6, 3.2)` (one
+/// to three switches each), the items of the batch benchmark (`benches/batch.rs`), of
+/// `cargo run --example batch_speedup` and of the batch's allocation test.
+pub fn ex51_batch(n: usize) -> Vec<(ex51::X, ex51::P)> {
+    (0..n)
+        .map(|k| {
+            let p = 2.6 + 0.6 * k as f64 / n as f64;
+            (ex51::X { x: 0.0 }, ex51::P { p })
+        })
+        .collect()
+}
+
 /// P2: the bouncing ball, with its initial state among the parameters and its final height as
 /// a terminal cost.
 #[hybrid_model]
