@@ -24,8 +24,8 @@
 //! | `adjoint/` | the discrete adjoint: the tape, checkpoints, and the transpose of each map of `fsa/` in the file of the same name, across events and memory |
 //! | `step/` | the ESDIRK step of one smooth mode: attempt, error test, step control, dense output |
 //! | `newton.rs` | simplified Newton for the stages; consistent algebraic variables |
-//! | `model/` | the model interfaces ([`HybridModel`], [`AdjointProducts`], [`smooth::SmoothMode`]) and the mode adapter |
-//! | `linalg/` | fixed-size LU with partial pivoting |
+//! | `model/` | the model interfaces ([`HybridModel`], [`AdjointProducts`], [`smooth::SmoothMode`]) and the mode adapter (a mode of a hybrid model with its memory as a smooth mode) |
+//! | `linalg/` | fixed-size LU with partial pivoting; the block vocabulary of a mode's Jacobian ([`ModeJacobian`]: stage matrix, products with it and its transpose) |
 //! | `tableau/` | ESDIRK tableaus as `const` data, checked against their order conditions |
 //! | `stack.rs` | how much stack a solve needs ([`stack_estimate`]); with `std`, growing it |
 //!
