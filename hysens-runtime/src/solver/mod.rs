@@ -39,6 +39,12 @@ type AlgebraicOf<M, const NY: usize, const NZ: usize, const NP: usize> =
 /// The model's parameter type ([`ModelTypes::Params`]).
 type ParamsOf<M, const NY: usize, const NZ: usize, const NP: usize> =
     <M as ModelTypes<NY, NZ, NP>>::Params;
+/// What [`Solver::solve`] returns: the solution, or the failure with the solution up to it.
+#[cfg(feature = "std")]
+type SolveResult<M, const NY: usize, const NZ: usize, const NP: usize> = Result<
+    Solution<StateOf<M, NY, NZ, NP>, NY, NZ, NP>,
+    SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>,
+>;
 
 /// A configured solve of a hybrid model.
 ///
@@ -321,17 +327,13 @@ where
     /// needs ([`crate::stack_estimate`]), so any thread can call it, whatever the model's
     /// size.
     #[cfg(feature = "std")]
-    #[allow(clippy::type_complexity)]
     pub fn solve(
         &self,
         t0: f64,
         tf: f64,
         x0: &StateOf<M, NY, NZ, NP>,
         p: &ParamsOf<M, NY, NZ, NP>,
-    ) -> Result<
-        Solution<StateOf<M, NY, NZ, NP>, NY, NZ, NP>,
-        SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>,
-    > {
+    ) -> SolveResult<M, NY, NZ, NP> {
         let selection = self.selection(t0);
         let need = match &selection {
             Ok(selection) if selection.any_state() => Self::STACK_ESTIMATE,
@@ -342,7 +344,6 @@ where
 
     /// [`Solver::solve`] on the current stack.
     #[cfg(feature = "std")]
-    #[allow(clippy::type_complexity)]
     fn solve_here(
         &self,
         selection: Result<Selection<NY, NP>, SolveError>,
@@ -350,10 +351,7 @@ where
         tf: f64,
         x0: &StateOf<M, NY, NZ, NP>,
         p: &ParamsOf<M, NY, NZ, NP>,
-    ) -> Result<
-        Solution<StateOf<M, NY, NZ, NP>, NY, NZ, NP>,
-        SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>,
-    > {
+    ) -> SolveResult<M, NY, NZ, NP> {
         let selection = match selection {
             Ok(selection) => selection,
             Err(error) => {
