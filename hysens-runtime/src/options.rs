@@ -26,9 +26,10 @@ pub struct Options<const NY: usize, const NZ: usize> {
     /// Maximum number of step attempts (accepted + rejected) per call of
     /// [`crate::smooth::Esdirk::integrate_to`], or per mode segment of a hybrid solve.
     pub max_steps: usize,
-    /// Maximum Newton iterations per stage (the DTU defaults use 20; Hairer's RADAU5 uses 7; default 10:
-    /// with 7 the "predicted failure" test rejected iterations converging at rate θ ≈ 0.09 from
-    /// a first correction ~1e4 times the tolerance, measured on the index-1 test DAE at 1e-8).
+    /// Maximum Newton iterations per stage (the DTU defaults use 20; Hairer's RADAU5 uses 7;
+    /// default 10: with 7 the "predicted failure" test rejected iterations converging at rate θ ≈
+    /// 0.09 from a first correction ~1e4 times the tolerance, measured on the index-1 test DAE at
+    /// 1e-8).
     pub max_newton_iterations: usize,
     /// Newton convergence: stop when the estimated remaining error `θ/(1−θ)‖Δ‖` is at most
     /// `newton_tol` in the WRMS norm (1 = the error tolerance). The DTU defaults use 0.08; default

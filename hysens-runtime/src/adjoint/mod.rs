@@ -90,19 +90,20 @@ impl AdjointStats {
     };
 }
 
-/// The gradient of the objective from [`solve_adjoint`](crate::solve_adjoint), with the statistics of its backward
-/// pass.
+/// The gradient of the objective from [`solve_adjoint`](crate::solve_adjoint), with the statistics
+/// of its backward pass.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AdjointGradient<const NY: usize, const NP: usize> {
     /// `dG/dp`: total, including `(∂y0/∂p)ᵀ dG/dy0` when the problem gives
-    /// [`HybridProblem::sensitivities`](crate::HybridProblem::sensitivities) (the same quantity as the forward
-    /// [`HybridSolution::cost_gradient`](crate::HybridSolution::cost_gradient)).
+    /// [`HybridProblem::sensitivities`](crate::HybridProblem::sensitivities) (the same quantity as
+    /// the forward [`HybridSolution::cost_gradient`](crate::HybridSolution::cost_gradient)).
     pub p: [f64; NP],
     /// `dG/dy0`: the derivative with respect to the initial differential state (through the
     /// initial condition, the consistent initial algebraic state and the first mode's memory).
     pub y0: [f64; NY],
     /// Accepted steps of the solve: the entries of a full tape it needs (also after
-    /// [`SolveError::TapeFull`](crate::SolveError::TapeFull), which counts on to the end of the solve).
+    /// [`SolveError::TapeFull`](crate::SolveError::TapeFull), which counts on to the end of the
+    /// solve).
     pub tape_len: usize,
     /// Counters of the backward pass.
     pub stats: AdjointStats,

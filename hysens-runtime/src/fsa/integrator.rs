@@ -330,8 +330,8 @@ where
         (&self.fsa.sens.step_dt, &self.fsa.sens.step_dh)
     }
 
-    /// The H-direction `(∂Y_i/∂H, ∂Z_i/∂H)` of the last accepted step (module docs); valid
-    /// after a step of [`crate::smooth::StepLength::Event`] (or a `Landing` step from a shifted start).
+    /// The H-direction `(∂Y_i/∂H, ∂Z_i/∂H)` of the last accepted step (module docs); valid after a
+    /// step of [`crate::smooth::StepLength::Event`] (or a `Landing` step from a shifted start).
     #[allow(clippy::type_complexity)]
     pub fn step_length_direction(&self) -> (&[[f64; NY]; S], &[[f64; NZ]; S]) {
         (&self.fsa.sens.stage_yh, &self.fsa.sens.stage_zh)

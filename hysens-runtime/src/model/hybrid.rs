@@ -161,10 +161,10 @@ pub struct ModeInfo {
     /// Whether its equations read the memory `(y*, z*)`.
     pub uses_memory: bool,
     /// Whether its Jacobian `∂(f, g)/∂(y, z)` is the same at every `(t, y, z)` (it may depend on
-    /// the parameters and the memory): the mode is affine in `(y, z)` with coefficients
-    /// independent of `t`. The macro proves it symbolically; see
-    /// [`crate::smooth::SmoothMode::jacobian_is_constant`] for what the runtime does with it (a `true`
-    /// for a mode that is not makes the results wrong).
+    /// the parameters and the memory): the mode is affine in `(y, z)` with coefficients independent
+    /// of `t`. The macro proves it symbolically; see
+    /// [`crate::smooth::SmoothMode::jacobian_is_constant`] for what the runtime does with it (a
+    /// `true` for a mode that is not makes the results wrong).
     pub constant_jacobian: bool,
 }
 

@@ -69,8 +69,8 @@ pub trait SmoothMode<const NY: usize, const NZ: usize, const NP: usize> {
         jac: &mut ModeJacobian<NY, NZ>,
     );
 
-    /// Parameter Jacobians `f_p` (`NY × NP`) and `g_p` (`NZ × NP`) at `(t, y, z, p)`, zeroed by
-    /// the caller; the sources of the forward sensitivity equations (Kristensen et al. 2005, Eqs. 2–3).
+    /// Parameter Jacobians `f_p` (`NY × NP`) and `g_p` (`NZ × NP`) at `(t, y, z, p)`, zeroed by the
+    /// caller; the sources of the forward sensitivity equations (Kristensen et al. 2005, Eqs. 2–3).
     fn parameter_jacobian(
         &self,
         t: f64,

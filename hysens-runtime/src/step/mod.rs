@@ -123,8 +123,8 @@ pub(crate) struct Stages<const S: usize, const NY: usize, const NZ: usize> {
     /// Newton iterations per stage.
     pub iters: [usize; S],
     /// The step in the storage, computed but not accepted: its size and error estimate (set by
-    /// [`Esdirk::try_step`](crate::smooth::Esdirk::try_step) and [`Stepper::evaluate_fixed`], taken by the commit, which accepts
-    /// nothing else).
+    /// [`Esdirk::try_step`](crate::smooth::Esdirk::try_step) and [`Stepper::evaluate_fixed`], taken
+    /// by the commit, which accepts nothing else).
     pub computed: Option<(f64, f64)>,
     /// The step's quadrature of the integral cost `h Σ_i b_i L_i`, computed by the attempt
     /// for the error test ([`Options::cost_error_test`]; 0 without it), added to
@@ -207,9 +207,10 @@ pub enum StepLength {
     /// `H = t_target − t_n` with a fixed target (sample time or final time):
     /// `∂H/∂p = −∂t_n/∂p`, so `∂t_{n+1}/∂p = 0`.
     Landing,
-    /// `H = t* − t_n` with an event time `t*(p)` still to be differentiated: the sensitivities
-    /// are propagated with `∂H/∂p = 0` and the H-direction `∂Φ/∂H` is computed; the caller
-    /// then supplies `∂H/∂p` with [`Esdirk::apply_step_length_derivative`](crate::smooth::Esdirk::apply_step_length_derivative).
+    /// `H = t* − t_n` with an event time `t*(p)` still to be differentiated: the sensitivities are
+    /// propagated with `∂H/∂p = 0` and the H-direction `∂Φ/∂H` is computed; the caller then
+    /// supplies `∂H/∂p` with
+    /// [`Esdirk::apply_step_length_derivative`](crate::smooth::Esdirk::apply_step_length_derivative).
     Event,
 }
 
@@ -269,8 +270,9 @@ where
     }
 
     /// Stage storage of the last computed step: `(Y_i, Z_i, F_i)` (see [`StepRecord`]). After
-    /// [`Esdirk::try_step`](crate::smooth::Esdirk::try_step) or [`Stepper::evaluate_fixed`], `Y_S, Z_S` is the end state of the
-    /// not yet accepted step; after a commit, the stages of the accepted step.
+    /// [`Esdirk::try_step`](crate::smooth::Esdirk::try_step) or [`Stepper::evaluate_fixed`], `Y_S,
+    /// Z_S` is the end state of the not yet accepted step; after a commit, the stages of the
+    /// accepted step.
     #[allow(clippy::type_complexity)]
     pub fn stages(&self) -> (&[[f64; NY]; S], &[[f64; NZ]; S], &[[f64; NY]; S]) {
         (&self.stages.ys, &self.stages.zs, &self.stages.fs)
@@ -319,7 +321,8 @@ where
     }
 }
 
-/// A step computed by [`Esdirk::try_step`](crate::smooth::Esdirk::try_step) that passed the error test but is not yet accepted.
+/// A step computed by [`Esdirk::try_step`](crate::smooth::Esdirk::try_step) that passed the error
+/// test but is not yet accepted.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Trial {
     /// Step size.
