@@ -302,21 +302,15 @@ fn dae_with_memory_adjoint_equals_forward() {
 fn affine_dae_adjoint_equals_forward() {
     // The backward pass reuses its stage matrices only for a constant Jacobian.
     assert!(<lin::Model as HybridModel<2, 1, 3>>::MODES[0].constant_jacobian);
-    let times = [1.0, 2.0];
-    let data = [0.1, -0.1];
-    let mut problem = lin::Model::problem(
-        0.0,
-        5.0,
-        &lin::X { a: 1.0, b: 0.0 },
-        &lin::P {
-            k: 4.0,
-            c: 0.5,
-            u: 0.8,
-        },
-    );
-    problem.z0 = [0.0];
-    problem.sample_times = &times;
-    problem.sample_data = &data;
+    let x0 = lin::X { a: 1.0, b: 0.0 };
+    let p = lin::P {
+        k: 4.0,
+        c: 0.5,
+        u: 0.8,
+    };
+    let mut problem = lin::Model::problem(0.0, 5.0, &x0, &p);
+    problem.sample_times = &[1.0, 2.0];
+    problem.sample_data = &[0.1, -0.1];
     let options = HybridOptions::new(1e-8, 1e-10);
     every_tableau("affine DAE", &lin::Model, &problem, &options, false);
 }
