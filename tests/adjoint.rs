@@ -14,7 +14,7 @@
 #[path = "support/adjoint.rs"]
 mod adjoint;
 
-use adjoint::{checkpointed_equals_full, close, compare, every_tableau};
+use adjoint::{checkpointed_equals_full, close, compare, every_tableau, samples_only};
 use hysens::hybrid_model;
 use hysens::runtime::{
     adjoint_tape_length, solve, solve_adjoint, AdjointGradient, AdjointTape, Checkpoint,
@@ -232,6 +232,31 @@ fn robertson<'a>(tf: f64, times: &'a [f64], data: &'a [f64]) -> HybridProblem<'a
     problem
 }
 
+/// Van der Pol from `(2, 0)` at `μ = 5`, forcing 0.3, on `[0, 4]`, sampled at `times`.
+fn van_der_pol<'a>(times: &'a [f64], data: &'a [f64]) -> HybridProblem<'a, 2, 0, 2> {
+    let x0 = vdp::X { y1: 2.0, y2: 0.0 };
+    let mut problem = vdp::Model::problem(0.0, 4.0, &x0, &vdp::P { mu: 5.0, a: 0.3 });
+    problem.sample_times = times;
+    problem.sample_data = data;
+    problem
+}
+
+/// The DAE with memory from `(0.2, −0.1)` on `[0, 3]`, sampled at `times`, with a consistent
+/// guess `z0 = (0, 1)` (the first mode's `g` reads `z*`).
+fn memory_dae<'a>(times: &'a [f64], data: &'a [f64]) -> HybridProblem<'a, 2, 2, 3> {
+    let x0 = mdae::X { q: 0.2, v: -0.1 };
+    let p = mdae::P {
+        k: 2.0,
+        c: 0.3,
+        a: 0.7,
+    };
+    let mut problem = mdae::Model::problem(0.0, 3.0, &x0, &p);
+    problem.z0 = [0.0, 1.0];
+    problem.sample_times = times;
+    problem.sample_data = data;
+    problem
+}
+
 #[test]
 fn robertson_adjoint_equals_forward() {
     let problem = robertson(40.0, &[0.0, 0.4, 4.0, 40.0], &[1.0, 0.98, 0.9, 0.7]);
@@ -261,38 +286,14 @@ fn robertson_long_horizon_adjoint_equals_forward() {
 
 #[test]
 fn van_der_pol_adjoint_equals_forward() {
-    let times = [0.5, 1.0, 3.0];
-    let data = [1.5, 1.0, -1.0];
-    let mut problem = vdp::Model::problem(
-        0.0,
-        4.0,
-        &vdp::X { y1: 2.0, y2: 0.0 },
-        &vdp::P { mu: 5.0, a: 0.3 },
-    );
-    problem.sample_times = &times;
-    problem.sample_data = &data;
+    let problem = van_der_pol(&[0.5, 1.0, 3.0], &[1.5, 1.0, -1.0]);
     let options = HybridOptions::new(1e-7, 1e-9);
     every_tableau("Van der Pol", &vdp::Model, &problem, &options, false);
 }
 
 #[test]
 fn dae_with_memory_adjoint_equals_forward() {
-    let times = [0.0, 1.0, 2.5];
-    let data = [0.0, 0.3, -0.2];
-    let mut problem = mdae::Model::problem(
-        0.0,
-        3.0,
-        &mdae::X { q: 0.2, v: -0.1 },
-        &mdae::P {
-            k: 2.0,
-            c: 0.3,
-            a: 0.7,
-        },
-    );
-    // A consistent guess (the first mode's g reads z*).
-    problem.z0 = [-0.0, 1.0];
-    problem.sample_times = &times;
-    problem.sample_data = &data;
+    let problem = memory_dae(&[0.0, 1.0, 2.5], &[0.0, 0.3, -0.2]);
     let options = HybridOptions::new(1e-8, 1e-10);
     every_tableau("memory DAE", &mdae::Model, &problem, &options, false);
 }
@@ -301,21 +302,15 @@ fn dae_with_memory_adjoint_equals_forward() {
 fn affine_dae_adjoint_equals_forward() {
     // The backward pass reuses its stage matrices only for a constant Jacobian.
     assert!(<lin::Model as HybridModel<2, 1, 3>>::MODES[0].constant_jacobian);
-    let times = [1.0, 2.0];
-    let data = [0.1, -0.1];
-    let mut problem = lin::Model::problem(
-        0.0,
-        5.0,
-        &lin::X { a: 1.0, b: 0.0 },
-        &lin::P {
-            k: 4.0,
-            c: 0.5,
-            u: 0.8,
-        },
-    );
-    problem.z0 = [0.0];
-    problem.sample_times = &times;
-    problem.sample_data = &data;
+    let x0 = lin::X { a: 1.0, b: 0.0 };
+    let p = lin::P {
+        k: 4.0,
+        c: 0.5,
+        u: 0.8,
+    };
+    let mut problem = lin::Model::problem(0.0, 5.0, &x0, &p);
+    problem.sample_times = &[1.0, 2.0];
+    problem.sample_data = &[0.1, -0.1];
     let options = HybridOptions::new(1e-8, 1e-10);
     every_tableau("affine DAE", &lin::Model, &problem, &options, false);
 }
@@ -324,18 +319,9 @@ fn affine_dae_adjoint_equals_forward() {
 /// (the forward solve goes on to count it), for a full tape and for too few checkpoints.
 #[test]
 fn full_tape_is_an_error() {
-    let problem = vdp::Model::problem(
-        0.0,
-        4.0,
-        &vdp::X { y1: 2.0, y2: 0.0 },
-        &vdp::P { mu: 5.0, a: 0.3 },
-    );
+    let problem = van_der_pol(&[], &[]);
     let options = HybridOptions::new(1e-7, 1e-9);
-    let mut out = HybridOutputs {
-        samples: &mut [],
-        events: None,
-        steps: None,
-    };
+    let mut out = samples_only(&mut []);
     let n = adjoint_tape_length(
         &HybridRun::new(&vdp::Model, &ESDIRK34, &problem, &options),
         &mut [],
@@ -386,21 +372,7 @@ fn full_tape_is_an_error() {
 /// forward sensitivities of the same replay.
 #[test]
 fn replayed_solve_adjoint_equals_forward() {
-    let times = [0.0, 1.0, 2.5];
-    let data = [0.0, 0.3, -0.2];
-    let mut problem = mdae::Model::problem(
-        0.0,
-        3.0,
-        &mdae::X { q: 0.2, v: -0.1 },
-        &mdae::P {
-            k: 2.0,
-            c: 0.3,
-            a: 0.7,
-        },
-    );
-    problem.z0 = [0.0, 1.0];
-    problem.sample_times = &times;
-    problem.sample_data = &data;
+    let problem = memory_dae(&[0.0, 1.0, 2.5], &[0.0, 0.3, -0.2]);
     let options = HybridOptions::new(1e-6, 1e-8);
     // The log of a solve at other parameters, replayed at these.
     let mut log = [hysens::runtime::LoggedStep::ZERO; 1024];
@@ -423,29 +395,19 @@ fn replayed_solve_adjoint_equals_forward() {
     let mut fsa = HybridSolution::ZERO;
     let mut seeded = problem;
     seeded.sensitivities = Some([[0.0; 3]; 2]);
-    let mut out = HybridOutputs {
-        samples: &mut samples,
-        events: None,
-        steps: None,
-    };
     solve(
         &HybridRun::new(&mdae::Model, &ESDIRK34, &seeded, &options).with_plan(plan),
-        &mut out,
+        &mut samples_only(&mut samples),
         &mut fsa,
     )
     .unwrap();
     let mut tape = vec![TapeStep::ZERO; 1024];
     let mut asa = HybridSolution::ZERO;
     let mut grad = AdjointGradient::ZERO;
-    let mut out = HybridOutputs {
-        samples: &mut samples,
-        events: None,
-        steps: None,
-    };
     solve_adjoint(
         &HybridRun::new(&mdae::Model, &ESDIRK34, &problem, &options).with_plan(plan),
         AdjointTape::full(&mut tape),
-        &mut out,
+        &mut samples_only(&mut samples),
         &mut asa,
         &mut grad,
     )

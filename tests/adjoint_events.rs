@@ -108,14 +108,8 @@ fn ball_adjoint_equals_forward() {
 
 #[test]
 fn relay_adjoint_equals_forward() {
-    use models::relay;
-    let mut problem = relay::Model::problem(
-        0.0,
-        10.0,
-        &relay::X { q: 0.0, v: 0.0 },
-        &relay::P { k: 2.0, c: 0.3 },
-    );
-    problem.z0 = [1.0];
+    use models::{relay, relay_problem};
+    let mut problem = relay_problem();
     let times = [2.0, 5.0, 9.0];
     problem.sample_times = &times;
     let options = HybridOptions::new(1e-8, 1e-10);

@@ -11,9 +11,7 @@
 //! over a few thousand steps and a few event maps, with well-conditioned stage matrices).
 #![allow(clippy::needless_range_loop)]
 
-/// `close`, the comparison of the facade's adjoint tests (the rest of the file compares with
-/// its own seeds, below).
-#[allow(dead_code)]
+/// The comparison of the facade's adjoint tests, here with the problems' own seeds.
 #[path = "support/adjoint.rs"]
 mod adjoint;
 #[path = "support/event_models.rs"]
@@ -21,14 +19,12 @@ mod event_models;
 #[path = "support/runtime.rs"]
 mod runtime;
 
-use adjoint::close;
+use adjoint::{every_tableau_seeded, samples_only, unseeded, Problems};
 use event_models::{memory_toy, steel};
 use hysens::runtime::{
-    solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, Fields,
-    GuardInfo, HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution,
-    InitialMode, InitialStates, ModeInfo, ModeJacobian, ModelSizes, ModelTypes, Params, Point,
-    ResetJacobian, Sample, ScalarPartials, Solver, StepPlan, Tableau, TapeStep, ESDIRK23, ESDIRK34,
-    ESDIRK436L2SA,
+    solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, GuardInfo, HybridModel,
+    HybridOptions, HybridProblem, HybridRun, HybridSolution, InitialMode, ModeInfo, ModeJacobian,
+    ModelSizes, ModelTypes, Point, ResetJacobian, ScalarPartials, TapeStep, ESDIRK436L2SA,
 };
 use runtime::{em_parameters, em_problem, mem_toy_problem};
 
@@ -240,152 +236,6 @@ impl<M, const NY: usize, const NZ: usize, const NP: usize> ModelTypes<NY, NZ, NP
     type Params = [f64; NP];
 }
 
-/// The adjoint against the forward sensitivities of the same solve (`dG/dp` with the problem's
-/// `∂y0/∂p`, then `dG/dp` and `dG/dy0` against the builder's parameter and initial-state
-/// columns); returns the largest relative difference and the samples of the adjoint solve.
-fn compare<
-    M,
-    const S: usize,
-    const NY: usize,
-    const NZ: usize,
-    const NP: usize,
-    const N: usize,
-    const NS: usize,
->(
-    name: &str,
-    model: &M,
-    tableau: &Tableau<S>,
-    problem: &HybridProblem<'_, NY, NZ, NP>,
-    options: &HybridOptions<NY, NZ>,
-) -> (f64, Vec<Sample<NY, NZ, NP>>)
-where
-    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
-{
-    let rtol = 1e-10;
-    let name = format!("{name} {}", tableau.name);
-    let n = problem.sample_times.len();
-    let mut tape = vec![TapeStep::ZERO; 20_000];
-    let mut asa_samples = vec![Sample::ZERO; n];
-    let mut asa = HybridSolution::ZERO;
-    let mut grad = AdjointGradient::ZERO;
-    let mut out = HybridOutputs {
-        samples: &mut asa_samples,
-        events: None,
-        steps: None,
-    };
-    solve_adjoint(
-        &HybridRun::new(model, tableau, problem, options),
-        AdjointTape::full(&mut tape),
-        &mut out,
-        &mut asa,
-        &mut grad,
-    )
-    .unwrap();
-    assert!(asa.n_events > 0, "{name}: the solve meets events");
-    assert_eq!(
-        grad.stats.events, asa.n_events,
-        "{name}: every event transposed"
-    );
-    // From checkpoints (a window of 1 and of 3 steps): the full tape's gradient, bit for bit.
-    for window in [1, 3] {
-        let mut steps = vec![TapeStep::ZERO; window];
-        let mut checkpoints = vec![Checkpoint::ZERO; grad.tape_len.div_ceil(window)];
-        let mut samples = vec![Sample::ZERO; n];
-        let (mut sol, mut again) = (HybridSolution::ZERO, AdjointGradient::ZERO);
-        let mut out = HybridOutputs {
-            samples: &mut samples,
-            events: None,
-            steps: None,
-        };
-        let tape = AdjointTape::checkpointed(&mut steps, &mut checkpoints);
-        solve_adjoint(
-            &HybridRun::new(model, tableau, problem, options),
-            tape,
-            &mut out,
-            &mut sol,
-            &mut again,
-        )
-        .unwrap();
-        assert_eq!(
-            (again.p, again.y0),
-            (grad.p, grad.y0),
-            "{name}, window {window}"
-        );
-    }
-    let mut samples = vec![Sample::ZERO; n];
-    let mut fsa = HybridSolution::ZERO;
-    let mut out = HybridOutputs {
-        samples: &mut samples,
-        events: None,
-        steps: None,
-    };
-    solve(
-        &HybridRun::new(model, tableau, problem, options),
-        &mut out,
-        &mut fsa,
-    )
-    .unwrap();
-    assert_eq!(fsa.stats.steps, asa.stats.steps, "{name}: the same steps");
-    assert_eq!(fsa.cost, asa.cost, "{name}: the same solve");
-    let mut worst: f64 = 0.0;
-    for q in 0..NP {
-        let what = format!("{name} dG/dp[{q}] (with ∂y0/∂p)");
-        worst = worst.max(close(&what, grad.p[q], fsa.cost_gradient[q], rtol));
-    }
-    let mut samples = vec![Sample::ZERO; n];
-    let mut all = HybridSolution::<NY, NZ, NS>::ZERO;
-    let mut out = HybridOutputs {
-        samples: &mut samples,
-        events: None,
-        steps: None,
-    };
-    Solver::new(model)
-        .tableau(tableau)
-        .options(*options)
-        .sensitivities_to(Params::All, InitialStates::All)
-        .samples(problem.sample_times)
-        .data(problem.sample_data)
-        .algebraic_guess(&Fields::from_array(problem.z0))
-        .solve_into(
-            problem.t0,
-            problem.tf,
-            &Fields::from_array(problem.y0),
-            &Fields::from_array(problem.p),
-            &mut out,
-            &mut all,
-        )
-        .unwrap();
-    let mut unseeded = *problem;
-    unseeded.sensitivities = None;
-    let mut out = HybridOutputs {
-        samples: &mut asa_samples,
-        events: None,
-        steps: None,
-    };
-    solve_adjoint(
-        &HybridRun::new(model, tableau, &unseeded, options),
-        AdjointTape::full(&mut tape),
-        &mut out,
-        &mut asa,
-        &mut grad,
-    )
-    .unwrap();
-    assert_eq!(all.stats.steps, asa.stats.steps, "{name}: the same steps");
-    for q in 0..NP {
-        let what = format!("{name} dG/dp[{q}]");
-        worst = worst.max(close(&what, grad.p[q], all.cost_gradient[q], rtol));
-    }
-    for i in 0..NY {
-        let what = format!("{name} dG/dy0[{i}]");
-        worst = worst.max(close(&what, grad.y0[i], all.cost_gradient[NP + i], rtol));
-    }
-    println!(
-        "{name}: {} steps, {} events, largest relative difference {worst:.1e}",
-        asa.stats.steps, asa.n_events
-    );
-    (worst, asa_samples)
-}
-
 /// The memory toy as it is (switch when `y1 − p2` rises through zero, near `t = 1`), and with
 /// the equivalent guard `t − p2`, which makes the step landing on the sample time `t = 1` meet
 /// the switch exactly at its end: that sample is recorded at the restart, in the new mode, and
@@ -398,7 +248,6 @@ fn memory_toy_adjoint_equals_forward() {
     problem.y0 = [0.0, 0.2];
     problem.sample_data = &data;
     let options = HybridOptions::new(1e-8, 1e-10);
-    let mut worst: f64 = 0.0;
     // As it is: no sample within round-off of the switch (the forward solve would need a
     // landing step of a few ulps there).
     let times = [0.0, 0.5, 1.5, 2.0, 3.0];
@@ -408,9 +257,11 @@ fn memory_toy_adjoint_equals_forward() {
         t_guard: false,
         extra_costs: true,
     };
-    worst = worst.max(compare("memory toy", &model, &ESDIRK23, &problem, &options).0);
-    worst = worst.max(compare("memory toy", &model, &ESDIRK34, &problem, &options).0);
-    worst = worst.max(compare("memory toy", &model, &ESDIRK436L2SA, &problem, &options).0);
+    let problems = Problems {
+        seeded: &problem,
+        unseeded: &unseeded(&problem),
+    };
+    let (mut worst, _) = every_tableau_seeded("memory toy", &model, problems, &options, true);
     // Switch at t = p2 = 1 exactly, on a sample time.
     let times = [0.0, 0.5, 1.0, 2.0, 3.0];
     problem.sample_times = &times;
@@ -419,32 +270,18 @@ fn memory_toy_adjoint_equals_forward() {
         t_guard: true,
         extra_costs: true,
     };
-    let mut at_restart = 0;
-    let mut check = |(w, samples): (f64, Vec<Sample<2, 0, 2>>)| {
-        worst = worst.max(w);
-        at_restart += samples.iter().filter(|s| s.t == 1.0 && s.mode == 1).count();
+    let problems = Problems {
+        seeded: &problem,
+        unseeded: &unseeded(&problem),
     };
-    check(compare(
-        "memory toy, t-guard",
-        &model,
-        &ESDIRK23,
-        &problem,
-        &options,
-    ));
-    check(compare(
-        "memory toy, t-guard",
-        &model,
-        &ESDIRK34,
-        &problem,
-        &options,
-    ));
-    check(compare(
-        "memory toy, t-guard",
-        &model,
-        &ESDIRK436L2SA,
-        &problem,
-        &options,
-    ));
+    let (w, samples) =
+        every_tableau_seeded("memory toy, t-guard", &model, problems, &options, true);
+    worst = worst.max(w);
+    let at_restart = samples
+        .iter()
+        .flatten()
+        .filter(|s| s.t == 1.0 && s.mode == 1)
+        .count();
     assert_eq!(at_restart, 3, "a sample at the restart, for each tableau");
     println!("memory toy: worst {worst:.1e}");
 }
@@ -462,10 +299,11 @@ fn em_oscillator_adjoint_equals_forward() {
         t_guard: false,
         extra_costs: true,
     };
-    let mut worst: f64 = 0.0;
-    worst = worst.max(compare("EM oscillator", &model, &ESDIRK23, &problem, &options).0);
-    worst = worst.max(compare("EM oscillator", &model, &ESDIRK34, &problem, &options).0);
-    worst = worst.max(compare("EM oscillator", &model, &ESDIRK436L2SA, &problem, &options).0);
+    let problems = Problems {
+        seeded: &problem,
+        unseeded: &unseeded(&problem),
+    };
+    let (worst, _) = every_tableau_seeded("EM oscillator", &model, problems, &options, true);
     println!("EM oscillator: worst {worst:.1e}");
 }
 
@@ -545,17 +383,11 @@ where
     M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
 {
     let mut tape = vec![TapeStep::ZERO; 20_000];
-    let mut out = HybridOutputs {
-        samples: &mut [],
-        events: None,
-        steps: None,
-    };
     let (mut sol, mut grad) = (HybridSolution::ZERO, AdjointGradient::ZERO);
-    let plan = StepPlan::Adaptive;
     solve_adjoint(
-        &HybridRun::new(model, &ESDIRK436L2SA, problem, options).with_plan(plan),
+        &HybridRun::new(model, &ESDIRK436L2SA, problem, options),
         AdjointTape::full(&mut tape),
-        &mut out,
+        &mut samples_only(&mut []),
         &mut sol,
         &mut grad,
     )

@@ -21,10 +21,7 @@ use smooth_modes::*;
 
 /// Robertson's chemical kinetics (Hairer & Wanner II, §IV.1, eq. (1.4)), ODE form: P3 of
 /// `support/models.rs` at its classic rate constants, its one mode as a smooth mode.
-const ROBERTSON_ODE: ModeOf<'static, robertson::Model> = ModeOf {
-    model: &robertson::Model,
-    mode: 0,
-};
+const ROBERTSON_ODE: ModeOf<'static, robertson::Model> = ModeOf::first(&robertson::Model);
 
 /// Robertson in DAE form: y3 = z algebraic, 0 = y1 + y2 + z − 1.
 #[derive(Debug)]

@@ -31,10 +31,7 @@ use runtime::no_obs;
 use smooth_modes::ModeOf;
 
 /// Robertson's kinetics (P3 of `support/models.rs`), its one mode as a smooth mode.
-const ROBERTSON: ModeOf<'static, robertson::Model> = ModeOf {
-    model: &robertson::Model,
-    mode: 0,
-};
+const ROBERTSON: ModeOf<'static, robertson::Model> = ModeOf::first(&robertson::Model);
 
 /// Horizon: [0, 40] covers the initial transient (y2 peaks at ~3.6e-5 near t = 4e-4) and the
 /// slow phase; the adaptive run at rtol 1e-6 takes 41 (ESDIRK4(3)6L) to 185 (ESDIRK23) steps.

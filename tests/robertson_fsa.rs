@@ -35,10 +35,7 @@ use models::{robertson, ROBERTSON_K as K, ROBERTSON_Y0 as Y0};
 use smooth_modes::ModeOf;
 
 /// Robertson's kinetics (P3 of `support/models.rs`), its one mode as a smooth mode.
-const ROBERTSON: ModeOf<'static, robertson::Model> = ModeOf {
-    model: &robertson::Model,
-    mode: 0,
-};
+const ROBERTSON: ModeOf<'static, robertson::Model> = ModeOf::first(&robertson::Model);
 
 const RTOL: f64 = 1e-6;
 const ATOL: f64 = 1e-10;

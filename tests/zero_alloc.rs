@@ -289,13 +289,7 @@ fn adjoint_solve_with_events_does_not_allocate() {
         (solution.n_events, full.p, full.y0)
     }
     let ex51 = ex51::Model::problem(0.0, 5.0, &ex51::X { x: 0.0 }, &ex51::P { p: 2.9 });
-    let mut relay = relay::Model::problem(
-        0.0,
-        10.0,
-        &relay::X { q: 0.0, v: 0.0 },
-        &relay::P { k: 2.0, c: 0.3 },
-    );
-    relay.z0 = [1.0];
+    let mut relay = models::relay_problem();
     let times = [0.0, 2.0, 5.0, 9.0];
     relay.sample_times = &times;
     for (events, p, y0) in [

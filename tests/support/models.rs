@@ -179,3 +179,12 @@ pub mod relay {
         z.f.powi(2)
     }
 }
+
+/// The relay of the adjoint tests (`tests/adjoint_events.rs`, `tests/zero_alloc.rs`): from rest
+/// at `k = 2`, `c = 0.3` on `[0, 10]`, with the consistent force `f = 1` as the algebraic guess.
+pub fn relay_problem() -> hysens::runtime::HybridProblem<'static, 2, 1, 2> {
+    let x0 = relay::X { q: 0.0, v: 0.0 };
+    let mut problem = relay::Model::problem(0.0, 10.0, &x0, &relay::P { k: 2.0, c: 0.3 });
+    problem.z0 = [1.0];
+    problem
+}

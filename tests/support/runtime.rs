@@ -16,6 +16,7 @@ use hysens::runtime::smooth::StepRecord;
 use hysens::runtime::{
     solve, EventRecord, HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridRun,
     HybridSolution, LoggedStep, ModelSizes, Options, Sample, SolveError, StepPlan, Tableau,
+    ESDIRK23, ESDIRK34, ESDIRK436L2SA,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -193,6 +194,40 @@ pub fn em_parameters() -> [f64; 4] {
 // ---------------------------------------------------------------------------------------------
 // FSA against finite differences of the same integrator with the step sequence frozen.
 // ---------------------------------------------------------------------------------------------
+
+/// [`fsa_vs_frozen_fd`] with every tableau (ESDIRK2(3), ESDIRK3(4), ESDIRK4(3)6L[2]SA): each
+/// tableau's worst difference must be below `bound`; returns them.
+#[allow(clippy::too_many_arguments)]
+pub fn fsa_matches_frozen_fd_every_tableau<
+    M,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
+    model: &M,
+    problem: &dyn Fn([f64; NP]) -> HybridProblem<'static, NY, NZ, NP>,
+    p0: [f64; NP],
+    rtol: f64,
+    delta: f64,
+    bound: f64,
+    label: &str,
+) -> [f64; 3]
+where
+    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
+{
+    let w = [
+        fsa_vs_frozen_fd(model, &ESDIRK23, problem, p0, rtol, delta, label),
+        fsa_vs_frozen_fd(model, &ESDIRK34, problem, p0, rtol, delta, label),
+        fsa_vs_frozen_fd(model, &ESDIRK436L2SA, problem, p0, rtol, delta, label),
+    ];
+    assert!(
+        w.iter().all(|w| *w < bound),
+        "{label} at rtol {rtol}: {w:?}"
+    );
+    w
+}
 
 /// FSA against central differences of the same integrator with the step sequence frozen: an
 /// adaptive run at `rtol` (atol = rtol·1e-2) logs its steps; the log is replayed at `p` and

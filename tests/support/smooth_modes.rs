@@ -26,6 +26,14 @@ pub struct ModeOf<'a, M> {
     pub mode: usize,
 }
 
+impl<'a, M> ModeOf<'a, M> {
+    /// The first mode of `model`: the one mode of a single-mode model such as Robertson's
+    /// kinetics (`support/models.rs`).
+    pub const fn first(model: &'a M) -> Self {
+        ModeOf { model, mode: 0 }
+    }
+}
+
 impl<M, const NY: usize, const NZ: usize, const NP: usize> SmoothMode<NY, NZ, NP> for ModeOf<'_, M>
 where
     M: HybridModel<NY, NZ, NP>,
