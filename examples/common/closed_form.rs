@@ -508,16 +508,6 @@ impl Summary {
             yes(worst.relative <= 1e3 * rtol),
             yes(self.fsa_vs_adjoint <= 1e-12)
         );
-        println!(
-            "steps {}, rejected {}, f evaluations {}, Jacobians {}, LU factorizations {}, \
-             Newton iterations {}, events {}",
-            stats.steps,
-            stats.rejected_steps,
-            stats.f_evals,
-            stats.jacobian_evals,
-            stats.lu_factorizations,
-            stats.newton_iterations,
-            stats.events
-        );
+        println!("{}", crate::stats::line(stats));
     }
 }

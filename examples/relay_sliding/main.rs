@@ -78,6 +78,8 @@ mod model;
 mod pieces;
 #[path = "../common/plot.rs"]
 mod plot;
+#[path = "../common/stats.rs"]
+mod stats;
 
 use closed_form::{piece_by_piece, ClosedForm, Report, Solves};
 use model::relay;

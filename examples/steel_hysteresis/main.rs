@@ -49,6 +49,8 @@ use hysens::prelude::*;
 mod model;
 #[path = "../common/plot.rs"]
 mod plot;
+#[path = "../common/stats.rs"]
+mod stats;
 
 use model::{steel, REFERENCE_ADJOINT_JUMPS, REFERENCE_ADJOINT_START};
 use plot::{split_at, Figure, LegendAt, Panel, XyFigure};
@@ -285,17 +287,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     );
 
     for (what, s) in [("FSA solve", &fsa.stats), ("adjoint's forward", &asa.stats)] {
-        println!(
-            "{what}: steps {}, rejected {}, f evaluations {}, Jacobians {}, LU factorizations {}, \
-             Newton iterations {}, events {}",
-            s.steps,
-            s.rejected_steps,
-            s.f_evals,
-            s.jacobian_evals,
-            s.lu_factorizations,
-            s.newton_iterations,
-            s.events
-        );
+        println!("{what}: {}", stats::line(s));
     }
     let a = &asa.adjoint_stats;
     println!(

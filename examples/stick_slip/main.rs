@@ -101,6 +101,8 @@ mod model;
 mod pieces;
 #[path = "../common/plot.rs"]
 mod plot;
+#[path = "../common/stats.rs"]
+mod stats;
 
 use closed_form::{piece_by_piece, ClosedForm, ClosedFormGradient, Report, Solves};
 use model::oscillator;
