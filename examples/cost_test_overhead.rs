@@ -146,13 +146,7 @@ fn cases() -> Vec<Case> {
             name: "Ex. 5.2 steel, FSA (`steel_hysteresis`)",
             settings: "rtol 1e-8, [0, 10], DAE",
             solve: Box::new(|on| {
-                let pi2 = core::f64::consts::PI.powi(2);
-                let p = steel::P {
-                    k_a: 32.0 * pi2,
-                    k_b: pi2,
-                    alpha: 205.0,
-                    beta: 0.0,
-                };
+                let p = steel_model::paper_parameters();
                 let x0 = steel::X { u: 0.0, v: 0.0 };
                 let solver = steel::Model.solver().tolerances(1e-8, 1e-10);
                 counts(solver, on, ALL, 10.0, &x0, &p)
