@@ -72,56 +72,73 @@ struct Case {
     solve: Box<dyn Fn(bool) -> Counts>,
 }
 
-/// A solver with the cost test on (the default) or off.
-macro_rules! solver {
-    ($model:expr, $rtol:expr, $atol:expr, $on:expr) => {{
-        let solver = $model.solver().tolerances($rtol, $atol);
-        if $on {
-            solver
-        } else {
-            solver.cost_error_test_off()
-        }
-    }};
+/// Every parameter and initial state: the directions of the FSA solves.
+const ALL: (Params, InitialStates) = (Params::All, InitialStates::All);
+
+/// The counters of a solve by `solver` with sensitivities to `directions` on `[0, tf]` from
+/// `x0` with `p`, with the cost test on (`on`, the default) or off.
+fn counts<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
+    solver: Solver<'_, M, S, NY, NZ, NP, N, NS>,
+    on: bool,
+    (params, initial_states): (Params<'static>, InitialStates<'static>),
+    tf: f64,
+    x0: &<M as ModelTypes<NY, NZ, NP>>::State,
+    p: &<M as ModelTypes<NY, NZ, NP>>::Params,
+) -> Counts
+where
+    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
+{
+    let solver = if on {
+        solver
+    } else {
+        solver.cost_error_test_off()
+    };
+    let solution = solver
+        .sensitivities_to(params, initial_states)
+        .solve(0.0, tf, x0, p)
+        .unwrap_or_else(|failure| panic!("{failure}"));
+    Counts::of(&solution.stats)
 }
 
 fn cases() -> Vec<Case> {
-    let fsa = |on: bool| {
-        let solution = solver!(ex51::Model, 1e-8, 1e-10, on)
-            .sensitivities_to(Params::All, InitialStates::All)
-            .solve(0.0, 5.0, &ex51::X { x: 0.0 }, &ex51::P { p: 2.9 })
-            .expect("P1 solves");
-        Counts::of(&solution.stats)
+    // P1 from x = 0 on [0, 5] with the threshold `p`.
+    let p1 = |on, directions, p| {
+        let solver = ex51::Model.solver().tolerances(1e-8, 1e-10);
+        counts(
+            solver,
+            on,
+            directions,
+            5.0,
+            &ex51::X { x: 0.0 },
+            &ex51::P { p },
+        )
     };
+    let none = (Params::None, InitialStates::None);
     vec![
         Case {
             name: "P1 Ex. 5.1, plain (bench `solve`)",
             settings: "rtol 1e-8, [0, 5]",
-            solve: Box::new(|on| {
-                let solution = solver!(ex51::Model, 1e-8, 1e-10, on)
-                    .solve(0.0, 5.0, &ex51::X { x: 0.0 }, &ex51::P { p: 2.9 })
-                    .expect("P1 solves");
-                Counts::of(&solution.stats)
-            }),
+            solve: Box::new(move |on| p1(on, none, 2.9)),
         },
         Case {
             name: "P1 Ex. 5.1, FSA (`quickstart`, bench `solve`)",
             settings: "rtol 1e-8, [0, 5]",
-            solve: Box::new(fsa),
+            solve: Box::new(move |on| p1(on, ALL, 2.9)),
         },
         Case {
             name: "64 × P1, FSA (bench `batch`, sequential)",
             settings: "rtol 1e-8, p in [2.6, 3.2)",
-            solve: Box::new(|on| {
-                let solver = solver!(ex51::Model, 1e-8, 1e-10, on)
-                    .sensitivities_to(Params::All, InitialStates::All);
+            solve: Box::new(move |on| {
                 (0..64).fold(Counts::default(), |sum, k| {
-                    let p = ex51::P {
-                        p: 2.6 + 0.6 * k as f64 / 64.0,
-                    };
-                    let solution = solver
-                        .solve(0.0, 5.0, &ex51::X { x: 0.0 }, &p)
-                        .expect("P1 solves");
-                    sum.add(Counts::of(&solution.stats))
+                    sum.add(p1(on, ALL, 2.6 + 0.6 * k as f64 / 64.0))
                 })
             }),
         },
@@ -129,18 +146,10 @@ fn cases() -> Vec<Case> {
             name: "Ex. 5.2 steel, FSA (`steel_hysteresis`)",
             settings: "rtol 1e-8, [0, 10], DAE",
             solve: Box::new(|on| {
-                let pi2 = core::f64::consts::PI.powi(2);
-                let p = steel::P {
-                    k_a: 32.0 * pi2,
-                    k_b: pi2,
-                    alpha: 205.0,
-                    beta: 0.0,
-                };
-                let solution = solver!(steel::Model, 1e-8, 1e-10, on)
-                    .sensitivities_to(Params::All, InitialStates::All)
-                    .solve(0.0, 10.0, &steel::X { u: 0.0, v: 0.0 }, &p)
-                    .expect("the steel solves");
-                Counts::of(&solution.stats)
+                let p = steel_model::paper_parameters();
+                let x0 = steel::X { u: 0.0, v: 0.0 };
+                let solver = steel::Model.solver().tolerances(1e-8, 1e-10);
+                counts(solver, on, ALL, 10.0, &x0, &p)
             }),
         },
         Case {
@@ -149,11 +158,9 @@ fn cases() -> Vec<Case> {
             solve: Box::new(|on| {
                 let x0 = memory_toy::X { y1: 0.0, y2: 0.0 };
                 let p = memory_toy::P { p1: 1.0, p2: 1.0 };
-                let solution = solver!(memory_toy::Model, 1e-10, 1e-12, on)
-                    .sensitivities_to(Params::All, InitialStates::None)
-                    .solve(0.0, 3.0, &x0, &p)
-                    .expect("the memory toy solves");
-                Counts::of(&solution.stats)
+                let solver = memory_toy::Model.solver().tolerances(1e-10, 1e-12);
+                let params_only = (Params::All, InitialStates::None);
+                counts(solver, on, params_only, 3.0, &x0, &p)
             }),
         },
         Case {
@@ -166,11 +173,8 @@ fn cases() -> Vec<Case> {
                     k: 1.0,
                     d: 1.5,
                 };
-                let solution = solver!(relay::Model, 1e-10, 1e-12, on)
-                    .sensitivities_to(Params::All, InitialStates::All)
-                    .solve(0.0, 5.0, &x0, &p)
-                    .expect("the relay solves");
-                Counts::of(&solution.stats)
+                let solver = relay::Model.solver().tolerances(1e-10, 1e-12);
+                counts(solver, on, ALL, 5.0, &x0, &p)
             }),
         },
         Case {
@@ -184,11 +188,8 @@ fn cases() -> Vec<Case> {
                     b: 0.3,
                     vb: 0.5,
                 };
-                let solution = solver!(oscillator::Model, 1e-10, 1e-12, on)
-                    .sensitivities_to(Params::All, InitialStates::All)
-                    .solve(0.0, 24.0, &x0, &p)
-                    .expect("the stick-slip solves");
-                Counts::of(&solution.stats)
+                let solver = oscillator::Model.solver().tolerances(1e-10, 1e-12);
+                counts(solver, on, ALL, 24.0, &x0, &p)
             }),
         },
         Case {
@@ -203,11 +204,9 @@ fn cases() -> Vec<Case> {
                     high: 21.0,
                     set: 20.0,
                 };
-                let solution = solver!(thermostat::Model, 1e-6, 1e-8, on)
-                    .sensitivities_to(Params::All, InitialStates::All)
-                    .solve(0.0, 10.0, &thermostat::X { temp: 15.0 }, &p)
-                    .expect("the thermostat solves");
-                Counts::of(&solution.stats)
+                let x0 = thermostat::X { temp: 15.0 };
+                let solver = thermostat::Model.solver().tolerances(1e-6, 1e-8);
+                counts(solver, on, ALL, 10.0, &x0, &p)
             }),
         },
     ]

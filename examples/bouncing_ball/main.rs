@@ -34,6 +34,8 @@ use hysens::prelude::*;
 mod model;
 #[path = "../common/plot.rs"]
 mod plot;
+#[path = "../common/stats.rs"]
+mod stats;
 
 use model::ball;
 use plot::{split_at, Figure, LegendAt, Panel};
@@ -310,18 +312,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         solution.samples.len(),
         worst_samples.absolute
     );
-    let s = &solution.stats;
-    println!(
-        "steps {}, rejected {}, f evaluations {}, Jacobians {}, LU factorizations {}, \
-         Newton iterations {}, events {}",
-        s.steps,
-        s.rejected_steps,
-        s.f_evals,
-        s.jacobian_evals,
-        s.lu_factorizations,
-        s.newton_iterations,
-        s.events
-    );
+    println!("{}", stats::line(&solution.stats));
 
     // The picture: the height and three of its sensitivities, cut at the impacts.
     let impacts: Vec<f64> = solution.events.iter().map(|e| e.t).collect();

@@ -3,7 +3,9 @@
 //! direction `θ` (an initial state or a parameter), which gives its exact derivatives; the
 //! report prints the event log, the state at `T` and the cost gradient next to it, checks
 //! every sample, and sums up the largest differences and the agreement of the forward
-//! sensitivities (FSA) with the adjoint.
+//! sensitivities (FSA) with the adjoint. Shared with it: the loop that follows a closed form
+//! piece by piece from switch to switch ([`piece_by_piece`]), and the solves that an example
+//! compares and draws ([`Solves`]).
 //!
 //! A difference is absolute, and relative to `max(1, |closed form|)`; a value the solve did not
 //! produce (NaN) counts as an infinite difference, so a missing direction cannot pass.
@@ -12,6 +14,8 @@ use std::error::Error;
 
 use hysens::prelude::*;
 use num_dual::Dual64;
+
+use crate::pieces::grid_with;
 
 /// A piece of the closed form: knows the name of the model's mode it is in.
 pub trait Piece: Copy + PartialEq + std::fmt::Debug {
@@ -36,6 +40,38 @@ pub struct ClosedForm<P, const NX: usize> {
     pub piece: P,
     pub switches: Vec<Switch<P>>,
     pub cost: Dual64,
+}
+
+/// What a closed form's piece from time `t` gives, with `rest = t_end − t` left: its length
+/// `τ`, and the guard and piece of the switch that ends it (none if the piece lasts to the
+/// end).
+pub type PieceEnd<P> = Result<(Dual64, Option<(&'static str, P)>), String>;
+
+/// Runs a closed form piece by piece from `first` at `t = 0` to `t_end`: `piece(p, t, rest)`
+/// follows piece `p` from `t` (and updates the state and cost it keeps) and says where it
+/// ends. Returns the last piece and the switches; an error past `max_switches` switches.
+pub fn piece_by_piece<P: Copy>(
+    first: P,
+    t_end: f64,
+    max_switches: usize,
+    mut piece: impl FnMut(P, Dual64, Dual64) -> PieceEnd<P>,
+) -> Result<(P, Vec<Switch<P>>), String> {
+    let (mut from, mut t) = (first, Dual64::from(0.0));
+    let mut switches = Vec::new();
+    loop {
+        let (tau, next) = piece(from, t, -t + t_end)?;
+        t += tau;
+        let Some((guard, to)) = next else {
+            return Ok((from, switches));
+        };
+        switches.push(Switch { t, guard, from, to });
+        from = to;
+        if switches.len() > max_switches {
+            return Err(format!(
+                "more than {max_switches} switches: the closed form gives up"
+            ));
+        }
+    }
 }
 
 /// A direction `θ`: its name, how the solution names it, and its value.
@@ -143,6 +179,55 @@ pub struct Report<P, const NX: usize, const K: usize> {
     /// `(name, unit)` of each state.
     pub states: [(&'static str, &'static str); NX],
     pub closed_form: ClosedFormFn<P, NX, K>,
+}
+
+/// The solves of an example with a closed form, all with the same settings and so of the same
+/// discrete solution: forward sensitivities (FSA) to every parameter and initial state, the
+/// adjoint gradient, FSA again at evenly spaced sample times to compare with the closed form,
+/// and FSA at the denser sample times of the pictures. The sampled solves are their own (so
+/// that the first is not cut at the samples); the pictures' times include the event times of
+/// the first, so that the pieces of a trajectory join and the states at the events are
+/// samples. Samples that close to an event are exact too: the sensitivities after a sample
+/// within round-off of an event are those of the event (`tests/short_steps.rs`).
+pub struct Solves<X, const NX: usize, const NP: usize> {
+    pub solution: Solution<X, NX, 0, NP>,
+    pub adjoint: Gradient<NX, NP>,
+    pub sampled: Solution<X, NX, 0, NP>,
+    pub pictured: Solution<X, NX, 0, NP>,
+}
+
+impl<X: Fields<NX>, const NX: usize, const NP: usize> Solves<X, NX, NP> {
+    /// The solves of `solver` on `[0, t_end]` from `x0` with `p`: the compared one sampled
+    /// at `n_samples` evenly spaced times, the pictures' at `n_pictured` and the events.
+    pub fn new<M, const S: usize, const N: usize, const NS: usize>(
+        solver: Solver<'_, M, S, NX, 0, NP, N, NS>,
+        t_end: f64,
+        (n_samples, n_pictured): (usize, usize),
+        x0: &X,
+        p: &<M as ModelTypes<NX, 0, NP>>::Params,
+    ) -> Result<Self, Box<dyn Error>>
+    where
+        M: HybridModel<NX, 0, NP>
+            + AdjointProducts<NX, 0, NP>
+            + ModelSizes<N, NS>
+            + ModelTypes<NX, 0, NP, State = X>,
+        X: 'static,
+    {
+        let all = solver.sensitivities_to(Params::All, InitialStates::All);
+        let solution = all.solve(0.0, t_end, x0, p)?;
+        let adjoint = solver.gradient(0.0, t_end, x0, p)?;
+        let times = grid_with(t_end, n_samples, &[]);
+        let sampled = all.samples(&times).solve(0.0, t_end, x0, p)?;
+        let events: Vec<f64> = solution.events.iter().map(|e| e.t).collect();
+        let times = grid_with(t_end, n_pictured, &events);
+        let pictured = all.samples(&times).solve(0.0, t_end, x0, p)?;
+        Ok(Solves {
+            solution,
+            adjoint,
+            sampled,
+            pictured,
+        })
+    }
 }
 
 /// The largest differences of a report, by what was compared.
@@ -314,6 +399,37 @@ impl<P: Piece, const NX: usize, const K: usize> Report<P, NX, K> {
         Ok(worst)
     }
 
+    /// The whole comparison of `solves` with the closed form up to `t_end`: prints the event
+    /// log, what `after_events` prints from the closed form, the state at `t_end`, the cost
+    /// (`cost`, `unit`: see [`Report::cost`]) and the summary at the relative tolerance `rtol`
+    /// ([`Summary::print`]), and checks every sample.
+    pub fn compare<X: Fields<NX>, const NP: usize>(
+        &self,
+        solves: &Solves<X, NX, NP>,
+        t_end: f64,
+        (cost, unit): (&str, &str),
+        rtol: f64,
+        after_events: impl FnOnce(&ClosedFormGradient<P, NX, K>),
+    ) -> Result<(), Box<dyn Error>> {
+        let exact = self.at(t_end)?;
+        let events = self.events(&solves.solution, &exact)?;
+        after_events(&exact);
+        let final_state = self.final_state(&solves.solution, &exact, t_end)?;
+        let samples = self.samples(&solves.sampled)?;
+        let (cost, fsa_vs_adjoint) =
+            self.cost(cost, unit, &solves.solution, &solves.adjoint, &exact);
+        let summary = Summary {
+            events,
+            final_state,
+            samples,
+            cost,
+            fsa_vs_adjoint,
+        };
+        let stats = &solves.solution.stats;
+        summary.print(solves.sampled.samples.len(), rtol, stats);
+        Ok(())
+    }
+
     /// Prints the cost `cost` (a description, e.g. `G = ∫ x² dt`) and its gradient by FSA,
     /// by the adjoint and by the closed form; returns the largest difference from the closed
     /// form and the largest relative difference between FSA and the adjoint.
@@ -392,16 +508,6 @@ impl Summary {
             yes(worst.relative <= 1e3 * rtol),
             yes(self.fsa_vs_adjoint <= 1e-12)
         );
-        println!(
-            "steps {}, rejected {}, f evaluations {}, Jacobians {}, LU factorizations {}, \
-             Newton iterations {}, events {}",
-            stats.steps,
-            stats.rejected_steps,
-            stats.f_evals,
-            stats.jacobian_evals,
-            stats.lu_factorizations,
-            stats.newton_iterations,
-            stats.events
-        );
+        println!("{}", crate::stats::line(stats));
     }
 }

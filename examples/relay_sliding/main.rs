@@ -78,10 +78,12 @@ mod model;
 mod pieces;
 #[path = "../common/plot.rs"]
 mod plot;
+#[path = "../common/stats.rs"]
+mod stats;
 
-use closed_form::{ClosedForm, Report, Summary, Switch};
+use closed_form::{piece_by_piece, ClosedForm, Report, Solves};
 use model::relay;
-use pieces::{grid_with, joined_in_mode, over_time, pieces};
+use pieces::{joined_in_mode, over_time, pieces};
 use plot::{Figure, LegendAt, Panel, XyFigure};
 
 /// Initial position (m).
@@ -194,18 +196,16 @@ fn closed_form(theta: [Dual64; 5], t_end: f64) -> Result<ClosedForm<Piece, 2>, S
     if s0.re == 0.0 {
         return Err("the closed form does not start on the line".into());
     }
-    let mut piece = if s0.re > 0.0 {
+    let first = if s0.re > 0.0 {
         Piece::Above
     } else {
         Piece::Below
     };
-    let (mut t, mut x1, mut x2) = (Dual64::from(0.0), x1_0, x2_0);
+    let (mut x1, mut x2) = (x1_0, x2_0);
     // Right after a crossing, `s = 0` exactly (the switch time is defined by it).
     let mut on_line = false;
     let mut cost = Dual64::from(0.0);
-    let mut switches = Vec::new();
-    loop {
-        let rest = -t + t_end;
+    let (piece, switches) = piece_by_piece(first, t_end, 20, |piece, t, rest| {
         let (tau, next) = match piece {
             Piece::Below | Piece::Above => {
                 let a = if piece == Piece::Below { d + k } else { d - k };
@@ -261,20 +261,10 @@ fn closed_form(theta: [Dual64; 5], t_end: f64) -> Result<ClosedForm<Piece, 2>, S
                 (tau, exit.map(|(_, guard, to)| (guard, to)))
             }
         };
-        t += tau;
-        let Some((guard, to)) = next else { break };
-        switches.push(Switch {
-            t,
-            guard,
-            from: piece,
-            to,
-        });
+        // A next piece starts at this one's switch, on the line.
         on_line = true;
-        piece = to;
-        if switches.len() > 20 {
-            return Err("more than 20 switches: the closed form gives up".into());
-        }
-    }
+        Ok((tau, next))
+    })?;
     Ok(ClosedForm {
         x: [x1, x2],
         piece,
@@ -290,26 +280,13 @@ fn main() -> Result<(), Box<dyn Error>> {
         k: K,
         d: D,
     };
-    let times: Vec<f64> = (0..N_SAMPLES)
-        .map(|k| T_END * k as f64 / (N_SAMPLES - 1) as f64)
-        .collect();
-    // The same settings, and so the same discrete solution, for FSA and the adjoint. The
-    // samples compared with the closed form come from a solve of their own.
     let solver = relay::Model.solver().options(options());
-    let solution = solver
-        .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, T_END, &x0, &p)?;
-    let adjoint = solver.gradient(0.0, T_END, &x0, &p)?;
-    let sampled = solver
-        .sensitivities_to(Params::All, InitialStates::All)
-        .samples(&times)
-        .solve(0.0, T_END, &x0, &p)?;
+    let solves = Solves::new(solver, T_END, (N_SAMPLES, PLOT_SAMPLES), &x0, &p)?;
     let report = Report {
         directions: DIRECTIONS,
         states: [("x1", "m"), ("x2", "m/s")],
         closed_form,
     };
-    let exact = report.at(T_END)?;
 
     println!(
         "Relay with sliding: x1' = x2, x2' = u + d, u = -k sign(s), s = x2 + λ x1; \
@@ -325,47 +302,25 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     // The event log, against the closed form's switches; the state at T; every sample; the
     // cost and its gradient by FSA, the adjoint and the closed form (`common/closed_form.rs`).
-    let events = report.events(&solution, &exact)?;
-    let final_state = report.final_state(&solution, &exact, T_END)?;
-    let samples = report.samples(&sampled)?;
-    let (cost, fsa_vs_adjoint) = report.cost("G = ∫ x1² dt", "m²·s", &solution, &adjoint, &exact);
-    let summary = Summary {
-        events,
-        final_state,
-        samples,
-        cost,
-        fsa_vs_adjoint,
-    };
-    summary.print(sampled.samples.len(), RTOL, &solution.stats);
+    let cost = ("G = ∫ x1² dt", "m²·s");
+    report.compare(&solves, T_END, cost, RTOL, |_| {})?;
 
-    let event_times: Vec<f64> = solution.events.iter().map(|e| e.t).collect();
-    let (phase, time) = draw(&x0, &p, &event_times)?;
+    let (phase, time) = draw(&p, &solves)?;
     println!("plot (phase plane): {}", phase.display());
     println!("plot (over time): {}", time.display());
     Ok(())
 }
 
-/// Draws the phase plane and the quantities over time, from a solve with dense samples (of its
-/// own, so the numbers printed above are those of the solves before) whose sample times
-/// include the event times `events` of the solve above, so the pieces of the trajectory join
-/// and the dots are the states at the events. Samples that close to an event are exact too:
-/// the sensitivities after a sample within round-off of an event are those of the event
-/// (`tests/short_steps.rs`).
+/// Draws the phase plane and the quantities over time, from the solve of `solves` sampled for
+/// the pictures (the dots are the states at the events of the solve compared above).
 fn draw(
-    x0: &relay::X,
     p: &relay::P,
-    events: &[f64],
+    solves: &Solves<relay::X, 2, 3>,
 ) -> Result<(std::path::PathBuf, std::path::PathBuf), Box<dyn Error>> {
-    let times = grid_with(T_END, PLOT_SAMPLES, events);
-    let states = relay::Model
-        .solver()
-        .options(options())
-        .sensitivities_to(Params::All, InitialStates::All)
-        .samples(&times)
-        .solve(0.0, T_END, x0, p)?;
-
+    let events: Vec<f64> = solves.solution.events.iter().map(|e| e.t).collect();
+    let states = &solves.pictured;
     let samples = &states.samples;
-    let pieces = pieces(&states);
+    let pieces = pieces(states);
     let joined = |mode: &str| joined_in_mode(samples, &pieces, mode, |s| (s.x.x1, s.x.x2));
 
     // (a) The phase plane: the line s = 0 across the trajectory's box, the pieces by mode.

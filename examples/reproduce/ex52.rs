@@ -20,11 +20,9 @@
 //! to that bound here).
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-use core::f64::consts::PI;
-
 use hysens::prelude::*;
 
-use crate::steel_model::steel;
+use crate::steel_model::{paper_parameters, steel};
 use crate::table::{Bound, Row};
 
 const CASE: &str = "S&R Ex. 5.2 (EM steel)";
@@ -77,13 +75,7 @@ fn gradient_bound(j: usize) -> Bound {
 
 /// The rows of Example 5.2.
 pub fn rows() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
-    let pi2 = PI * PI;
-    let p = steel::P {
-        k_a: 32.0 * pi2,
-        k_b: pi2,
-        alpha: 205.0,
-        beta: 0.0,
-    };
+    let p = paper_parameters();
     let x0 = steel::X { u: 0.0, v: 0.0 };
     let solver = steel::Model.solver().tolerances(1e-8, 1e-10);
     let forward = solver

@@ -49,8 +49,10 @@ use hysens::prelude::*;
 mod model;
 #[path = "../common/plot.rs"]
 mod plot;
+#[path = "../common/stats.rs"]
+mod stats;
 
-use model::{steel, REFERENCE_ADJOINT_JUMPS, REFERENCE_ADJOINT_START};
+use model::{paper_parameters, steel, REFERENCE_ADJOINT_JUMPS, REFERENCE_ADJOINT_START};
 use plot::{split_at, Figure, LegendAt, Panel, XyFigure};
 
 /// Final time (s).
@@ -105,17 +107,6 @@ const REFERENCE_REVERSALS: [(f64, f64, f64); 19] = [
     (9.2104805499, -0.1603832055, -2.3291571728),
     (9.7128048062, 0.1690214972, 2.4144136942),
 ];
-/// The paper's parameters: `k_a = 32π²`, `k_b = π²`, `α = 205`, `β = 0`.
-fn parameters() -> steel::P {
-    let pi2 = core::f64::consts::PI.powi(2);
-    steel::P {
-        k_a: 32.0 * pi2,
-        k_b: pi2,
-        alpha: 205.0,
-        beta: 0.0,
-    }
-}
-
 /// The relative difference `|a − b| / |b|` (the absolute one if `b = 0`).
 fn relative(a: f64, b: f64) -> f64 {
     if b == 0.0 {
@@ -127,7 +118,7 @@ fn relative(a: f64, b: f64) -> f64 {
 
 fn main() -> Result<(), Box<dyn Error>> {
     let x0 = steel::X { u: 0.0, v: 0.0 };
-    let p = parameters();
+    let p = paper_parameters();
     let solver = steel::Model.solver().tolerances(RTOL, ATOL);
     let fsa = solver
         .sensitivities_to(Params::All, InitialStates::All)
@@ -285,17 +276,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     );
 
     for (what, s) in [("FSA solve", &fsa.stats), ("adjoint's forward", &asa.stats)] {
-        println!(
-            "{what}: steps {}, rejected {}, f evaluations {}, Jacobians {}, LU factorizations {}, \
-             Newton iterations {}, events {}",
-            s.steps,
-            s.rejected_steps,
-            s.f_evals,
-            s.jacobian_evals,
-            s.lu_factorizations,
-            s.newton_iterations,
-            s.events
-        );
+        println!("{what}: {}", stats::line(s));
     }
     let a = &asa.adjoint_stats;
     println!(

@@ -134,6 +134,19 @@ pub mod steel {
     }
 }
 
+/// The paper's parameters (Serban & Recuero 2019, Example 5.2): `k_a = 32π²`, `k_b = π²`,
+/// `α = 205`, `β = 0`.
+#[allow(dead_code)] // the examples use it; the tests include this file too
+pub fn paper_parameters() -> steel::P {
+    let pi2 = core::f64::consts::PI.powi(2);
+    steel::P {
+        k_a: 32.0 * pi2,
+        k_b: pi2,
+        alpha: 205.0,
+        beta: 0.0,
+    }
+}
+
 /// The continuous adjoint of this model at the paper's parameters (Serban & Recuero 2019,
 /// Ex. 5.2: Eq. 48 with the jumps of Algorithm 1, in the sign of the paper's §4, which is ours),
 /// computed along an independent reference solve (DOP853 at rtol 1e-12, atol 1e-14), right

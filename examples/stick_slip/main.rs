@@ -101,10 +101,12 @@ mod model;
 mod pieces;
 #[path = "../common/plot.rs"]
 mod plot;
+#[path = "../common/stats.rs"]
+mod stats;
 
-use closed_form::{ClosedForm, Report, Summary, Switch};
+use closed_form::{piece_by_piece, ClosedForm, ClosedFormGradient, Report, Solves};
 use model::oscillator;
-use pieces::{grid_with, joined_in_mode, over_time, pieces};
+use pieces::{joined_in_mode, over_time, pieces};
 use plot::{Figure, LegendAt, Panel, XyFigure};
 
 /// Initial position (m).
@@ -301,17 +303,15 @@ fn closed_form(theta: [Dual64; N_THETA], t_end: f64) -> Result<ClosedForm<Piece,
     if b.re >= 2.0 * omega.re || b.re <= 0.0 || vb.re == 0.0 {
         return Err("the closed form needs 0 < b < 2ω and a moving belt".into());
     }
-    let mut piece = if v0.re > vb.re {
+    let first = if v0.re > vb.re {
         Piece::SlipForward
     } else {
         Piece::SlipBack
     };
-    let (mut t, mut x, mut v) = (Dual64::from(0.0), x0, v0);
+    let (mut x, mut v) = (x0, v0);
     let mut cost = Dual64::from(0.0);
-    let mut switches = Vec::new();
-    loop {
-        let rest = -t + t_end;
-        let (tau, next) = match piece {
+    let (piece, switches) = piece_by_piece(first, t_end, 40, |piece, _, rest| {
+        Ok(match piece {
             Piece::SlipBack | Piece::SlipForward => {
                 let slip = Slip::new(piece, (x, v), [omega, a, b, vb]);
                 let hit = slip.return_to_belt(rest.re);
@@ -353,20 +353,8 @@ fn closed_form(theta: [Dual64; N_THETA], t_end: f64) -> Result<ClosedForm<Piece,
                 v = vb;
                 (tau, exit.map(|(_, _, guard, to)| (guard, to)))
             }
-        };
-        t += tau;
-        let Some((guard, to)) = next else { break };
-        switches.push(Switch {
-            t,
-            guard,
-            from: piece,
-            to,
-        });
-        piece = to;
-        if switches.len() > 40 {
-            return Err("more than 40 switches: the closed form gives up".into());
-        }
-    }
+        })
+    })?;
     Ok(ClosedForm {
         x: [x, v],
         piece,
@@ -383,26 +371,13 @@ fn main() -> Result<(), Box<dyn Error>> {
         b: B,
         vb: VB,
     };
-    let times: Vec<f64> = (0..N_SAMPLES)
-        .map(|k| T_END * k as f64 / (N_SAMPLES - 1) as f64)
-        .collect();
-    // The same settings, and so the same discrete solution, for FSA and the adjoint. The
-    // samples compared with the closed form come from a solve of their own.
     let solver = oscillator::Model.solver().options(options());
-    let solution = solver
-        .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, T_END, &x0, &p)?;
-    let adjoint = solver.gradient(0.0, T_END, &x0, &p)?;
-    let sampled = solver
-        .sensitivities_to(Params::All, InitialStates::All)
-        .samples(&times)
-        .solve(0.0, T_END, &x0, &p)?;
+    let solves = Solves::new(solver, T_END, (N_SAMPLES, PLOT_SAMPLES), &x0, &p)?;
     let report = Report {
         directions: DIRECTIONS,
         states: [("x", "m"), ("v", "m/s")],
         closed_form,
     };
-    let exact = report.at(T_END)?;
 
     println!(
         "Stick-slip: x' = v, v' = -ω² x + F, F = -a sign(v - v_b) + b (v - v_b); \
@@ -418,10 +393,19 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     // The event log, against the closed form's switches; the state at T; every sample; the
     // cost and its gradient by FSA, the adjoint and the closed form (`common/closed_form.rs`).
-    let events = report.events(&solution, &exact)?;
-    // The limit cycle: from one breaking loose to the next, stuck from the last sticking
-    // between them.
-    let switches = &exact.values().switches;
+    let cost = ("G = ∫ x² dt", "m²·s");
+    report.compare(&solves, T_END, cost, RTOL, print_limit_cycle)?;
+
+    let (phase, time) = draw(&x0, &p, &solves)?;
+    println!("plot (phase plane): {}", phase.display());
+    println!("plot (over time): {}", time.display());
+    Ok(())
+}
+
+/// Prints the limit cycle of the closed form `closed_form`: from one breaking loose to the
+/// next, stuck from the last sticking between them.
+fn print_limit_cycle(closed_form: &ClosedFormGradient<Piece, 2, N_THETA>) {
+    let switches = &closed_form.values().switches;
     let exits: Vec<f64> = switches
         .iter()
         .filter(|s| s.from == Piece::Stick)
@@ -442,46 +426,19 @@ fn main() -> Result<(), Box<dyn Error>> {
             limit - VB * stuck,
         );
     }
-    let final_state = report.final_state(&solution, &exact, T_END)?;
-    let samples = report.samples(&sampled)?;
-    let (cost, fsa_vs_adjoint) = report.cost("G = ∫ x² dt", "m²·s", &solution, &adjoint, &exact);
-    let summary = Summary {
-        events,
-        final_state,
-        samples,
-        cost,
-        fsa_vs_adjoint,
-    };
-    summary.print(sampled.samples.len(), RTOL, &solution.stats);
-
-    let event_times: Vec<f64> = solution.events.iter().map(|e| e.t).collect();
-    let (phase, time) = draw(&x0, &p, &event_times)?;
-    println!("plot (phase plane): {}", phase.display());
-    println!("plot (over time): {}", time.display());
-    Ok(())
 }
 
-/// Draws the phase plane and the quantities over time, from a solve with dense samples (of its
-/// own, so the numbers printed above are those of the solves before) whose sample times
-/// include the event times `events` of the solve above, so the pieces of the trajectory join
-/// and the dots are the states at the events. Samples that close to an event are exact too:
-/// the sensitivities after a sample within round-off of an event are those of the event
-/// (`tests/short_steps.rs`).
+/// Draws the phase plane and the quantities over time, from the solve of `solves` sampled for
+/// the pictures (the dots are the states at the events of the solve compared above).
 fn draw(
     x0: &oscillator::X,
     p: &oscillator::P,
-    events: &[f64],
+    solves: &Solves<oscillator::X, 2, 4>,
 ) -> Result<(std::path::PathBuf, std::path::PathBuf), Box<dyn Error>> {
-    let times = grid_with(T_END, PLOT_SAMPLES, events);
-    let states = oscillator::Model
-        .solver()
-        .options(options())
-        .sensitivities_to(Params::All, InitialStates::All)
-        .samples(&times)
-        .solve(0.0, T_END, x0, p)?;
-
+    let events: Vec<f64> = solves.solution.events.iter().map(|e| e.t).collect();
+    let states = &solves.pictured;
     let samples = &states.samples;
-    let pieces = pieces(&states);
+    let pieces = pieces(states);
     let joined = |mode: &str| joined_in_mode(samples, &pieces, mode, |s| (s.x.x, s.x.v));
 
     // (a) The phase plane: the belt's speed across the trajectory's box, the pieces by mode.

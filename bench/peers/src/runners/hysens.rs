@@ -1,7 +1,8 @@
 //! The hysens runners: the four problems as the `#[hybrid_model]`s of the main crate's tests
-//! (`tests/support/models.rs`, included below, not copied), solved with
+//! (`tests/support/models.rs`, included below, not copied), solved as
 //! `Model::solve_with(&tableau, &problem, &HybridOptions::new(rtol, atol), StepPlan::Adaptive,
-//! ..)` and forward sensitivities (`problem.sensitivities = Some(seeds)`), once per tableau:
+//! ..)` does it (a `HybridRun` of the tableau, plan and options, and `hysens::runtime::solve`:
+//! [`solve`], one function for the four) and forward sensitivities (`problem.sensitivities = Some(seeds)`), once per tableau:
 //!
 //! * ESDIRK4(3)6L[2]SA (Kennedy & Carpenter; hysens' default) — the baseline row;
 //! * ESDIRK34 and ESDIRK23 (the other tableaus hysens ships);
@@ -22,10 +23,13 @@
 mod models;
 
 use hysens::runtime::tableau::{ESDIRK23, ESDIRK34, ESDIRK436L2SA};
-use hysens::runtime::{HybridOptions, HybridOutputs, HybridProblem, HybridSolution, StepPlan};
+use hysens::runtime::{
+    HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution,
+    ModelSizes, StepPlan,
+};
 use models::{ball, ex51, robertson, vdp};
 
-use super::Runner;
+use super::{runners_of, Methods, Runner};
 use crate::case::{Case, RunResult, Solution};
 
 /// The hysens tableaus benchmarked, the first one being the baseline.
@@ -41,15 +45,16 @@ pub enum Method {
     Esdirk436SensitivityTest,
 }
 
-impl Method {
-    pub const ALL: [Method; 4] = [
+impl Methods for Method {
+    const TOOL: &'static str = "hysens";
+    const ALL: &'static [Method] = &[
         Method::Esdirk436,
         Method::Esdirk34,
         Method::Esdirk23,
         Method::Esdirk436SensitivityTest,
     ];
 
-    pub fn name(self) -> &'static str {
+    fn name(self) -> &'static str {
         match self {
             Method::Esdirk436 => "ESDIRK4(3)6L[2]SA",
             Method::Esdirk34 => "ESDIRK34",
@@ -58,6 +63,12 @@ impl Method {
         }
     }
 
+    fn is_baseline(self) -> bool {
+        self == Method::Esdirk436
+    }
+}
+
+impl Method {
     /// The case's tolerances, every other option at its default except the error test.
     fn options<const NY: usize, const NZ: usize>(self, case: &Case) -> HybridOptions<NY, NZ> {
         let mut options = HybridOptions::new(case.rtol, case.atol);
@@ -87,51 +98,15 @@ macro_rules! with_tableau {
     };
 }
 
-/// A hysens runner: one case, one tableau, and the function that solves the case.
-struct HysensRunner {
-    case: Case,
-    method: Method,
-    solve: fn(&Case, Method) -> RunResult,
-}
-
-impl Runner for HysensRunner {
-    fn case(&self) -> &Case {
-        &self.case
-    }
-    fn tool(&self) -> &str {
-        "hysens"
-    }
-    fn method(&self) -> &str {
-        self.method.name()
-    }
-    fn is_baseline(&self) -> bool {
-        self.method == Method::Esdirk436
-    }
-    fn run(&self) -> RunResult {
-        (self.solve)(&self.case, self.method)
-    }
-}
-
 /// Every hysens tableau on every case.
 pub fn runners(cases: &[Case]) -> Vec<Box<dyn Runner>> {
-    let mut out: Vec<Box<dyn Runner>> = Vec::new();
-    for case in cases {
-        let solve: fn(&Case, Method) -> RunResult = match case.id {
-            "P1" => solve_p1,
-            "P2" => solve_p2,
-            "P3a" | "P3b" => solve_p3,
-            "P4a" | "P4b" => solve_p4,
-            _ => continue,
-        };
-        for method in Method::ALL {
-            out.push(Box::new(HysensRunner {
-                case: case.clone(),
-                method,
-                solve,
-            }));
-        }
-    }
-    out
+    runners_of(cases, |id| match id {
+        "P1" => Some(solve_p1 as fn(&Case, Method) -> RunResult),
+        "P2" => Some(solve_p2),
+        "P3a" | "P3b" => Some(solve_p3),
+        "P4a" | "P4b" => Some(solve_p4),
+        _ => None,
+    })
 }
 
 /// No samples, events or step log: only the final state is wanted.
@@ -164,6 +139,27 @@ fn failed<const NY: usize, const NP: usize>(
     format!("hysens: {e} (t = {:e}, {} steps)", sol.t, sol.stats.steps)
 }
 
+/// Solves `problem` of `model` with the tableau of `method` and the case's options, with
+/// adaptive steps and no outputs (what `Model::solve_with` does): the final summary, or the
+/// error with the time reached.
+fn solve<M, const NY: usize, const NP: usize, const N: usize, const NS: usize>(
+    model: &M,
+    problem: &HybridProblem<'_, NY, 0, NP>,
+    case: &Case,
+    method: Method,
+) -> Result<HybridSolution<NY, 0, NP>, String>
+where
+    M: HybridModel<NY, 0, NP> + ModelSizes<N, NS>,
+{
+    let options = method.options(case);
+    let mut sol = HybridSolution::ZERO;
+    with_tableau!(method, |t| {
+        let run = HybridRun::new(model, t, problem, &options).with_plan(StepPlan::Adaptive);
+        hysens::runtime::solve(&run, &mut no_outputs(), &mut sol).map_err(|e| failed(e, &sol))?
+    });
+    Ok(sol)
+}
+
 /// P1: `[x(5), G]`, `[[dx(5)/dp, dG/dp]]`.
 fn solve_p1(case: &Case, method: Method) -> RunResult {
     let problem = HybridProblem {
@@ -175,20 +171,7 @@ fn solve_p1(case: &Case, method: Method) -> RunResult {
             &ex51::P { p: case.params[0] },
         )
     };
-    let options = method.options(case);
-    let mut sol = HybridSolution::ZERO;
-    with_tableau!(method, |t| {
-        ex51::Model
-            .solve_with(
-                t,
-                &problem,
-                &options,
-                StepPlan::Adaptive,
-                &mut no_outputs(),
-                &mut sol,
-            )
-            .map_err(|e| failed(e, &sol))?
-    });
+    let sol = solve(&ex51::Model, &problem, case, method)?;
     Ok(Solution {
         outputs: vec![sol.y[0], sol.cost],
         sens: vec![vec![sol.sy[0][0], sol.cost_gradient[0]]],
@@ -218,18 +201,7 @@ fn solve_p2(case: &Case, method: Method) -> RunResult {
             &params,
         )
     };
-    let options = method.options(case);
-    let mut sol = HybridSolution::ZERO;
-    with_tableau!(method, |t| ball::Model
-        .solve_with(
-            t,
-            &problem,
-            &options,
-            StepPlan::Adaptive,
-            &mut no_outputs(),
-            &mut sol
-        )
-        .map_err(|e| failed(e, &sol))?);
+    let sol = solve(&ball::Model, &problem, case, method)?;
     Ok(states_solution(&sol))
 }
 
@@ -253,18 +225,7 @@ fn solve_p3(case: &Case, method: Method) -> RunResult {
             },
         )
     };
-    let options = method.options(case);
-    let mut sol = HybridSolution::ZERO;
-    with_tableau!(method, |t| robertson::Model
-        .solve_with(
-            t,
-            &problem,
-            &options,
-            StepPlan::Adaptive,
-            &mut no_outputs(),
-            &mut sol
-        )
-        .map_err(|e| failed(e, &sol))?);
+    let sol = solve(&robertson::Model, &problem, case, method)?;
     Ok(states_solution(&sol))
 }
 
@@ -279,17 +240,6 @@ fn solve_p4(case: &Case, method: Method) -> RunResult {
             &vdp::P { mu: case.params[0] },
         )
     };
-    let options = method.options(case);
-    let mut sol = HybridSolution::ZERO;
-    with_tableau!(method, |t| vdp::Model
-        .solve_with(
-            t,
-            &problem,
-            &options,
-            StepPlan::Adaptive,
-            &mut no_outputs(),
-            &mut sol
-        )
-        .map_err(|e| failed(e, &sol))?);
+    let sol = solve(&vdp::Model, &problem, case, method)?;
     Ok(states_solution(&sol))
 }

@@ -41,7 +41,7 @@ use diffsol::{
     SensitivitiesOdeSolverMethod,
 };
 
-use super::Runner;
+use super::{runners_of, Methods, Runner};
 use crate::case::{Case, RunResult, Solution};
 
 /// Matrix type of every diffsol problem here (dense, nalgebra).
@@ -60,10 +60,11 @@ pub enum Method {
     TrBdf2,
 }
 
-impl Method {
-    pub const ALL: [Method; 3] = [Method::Bdf, Method::Esdirk34, Method::TrBdf2];
+impl Methods for Method {
+    const TOOL: &'static str = "diffsol 0.18";
+    const ALL: &'static [Method] = &[Method::Bdf, Method::Esdirk34, Method::TrBdf2];
 
-    pub fn name(self) -> &'static str {
+    fn name(self) -> &'static str {
         match self {
             Method::Bdf => "BDF",
             Method::Esdirk34 => "ESDIRK34",
@@ -72,48 +73,15 @@ impl Method {
     }
 }
 
-/// A diffsol runner: one case, one method, and the function that builds and solves the case.
-struct DiffsolRunner {
-    case: Case,
-    method: Method,
-    solve: fn(&Case, Method) -> RunResult,
-}
-
-impl Runner for DiffsolRunner {
-    fn case(&self) -> &Case {
-        &self.case
-    }
-    fn tool(&self) -> &str {
-        "diffsol 0.18"
-    }
-    fn method(&self) -> &str {
-        self.method.name()
-    }
-    fn run(&self) -> RunResult {
-        (self.solve)(&self.case, self.method)
-    }
-}
-
 /// Every diffsol method on every case that has a diffsol implementation.
 pub fn runners(cases: &[Case]) -> Vec<Box<dyn Runner>> {
-    let mut out: Vec<Box<dyn Runner>> = Vec::new();
-    for case in cases {
-        let solve: fn(&Case, Method) -> RunResult = match case.id {
-            "P1" => p1_serban::solve,
-            "P2" => p2_bouncing_ball::solve,
-            "P3a" | "P3b" => p3_robertson::solve,
-            "P4a" | "P4b" => p4_vdp::solve,
-            _ => continue,
-        };
-        for method in Method::ALL {
-            out.push(Box::new(DiffsolRunner {
-                case: case.clone(),
-                method,
-                solve,
-            }));
-        }
-    }
-    out
+    runners_of(cases, |id| match id {
+        "P1" => Some(p1_serban::solve as fn(&Case, Method) -> RunResult),
+        "P2" => Some(p2_bouncing_ball::solve),
+        "P3a" | "P3b" => Some(p3_robertson::solve),
+        "P4a" | "P4b" => Some(p4_vdp::solve),
+        _ => None,
+    })
 }
 
 /// Final states and sensitivities of a diffsol solve, before mapping to a case's outputs.
