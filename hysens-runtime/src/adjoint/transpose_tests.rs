@@ -15,6 +15,7 @@ use super::start::*;
 use crate::fsa::jump::{jump_sensitivities, PreEventSensitivities};
 use crate::fsa::length::{event_step_length_derivative as length_map, EventStep};
 use crate::fsa::Esdirk;
+use crate::linalg::test_rng::Rng;
 use crate::model::{
     Direction, GuardInfo, HybridModel, Memory, ModeAdapter, ModeInfo, ModeJacobian, Point,
     ResetJacobian, ScalarPartials,
@@ -27,17 +28,8 @@ use core::array::from_fn;
 type Cols<const K: usize, const NP: usize> = [[f64; NP]; K];
 type Pt<'a, const NY: usize, const NZ: usize, const NP: usize> = Point<'a, NY, NZ, NP>;
 
-/// SplitMix64, mapped to `[-1, 1)`.
-struct Rng(u64);
+/// The tests' draws: any value with random `f64`s, and seeds of order one.
 impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    }
     fn any<T: Random>(&mut self) -> T {
         T::random(self)
     }

@@ -180,19 +180,7 @@ impl<const N: usize> Lu<N> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Small deterministic generator (SplitMix64) for reproducible random matrices.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> f64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        }
-    }
+    use crate::linalg::test_rng::Rng;
 
     fn matvec<const N: usize>(a: &[[f64; N]; N], x: &[f64; N], transpose: bool) -> [f64; N] {
         let mut y = [0.0; N];

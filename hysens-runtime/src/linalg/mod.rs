@@ -6,6 +6,8 @@
 
 mod blocks;
 mod lu;
+#[cfg(test)]
+pub(crate) mod test_rng;
 
 pub use blocks::ModeJacobian;
 pub(crate) use lu::{Lu, LuError};
