@@ -186,7 +186,7 @@ fn robertson_states_only_4e10_esdirk436() {
         "ESDIRK4(3)6L states only [0, 4e10]: relative errors y1 {:.2e}, y2 {:.2e}, y3 {:.2e}",
         e[0], e[1], e[2]
     );
-    print_stats("ESDIRK4(3)6L states only [0, 4e10]", &st);
+    print_stats("ESDIRK4(3)6L states only [0, 4e10]", st);
     let b = bound_4e10();
     assert!(e.iter().all(|v| *v <= b), "{e:?} vs bound {b:e}");
     // Efficiency regression guard (measured: 190 steps, 2 rejections, 21 Newton failures).
