@@ -85,16 +85,25 @@ fn check<X: Fields<2>, const NZ: usize>(
     }
 }
 
+/// Solves the ball of module `$ball` (`ball` or `dae_ball`, whose states and parameters have
+/// the same fields) on the floor moving down, forward with sensitivities and by the adjoint,
+/// and checks both with [`check`] to `$tol` (a macro: the two models are different types).
+macro_rules! check_bounce_at_t0 {
+    ($ball:ident, $tol:expr) => {{
+        let (x0, p) = ($ball::X { h: 0.0, v: V0 }, $ball::P { g: G, e: E });
+        let solver = $ball::Model.solver().tolerances(1e-10, 1e-12);
+        let solution = solver
+            .sensitivities_to(Params::All, InitialStates::All)
+            .solve(0.0, T, &x0, &p)
+            .expect("the ball solves");
+        let adjoint = solver.gradient(0.0, T, &x0, &p).expect("the ball solves");
+        check(&solution, &adjoint, $tol);
+    }};
+}
+
 #[test]
 fn a_ball_on_the_floor_moving_down_bounces_at_t0() {
-    let (x0, p) = (ball::X { h: 0.0, v: V0 }, ball::P { g: G, e: E });
-    let solver = ball::Model.solver().tolerances(1e-10, 1e-12);
-    let solution = solver
-        .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, T, &x0, &p)
-        .expect("the ball solves");
-    let adjoint = solver.gradient(0.0, T, &x0, &p).expect("the ball solves");
-    check(&solution, &adjoint, 1e-12);
+    check_bounce_at_t0!(ball, 1e-12);
 }
 
 /// The same as an index-1 DAE: the zero-length step to the event moves the algebraic `w` along
@@ -102,14 +111,7 @@ fn a_ball_on_the_floor_moving_down_bounces_at_t0() {
 /// tolerance is the DAE solve's Newton accuracy (`tests/short_steps.rs`: about 1e-11).
 #[test]
 fn a_dae_ball_on_the_floor_moving_down_bounces_at_t0() {
-    let (x0, p) = (dae_ball::X { h: 0.0, v: V0 }, dae_ball::P { g: G, e: E });
-    let solver = dae_ball::Model.solver().tolerances(1e-10, 1e-12);
-    let solution = solver
-        .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, T, &x0, &p)
-        .expect("the ball solves");
-    let adjoint = solver.gradient(0.0, T, &x0, &p).expect("the ball solves");
-    check(&solution, &adjoint, 2e-10);
+    check_bounce_at_t0!(dae_ball, 2e-10);
 }
 
 /// A lever pushed by a spring-like algebraic force `w` (`w + w³/10 = k x`) until `w`

@@ -403,3 +403,27 @@ macro_rules! corpus_case {
         )
     }};
 }
+
+/// A table of cases, one `#[test]` a row: `test_fn: "case name", Model, (t0, tf), x0, p =>
+/// [events], end, accuracy` (the fields of [`Expected`]), and optionally `, atol_of` and
+/// `, samples` as for [`corpus_case!`]. For the cases whose answer is written out in numbers;
+/// a case that derives its answer in steps stays a function of its own.
+#[macro_export]
+macro_rules! corpus_tests {
+    ($(
+        $(#[$doc:meta])*
+        $test:ident: $name:literal, $model:path, ($t0:expr, $tf:expr), $x0:expr, $p:expr
+            => [$($event:expr),* $(,)?], $end:expr, $accuracy:expr $(, $extra:expr)* ;
+    )*) => {$(
+        $(#[$doc])*
+        #[test]
+        fn $test() {
+            let expected = $crate::harness::Expected {
+                events: vec![$($event),*],
+                end: $end,
+                accuracy: $accuracy,
+            };
+            $crate::corpus_case!($name, $model, expected, ($t0, $tf), $x0, $p $(, $extra)*);
+        }
+    )*};
+}

@@ -82,20 +82,26 @@ fn two_crossings_of_a_fast_guard_within_one_step() {
     );
 }
 
-/// A thermostat in kelvin (heater 300.5 K, ambient 280 K, τ = 1 h, band 299–300 K) that starts
-/// 0.2 K below its upper threshold: it switches off after `ln(0.7/0.5) = 0.336 h` (not at once,
-/// at any tolerance), on after `ln(20/19)` more, and so on, each time from the closed form
-/// `T − T∞ = (T_0 − T∞) e^{−t/τ}`.
-#[test]
-fn relay_thermostat_in_its_band() {
-    let p = thermostat::P {
+/// The thermostat in kelvin of issue #19: heater 300.5 K, ambient 280 K, τ = 1 h, band
+/// 299–300 K, set point 300 K.
+pub fn in_kelvin() -> thermostat::P {
+    thermostat::P {
         heater: 300.5,
         ambient: 280.0,
         tau: 1.0,
         low: 299.0,
         high: 300.0,
         set: 300.0,
-    };
+    }
+}
+
+/// A thermostat in kelvin (heater 300.5 K, ambient 280 K, τ = 1 h, band 299–300 K) that starts
+/// 0.2 K below its upper threshold: it switches off after `ln(0.7/0.5) = 0.336 h` (not at once,
+/// at any tolerance), on after `ln(20/19)` more, and so on, each time from the closed form
+/// `T − T∞ = (T_0 − T∞) e^{−t/τ}`.
+#[test]
+fn relay_thermostat_in_its_band() {
+    let p = in_kelvin();
     let t0: f64 = 299.8;
     let heat = |from: f64| p.tau * ((p.heater - from) / (p.heater - p.high)).ln();
     let cool = p.tau * ((p.high - p.ambient) / (p.low - p.ambient)).ln();

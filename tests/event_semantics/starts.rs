@@ -1,154 +1,55 @@
 //! Starts on a guard and near it.
 
-use crate::corpus_case;
-use crate::harness::{Accuracy, End, Expected};
+use crate::corpus_tests;
+use crate::harness::{Accuracy, End};
 use crate::models::{falling, rising};
 
-/// `x0 = 1` on the rising guard `x − 1`, the flow crossing it: an event at `t0`.
-#[test]
-fn start_on_guard_with_the_flow_entering() {
-    let expected = Expected {
-        events: vec![("up", "a", "b", 0.0)],
-        end: End::Finished(vec![7.0]),
-        accuracy: Accuracy::Exact,
-    };
-    let p = rising::P {
-        va: 1.0,
-        vb: 2.0,
-        c: 1.0,
-    };
-    corpus_case!(
-        "start on guard, entering",
-        rising::Model,
-        expected,
-        (0.0, 3.0),
-        rising::X { x: 1.0 },
-        p
-    );
-}
+/// The start `1 − 10⁻⁹` of `start_just_below_a_guard`, below the guard `x − 1`.
+const BELOW: f64 = 1.0 - 1e-9;
+/// The start `1 + 10⁻⁹` of `start_just_above_a_rising_guard`, above the guard `x − 1`.
+const ABOVE: f64 = 1.0 + 1e-9;
+/// The guard's level `2·10⁻¹²` of `start_near_a_guard_of_tiny_magnitude`.
+const TINY_LEVEL: f64 = 2e-12;
+/// The start `10⁻¹²` of `start_near_a_guard_of_tiny_magnitude`.
+const TINY_START: f64 = 1e-12;
 
-/// `x0 = 1` on the falling guard `x − 1`, the flow leaving it: no event.
-#[test]
-fn start_on_guard_with_the_flow_leaving() {
-    let expected = Expected {
-        events: vec![],
-        end: End::Finished(vec![4.0]),
-        accuracy: Accuracy::Exact,
-    };
-    let p = falling::P {
-        va: 1.0,
-        vb: 2.0,
-        c: 1.0,
-    };
-    corpus_case!(
-        "start on guard, leaving",
-        falling::Model,
-        expected,
-        (0.0, 3.0),
-        falling::X { x: 1.0 },
-        p
-    );
-}
+corpus_tests! {
+    /// `x0 = 1` on the rising guard `x − 1`, the flow crossing it: an event at `t0`.
+    start_on_guard_with_the_flow_entering: "start on guard, entering", rising::Model,
+        (0.0, 3.0), rising::X { x: 1.0 }, rising::P { va: 1.0, vb: 2.0, c: 1.0 }
+        => [("up", "a", "b", 0.0)], End::Finished(vec![7.0]), Accuracy::Exact;
 
-/// `x0 = 1 − 10⁻⁹`: a start below the guard (not on it, at any tolerance), reaching it at
-/// `t = 10⁻⁹`.
-#[test]
-fn start_just_below_a_guard() {
-    let x0 = 1.0 - 1e-9;
-    let t1 = 1.0 - x0;
-    let expected = Expected {
-        events: vec![("up", "a", "b", t1)],
-        end: End::Finished(vec![1.0 + 2.0 * (3.0 - t1)]),
-        accuracy: Accuracy::Exact,
-    };
-    let p = rising::P {
-        va: 1.0,
-        vb: 2.0,
-        c: 1.0,
-    };
-    corpus_case!(
-        "start just below a guard",
-        rising::Model,
-        expected,
-        (0.0, 3.0),
-        rising::X { x: x0 },
-        p
-    );
-}
+    /// `x0 = 1` on the falling guard `x − 1`, the flow leaving it: no event.
+    start_on_guard_with_the_flow_leaving: "start on guard, leaving", falling::Model,
+        (0.0, 3.0), falling::X { x: 1.0 }, falling::P { va: 1.0, vb: 2.0, c: 1.0 }
+        => [], End::Finished(vec![4.0]), Accuracy::Exact;
 
-/// `x0 = 1 + 10⁻⁹`, above the rising guard: no event, though the start is within every
-/// tolerance of it.
-#[test]
-fn start_just_above_a_rising_guard() {
-    let x0 = 1.0 + 1e-9;
-    let expected = Expected {
-        events: vec![],
-        end: End::Finished(vec![x0 + 3.0]),
-        accuracy: Accuracy::Exact,
-    };
-    let p = rising::P {
-        va: 1.0,
-        vb: 2.0,
-        c: 1.0,
-    };
-    corpus_case!(
-        "start just above a rising guard",
-        rising::Model,
-        expected,
-        (0.0, 3.0),
-        rising::X { x: x0 },
-        p
-    );
-}
+    /// `x0 = 1 − 10⁻⁹`: a start below the guard (not on it, at any tolerance), reaching it at
+    /// `t = 10⁻⁹`.
+    start_just_below_a_guard: "start just below a guard", rising::Model, (0.0, 3.0),
+        rising::X { x: BELOW }, rising::P { va: 1.0, vb: 2.0, c: 1.0 }
+        => [("up", "a", "b", 1.0 - BELOW)],
+        End::Finished(vec![1.0 + 2.0 * (3.0 - (1.0 - BELOW))]), Accuracy::Exact;
 
-/// A start on the guard at a large magnitude: `x0 = c = 10¹²` (its round-off is 10⁻⁴): an
-/// event at `t0` into `b`.
-#[test]
-fn start_on_a_guard_of_large_magnitude() {
-    let c = 1e12;
-    let expected = Expected {
-        events: vec![("up", "a", "b", 0.0)],
-        end: End::Finished(vec![c + 2.0 * 3.0]),
-        accuracy: Accuracy::Exact,
-    };
-    let p = rising::P {
-        va: 1.0,
-        vb: 2.0,
-        c,
-    };
-    corpus_case!(
-        "start on a large guard",
-        rising::Model,
-        expected,
-        (0.0, 3.0),
-        rising::X { x: c },
-        p
-    );
-}
+    /// `x0 = 1 + 10⁻⁹`, above the rising guard: no event, though the start is within every
+    /// tolerance of it.
+    start_just_above_a_rising_guard: "start just above a rising guard", rising::Model,
+        (0.0, 3.0), rising::X { x: ABOVE }, rising::P { va: 1.0, vb: 2.0, c: 1.0 }
+        => [], End::Finished(vec![ABOVE + 3.0]), Accuracy::Exact;
 
-/// `x0 = 10⁻¹²` below the guard `x − 2·10⁻¹²` (tiny magnitudes), reaching it at `t = 10⁻¹²`.
-#[test]
-fn start_near_a_guard_of_tiny_magnitude() {
-    let c = 2e-12;
-    let x0 = 1e-12;
-    let expected = Expected {
-        events: vec![("up", "a", "b", c - x0)],
-        end: End::Finished(vec![c + 2.0 * (3.0 - (c - x0))]),
+    /// A start on the guard at a large magnitude: `x0 = c = 10¹²` (its round-off is 10⁻⁴): an
+    /// event at `t0` into `b`.
+    start_on_a_guard_of_large_magnitude: "start on a large guard", rising::Model, (0.0, 3.0),
+        rising::X { x: 1e12 }, rising::P { va: 1.0, vb: 2.0, c: 1e12 }
+        => [("up", "a", "b", 0.0)], End::Finished(vec![1e12 + 2.0 * 3.0]), Accuracy::Exact;
+
+    /// `x0 = 10⁻¹²` below the guard `x − 2·10⁻¹²` (tiny magnitudes), reaching it at
+    /// `t = 10⁻¹²`.
+    start_near_a_guard_of_tiny_magnitude: "start near a tiny guard", rising::Model, (0.0, 3.0),
+        rising::X { x: TINY_START }, rising::P { va: 1.0, vb: 2.0, c: TINY_LEVEL }
+        => [("up", "a", "b", TINY_LEVEL - TINY_START)],
+        End::Finished(vec![TINY_LEVEL + 2.0 * (3.0 - (TINY_LEVEL - TINY_START))]),
         // The event at 1e-12 must not be confused with one at 0: times to the round-off of
         // t (4 ε = 9e-16 near t = 1e-12 … 1), states to that of x ≤ 6.
-        accuracy: Accuracy::Absolute(1e-14),
-    };
-    let p = rising::P {
-        va: 1.0,
-        vb: 2.0,
-        c,
-    };
-    corpus_case!(
-        "start near a tiny guard",
-        rising::Model,
-        expected,
-        (0.0, 3.0),
-        rising::X { x: x0 },
-        p
-    );
+        Accuracy::Absolute(1e-14);
 }

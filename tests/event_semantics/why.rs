@@ -8,6 +8,7 @@ use crate::corpus_case;
 use crate::event_models::ball;
 use crate::harness::{Accuracy, End, Expected, Failure};
 use crate::models::rising;
+use crate::oscillations::in_kelvin;
 use crate::thermostat_model::thermostat;
 
 const G: f64 = 9.81;
@@ -117,14 +118,7 @@ fn why_relay_with_equal_thresholds_does_not_decay_below_them() {
 /// lying within the solver's tolerance of the threshold).
 #[test]
 fn why_thermostat_starting_near_its_threshold_switches_at_the_right_time() {
-    let p = thermostat::P {
-        heater: 300.5,
-        ambient: 280.0,
-        tau: 1.0,
-        low: 299.0,
-        high: 300.0,
-        set: 300.0,
-    };
+    let p = in_kelvin();
     let t1 = (0.7f64 / 0.5).ln();
     let t_end = 0.35;
     let temp = p.ambient + (p.high - p.ambient) * (-(t_end - t1) / p.tau).exp();
