@@ -31,7 +31,7 @@ use std::time::Instant;
 use hysens::argmin::core::observers::{Observe, ObserverMode};
 use hysens::argmin::core::{
     CostFunction, Error, Executor, Gradient, IterState, Jacobian, Operator, OptimizationResult,
-    State, KV,
+    Solver, State, KV,
 };
 use hysens::argmin::solver::gaussnewton::GaussNewton;
 use hysens::argmin::solver::linesearch::MoreThuenteLineSearch;
@@ -146,8 +146,8 @@ struct Row {
 struct Recorder(Arc<Mutex<Vec<Row>>>);
 
 impl Recorder {
-    fn push(&self, row: Row) {
-        if let Ok(mut rows) = self.0.lock() {
+    fn push(&self, row: Option<Row>) {
+        if let (Some(row), Ok(mut rows)) = (row, self.0.lock()) {
             rows.push(row);
         }
     }
@@ -162,56 +162,46 @@ type LbfgsState = IterState<DVector<f64>, DVector<f64>, (), (), (), f64>;
 /// The state of Gauss–Newton: argmin's cost is `‖r‖`, the residuals are in the state.
 type GaussNewtonState = IterState<DVector<f64>, (), DMatrix<f64>, (), DVector<f64>, f64>;
 
-impl Observe<LbfgsState> for Recorder {
-    fn observe_init(&mut self, _: &str, state: &LbfgsState, _: &KV) -> Result<(), Error> {
-        self.record(state, 0);
-        Ok(())
-    }
+/// The states whose iterations a [`Recorder`] records.
+trait Recorded: State {
+    /// The row of this state as iteration `iteration`, if it has parameters.
+    fn row(&self, iteration: u64) -> Option<Row>;
+}
 
-    fn observe_iter(&mut self, state: &LbfgsState, _: &KV) -> Result<(), Error> {
-        // argmin counts the iteration after observing it.
-        self.record(state, state.get_iter() + 1);
-        Ok(())
+impl Recorded for LbfgsState {
+    fn row(&self, iteration: u64) -> Option<Row> {
+        Some(Row {
+            iteration,
+            cost: self.get_cost(),
+            gradient_norm: self.get_gradient().map(|g| g.norm()),
+            theta: self.get_param()?.clone(),
+        })
     }
 }
 
-impl Recorder {
-    fn record(&self, state: &LbfgsState, iteration: u64) {
-        if let Some(theta) = state.get_param() {
-            self.push(Row {
-                iteration,
-                cost: state.get_cost(),
-                gradient_norm: state.get_gradient().map(|g| g.norm()),
-                theta: theta.clone(),
-            });
-        }
-    }
-}
-
-impl Observe<GaussNewtonState> for Recorder {
-    fn observe_init(&mut self, _: &str, state: &GaussNewtonState, _: &KV) -> Result<(), Error> {
-        self.record_residuals(state, 0);
-        Ok(())
-    }
-
-    fn observe_iter(&mut self, state: &GaussNewtonState, _: &KV) -> Result<(), Error> {
-        self.record_residuals(state, state.get_iter() + 1);
-        Ok(())
-    }
-}
-
-impl Recorder {
+impl Recorded for GaussNewtonState {
     /// Gauss–Newton's iterations: its state has `‖r‖`, not the gradient `Jᵀr` (filled in
     /// after the run by [`fill_gradient_norms`]).
-    fn record_residuals(&self, state: &GaussNewtonState, iteration: u64) {
-        if let Some(theta) = state.get_param() {
-            self.push(Row {
-                iteration,
-                cost: 0.5 * state.get_cost().powi(2),
-                gradient_norm: None,
-                theta: theta.clone(),
-            });
-        }
+    fn row(&self, iteration: u64) -> Option<Row> {
+        Some(Row {
+            iteration,
+            cost: 0.5 * self.get_cost().powi(2),
+            gradient_norm: None,
+            theta: self.get_param()?.clone(),
+        })
+    }
+}
+
+impl<S: Recorded> Observe<S> for Recorder {
+    fn observe_init(&mut self, _: &str, state: &S, _: &KV) -> Result<(), Error> {
+        self.push(state.row(0));
+        Ok(())
+    }
+
+    fn observe_iter(&mut self, state: &S, _: &KV) -> Result<(), Error> {
+        // argmin counts the iteration after observing it.
+        self.push(state.row(state.get_iter() + 1));
+        Ok(())
     }
 }
 
@@ -247,17 +237,13 @@ where
         let solver = LBFGS::new(MoreThuenteLineSearch::new(), 5)
             .with_tolerance_grad(1e-10)?
             .with_tolerance_cost(0.0)?;
-        let mut executor = Executor::new(problem.clone(), solver)
-            .configure(|state| state.param(guess.clone()).max_iters(200));
-        if let Some(recorder) = recorder {
-            executor = executor.add_observer(recorder, ObserverMode::Always);
-        }
-        executor.run()
+        execute(problem.clone(), solver, guess, 200, recorder)
     };
     timed(run, counts)
 }
 
-/// Minimizes `½‖r‖²` of `problem` with Gauss–Newton (full steps) from `guess`.
+/// Minimizes `½‖r‖²` of `problem` with Gauss–Newton (full steps) from `guess`, then fills in
+/// the gradient norms of its rows ([`fill_gradient_norms`]).
 fn gauss_newton<O>(
     problem: O,
     guess: &DVector<f64>,
@@ -266,18 +252,37 @@ fn gauss_newton<O>(
 where
     O: Clone
         + Operator<Param = DVector<f64>, Output = DVector<f64>>
-        + Jacobian<Param = DVector<f64>, Jacobian = DMatrix<f64>>,
+        + Jacobian<Param = DVector<f64>, Jacobian = DMatrix<f64>>
+        + Gradient<Param = DVector<f64>, Gradient = DVector<f64>>,
 {
     let run = |recorder: Option<Recorder>| {
         let solver = GaussNewton::new().with_tolerance(1e-14)?;
-        let mut executor = Executor::new(problem.clone(), solver)
-            .configure(|state| state.param(guess.clone()).max_iters(50));
-        if let Some(recorder) = recorder {
-            executor = executor.add_observer(recorder, ObserverMode::Always);
-        }
-        executor.run()
+        execute(problem.clone(), solver, guess, 50, recorder)
     };
-    timed(run, counts)
+    let mut outcome = timed(run, counts)?;
+    fill_gradient_norms(&mut outcome.rows, &problem)?;
+    Ok(outcome)
+}
+
+/// Runs `solver` on `problem` from `guess` for at most `max_iters` iterations, observed by
+/// `recorder` if there is one.
+fn execute<O, S, G, J, R>(
+    problem: O,
+    solver: S,
+    guess: &DVector<f64>,
+    max_iters: u64,
+    recorder: Option<Recorder>,
+) -> Run<O, S, G, J, R>
+where
+    S: Solver<O, IterState<DVector<f64>, G, J, (), R, f64>>,
+    IterState<DVector<f64>, G, J, (), R, f64>: Recorded<Float = f64>,
+{
+    let mut executor = Executor::new(problem, solver)
+        .configure(|state| state.param(guess.clone()).max_iters(max_iters));
+    if let Some(recorder) = recorder {
+        executor = executor.add_observer(recorder, ObserverMode::Always);
+    }
+    executor.run()
 }
 
 /// Runs `run` once with a recorder and reads the solves it took from `counts`, then runs it
@@ -345,8 +350,9 @@ fn relative_errors(theta: &DVector<f64>) -> [f64; 2] {
     [0, 1].map(|j| ((theta[j] - TRUTH[j]) / TRUTH[j]).abs())
 }
 
-/// Prints what a fit found and took.
+/// Prints the iterations of a fit, then what it found and took.
 fn print_outcome(outcome: &Outcome) {
+    print_rows(&outcome.rows);
     let [dg, de] = relative_errors(&outcome.theta);
     let c = &outcome.counts;
     println!(
@@ -411,7 +417,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let guess = fit.initial_guess();
     println!("\n(a) noise-free data, L-BFGS with hysens gradients (discrete adjoint)");
     let adjoint = lbfgs(&fit, &guess, || fit.counts())?;
-    print_rows(&adjoint.rows);
     print_outcome(&adjoint);
     let [dg, de] = relative_errors(&adjoint.theta);
     println!("recovered (adjoint L-BFGS): relative error g {dg:.2e}, e {de:.2e}");
@@ -427,7 +432,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .derivatives_with_values(false);
     println!("\n(b) the same L-BFGS with central finite differences of the same solver");
     let differences = lbfgs(CentralDifferences(&plain), &guess, || plain.counts())?;
-    print_rows(&differences.rows);
     print_outcome(&differences);
 
     // (c) Gauss–Newton with the residual Jacobian from forward sensitivities.
@@ -436,9 +440,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .free(["g", "e"])?
         .observe("h")?;
     println!("\n(c) noise-free data, Gauss–Newton with the forward-sensitivity Jacobian");
-    let mut newton = gauss_newton(&residuals, &guess, || residuals.counts())?;
-    fill_gradient_norms(&mut newton.rows, &residuals)?;
-    print_rows(&newton.rows);
+    let newton = gauss_newton(&residuals, &guess, || residuals.counts())?;
     print_outcome(&newton);
 
     println!("\nsummary, noise-free data (per fit):");
@@ -463,9 +465,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .free(["g", "e"])?
         .observe("h")?;
     println!("\n(d) noisy data (σ = {SIGMA} m, seed {SEED}), Gauss–Newton with the forward-sensitivity Jacobian");
-    let mut estimate = gauss_newton(&noisy_fit, &guess, || noisy_fit.counts())?;
-    fill_gradient_norms(&mut estimate.rows, &noisy_fit)?;
-    print_rows(&estimate.rows);
+    let estimate = gauss_newton(&noisy_fit, &guess, || noisy_fit.counts())?;
     print_outcome(&estimate);
     let theta = estimate.theta.as_slice();
     let covariance = noisy_fit.covariance(theta, SIGMA)?;

@@ -80,6 +80,13 @@ impl<'l> Kernels<'l> {
         self.lowered.graph.jacobian(fs, vars)
     }
 
+    /// The Jacobians `f_v` and `g_v` of mode `m`'s right-hand side and algebraic equations.
+    fn mode_jacobians(&mut self, m: usize, vars: &[VarId]) -> (Jacobian, Jacobian) {
+        let mode = &self.lowered.modes[m];
+        let (f, g) = (mode.f.clone(), mode.g.clone());
+        (self.jacobian(&f, vars), self.jacobian(&g, vars))
+    }
+
     /// `residual`: `f[i] = fᵢ`, `g[i] = gᵢ`.
     pub fn residual(&mut self) -> Arms {
         let (f, g) = (hygienic("f"), hygienic("g"));
@@ -165,12 +172,7 @@ impl<'l> Kernels<'l> {
         let vp = self.lowered.vars.p.clone();
         (0..self.lowered.modes.len())
             .map(|m| {
-                let (f, g) = (
-                    self.lowered.modes[m].f.clone(),
-                    self.lowered.modes[m].g.clone(),
-                );
-                let jf = self.jacobian(&f, &vp);
-                let jg = self.jacobian(&g, &vp);
+                let (jf, jg) = self.mode_jacobians(m, &vp);
                 let mut outputs = self.nonzeros(quote!(#fp), &jf);
                 outputs.extend(self.nonzeros(quote!(#gp), &jg));
                 self.emit(&outputs)
@@ -184,12 +186,7 @@ impl<'l> Kernels<'l> {
         let vt = [self.lowered.vars.t];
         (0..self.lowered.modes.len())
             .map(|m| {
-                let (f, g) = (
-                    self.lowered.modes[m].f.clone(),
-                    self.lowered.modes[m].g.clone(),
-                );
-                let jf = self.jacobian(&f, &vt);
-                let jg = self.jacobian(&g, &vt);
+                let (jf, jg) = self.mode_jacobians(m, &vt);
                 let column = |place: TokenStream, j: &Jacobian, graph: &Graph| -> Vec<_> {
                     j.nonzeros(graph)
                         .into_iter()

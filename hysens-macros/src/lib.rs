@@ -66,6 +66,26 @@ pub fn hybrid_model(args: TokenStream, input: TokenStream) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
+    use proc_macro2::TokenStream;
+
+    use super::pipeline::{self, Failure};
+
+    /// The expansion of `module`, which must succeed (else a panic with its errors).
+    fn expand(module: syn::ItemMod) -> TokenStream {
+        pipeline::run(TokenStream::new(), module).unwrap_or_else(|e| {
+            let errors: Vec<String> = e.errors.iter().map(|e| e.to_string()).collect();
+            panic!("{}", errors.join("\n"))
+        })
+    }
+
+    /// The failure of `module`, which must have errors (`why`: the panic message otherwise).
+    fn expect_failure(module: syn::ItemMod, why: &str) -> Failure {
+        let Err(failure) = pipeline::run(TokenStream::new(), module) else {
+            panic!("{why}");
+        };
+        failure
+    }
+
     /// The expansion of a model is a well-formed module (printed with `--nocapture`).
     #[test]
     fn expansion_parses_as_a_module() {
@@ -79,17 +99,7 @@ mod tests {
                 #[cost(terminal)] fn height(x: &X, _p: &P) -> f64 { x.h }
             }
         };
-        let tokens =
-            super::pipeline::run(proc_macro2::TokenStream::new(), module).unwrap_or_else(|e| {
-                panic!(
-                    "{}",
-                    e.errors
-                        .iter()
-                        .map(|e| e.to_string())
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                )
-            });
+        let tokens = expand(module);
         println!("{tokens}");
         syn::parse2::<syn::ItemMod>(tokens).unwrap();
     }
@@ -107,17 +117,7 @@ mod tests {
                 #[switching_surface(below, above)] fn wall(x: &X, p: &P) -> f64 { x.x - p.c }
             }
         };
-        let tokens =
-            super::pipeline::run(proc_macro2::TokenStream::new(), module).unwrap_or_else(|e| {
-                panic!(
-                    "{}",
-                    e.errors
-                        .iter()
-                        .map(|e| e.to_string())
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                )
-            });
+        let tokens = expand(module);
         let text = tokens.to_string();
         println!("{text}");
         for generated in [
@@ -151,9 +151,7 @@ mod tests {
                 #[output] fn height(x: &X) -> f64 { x.h }
             }
         };
-        let Err(failure) = super::pipeline::run(proc_macro2::TokenStream::new(), module) else {
-            panic!("`x.q` is an error");
-        };
+        let failure = expect_failure(module, "`x.q` is an error");
         assert_eq!(failure.errors.len(), 1);
         let fallback = failure.fallback.to_string();
         println!("{fallback}");
@@ -185,9 +183,7 @@ mod tests {
                 #[output] fn o(x: &X) -> X { X { h: x.w } }
             }
         };
-        let Err(failure) = super::pipeline::run(proc_macro2::TokenStream::new(), module) else {
-            panic!("the model has errors");
-        };
+        let failure = expect_failure(module, "the model has errors");
         let messages: Vec<String> = failure.errors.iter().map(|e| e.to_string()).collect();
         let expected = [
             "a hybrid model needs at least one mode",
@@ -218,9 +214,7 @@ mod tests {
                 #[mode(initial)] fn flight(x: &X) -> X { X { h: -x.h } }
             }
         };
-        let Err(failure) = super::pipeline::run(proc_macro2::TokenStream::new(), module) else {
-            panic!("an `f32` field is an error");
-        };
+        let failure = expect_failure(module, "an `f32` field is an error");
         let fallback = failure.fallback.to_string();
         assert!(fallback.contains("pub struct Model"));
         assert!(fallback.contains("pub struct Memory"));

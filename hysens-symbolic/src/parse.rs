@@ -134,12 +134,7 @@ impl Parser<'_, '_> {
         if let Some(ident) = p.path.get_ident() {
             return self.name(&ident.to_string(), ident);
         }
-        let segments: Vec<String> = p
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let segments = segment_names(&p.path);
         let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
         let constant = match segments.as_slice() {
             ["core" | "std", "f64", "consts", name] => f64_constant(name),
@@ -249,12 +244,7 @@ impl Parser<'_, '_> {
             return self.error(&c.func, ErrorKind::Unsupported("a computed call".into()));
         };
         let args: Vec<&syn::Expr> = c.args.iter().collect();
-        let segments: Vec<String> = p
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let segments = segment_names(&p.path);
         match segments
             .iter()
             .map(String::as_str)
@@ -291,15 +281,7 @@ impl Parser<'_, '_> {
         args: &[&syn::Expr],
     ) -> Option<ExprId> {
         let Some(expected) = arity(name) else {
-            for a in args {
-                self.expr(a);
-            }
-            let kind = if is_non_smooth_method(name) {
-                ErrorKind::NonSmooth(format!("`{name}`"))
-            } else {
-                ErrorKind::UnknownFunction(name.to_owned())
-            };
-            return self.error(at, kind);
+            return self.unknown_function(name, at, args);
         };
         if args.len() != expected {
             return self.error(
@@ -335,19 +317,31 @@ impl Parser<'_, '_> {
         )
     }
 
+    /// The error of a call of `name`, which is neither a supported `f64` function nor a helper
+    /// of the scope: non-smooth for the methods that switch (`min`, `max`, `floor`, …), unknown
+    /// otherwise. The arguments are parsed first, for their own errors.
+    fn unknown_function(
+        &mut self,
+        name: &str,
+        at: &dyn ToTokens,
+        args: &[&syn::Expr],
+    ) -> Option<ExprId> {
+        for a in args {
+            self.expr(a);
+        }
+        let kind = if is_non_smooth_method(name) {
+            ErrorKind::NonSmooth(format!("`{name}`"))
+        } else {
+            ErrorKind::UnknownFunction(name.to_owned())
+        };
+        self.error(at, kind)
+    }
+
     /// A call of a helper function of the scope, inlined with its parameters bound to the
     /// arguments: values for `f64` parameters, the caller's names for struct parameters.
     fn helper(&mut self, name: &str, call: &syn::ExprCall, args: &[&syn::Expr]) -> Option<ExprId> {
         let Some(function) = self.scope.function(name) else {
-            for a in args {
-                self.expr(a);
-            }
-            let kind = if is_non_smooth_method(name) {
-                ErrorKind::NonSmooth(format!("`{name}`"))
-            } else {
-                ErrorKind::UnknownFunction(name.to_owned())
-            };
-            return self.error(&call.func, kind);
+            return self.unknown_function(name, &call.func, args);
         };
         if function.params.len() != args.len() {
             let expected = function.params.len();
@@ -518,6 +512,11 @@ fn integer_literal(expr: &syn::Expr) -> Option<i32> {
         syn::Expr::Paren(p) => integer_literal(&p.expr),
         _ => None,
     }
+}
+
+/// The names of the segments of `path` (`core::f64::consts::PI` → `["core", "f64", "consts", "PI"]`).
+fn segment_names(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
 /// The number of arguments besides the receiver of a supported `f64` method.
@@ -805,44 +804,27 @@ mod tests {
 
     #[test]
     fn rejects_unsupported_constructs_naming_them() {
-        assert_eq!(
-            errors("z + x"),
-            vec![ErrorKind::UnknownVariable("z".into())]
-        );
-        assert_eq!(
-            errors("x.q"),
-            vec![ErrorKind::UnknownVariable("x.q".into())]
-        );
-        assert_eq!(
-            errors("x.gamma()"),
-            vec![ErrorKind::UnknownFunction("gamma".into())]
-        );
-        assert_eq!(
-            errors("erf(x)"),
-            vec![ErrorKind::UnknownFunction("erf".into())]
-        );
-        assert_eq!(errors("x * 2"), vec![ErrorKind::IntegerLiteral("2".into())]);
-        assert_eq!(errors("x.powi(y)"), vec![ErrorKind::NonLiteralPowi]);
-        assert_eq!(errors("x.powi(2.0)"), vec![ErrorKind::NonLiteralPowi]);
-        assert_eq!(
-            errors("x.sin(y)"),
-            vec![ErrorKind::WrongArity {
-                name: "sin".into(),
-                expected: 1,
-                found: 2
-            }]
-        );
-        assert_eq!(
-            errors("{ let mut a = x; a }"),
-            vec![ErrorKind::UnsupportedLet]
-        );
-        assert_eq!(errors("{ let a = x; }"), vec![ErrorKind::BlockWithoutValue]);
-        assert_eq!(
-            errors("x +"),
-            vec![ErrorKind::Syntax(
-                "unexpected end of input, expected an expression".into()
-            )]
-        );
+        let wrong_arity = ErrorKind::WrongArity {
+            name: "sin".into(),
+            expected: 1,
+            found: 2,
+        };
+        let syntax = ErrorKind::Syntax("unexpected end of input, expected an expression".into());
+        for (src, wanted) in [
+            ("z + x", ErrorKind::UnknownVariable("z".into())),
+            ("x.q", ErrorKind::UnknownVariable("x.q".into())),
+            ("x.gamma()", ErrorKind::UnknownFunction("gamma".into())),
+            ("erf(x)", ErrorKind::UnknownFunction("erf".into())),
+            ("x * 2", ErrorKind::IntegerLiteral("2".into())),
+            ("x.powi(y)", ErrorKind::NonLiteralPowi),
+            ("x.powi(2.0)", ErrorKind::NonLiteralPowi),
+            ("x.sin(y)", wrong_arity),
+            ("{ let mut a = x; a }", ErrorKind::UnsupportedLet),
+            ("{ let a = x; }", ErrorKind::BlockWithoutValue),
+            ("x +", syntax),
+        ] {
+            assert_eq!(errors(src), vec![wanted], "{src}");
+        }
         for (src, what) in [
             ("loop { }", "a `loop`"),
             ("{ for i in 0..3 { } x }", "a `for` loop"),

@@ -142,6 +142,29 @@ pub fn body_errors(checked: &Checked<'_>) -> Vec<syn::Error> {
     errors
 }
 
+/// A new variable of `graph` named `name`, reading `slot`: `slots` is indexed by the graph's
+/// numbering of its variables, so every variable is made here.
+fn new_var(graph: &mut Graph, slots: &mut Vec<Slot>, name: String, slot: Slot) -> VarId {
+    let id = graph.var(&name);
+    let var = graph.as_var(id).expect("a variable node");
+    debug_assert_eq!(var.index(), slots.len());
+    slots.push(slot);
+    var
+}
+
+/// `n` new variables `name[0]`, …, `name[n − 1]`, reading `slot(0)`, …, `slot(n − 1)`.
+fn new_vars(
+    graph: &mut Graph,
+    slots: &mut Vec<Slot>,
+    name: &str,
+    n: usize,
+    slot: fn(usize) -> Slot,
+) -> Vec<VarId> {
+    (0..n)
+        .map(|i| new_var(graph, slots, format!("{name}[{i}]"), slot(i)))
+        .collect()
+}
+
 /// The graph and variables being built, and the model's field names by role.
 struct Lowering<'c, 'm> {
     checked: &'c Checked<'m>,
@@ -156,36 +179,16 @@ impl<'c, 'm> Lowering<'c, 'm> {
         let nz = checked.variables.nz();
         let np = checked.variables.np();
         let mut slots = Vec::new();
-        let mut make = |graph: &mut Graph, name: String, slot: Slot| {
-            let id = graph.var(&name);
-            let var = graph.as_var(id).expect("a variable node");
-            debug_assert_eq!(var.index(), slots.len());
-            slots.push(slot);
-            var
-        };
-        let y = (0..ny)
-            .map(|i| make(&mut graph, format!("y[{i}]"), Slot::Y(i)))
-            .collect();
-        let z = (0..nz)
-            .map(|i| make(&mut graph, format!("z[{i}]"), Slot::Z(i)))
-            .collect();
-        let p = (0..np)
-            .map(|i| make(&mut graph, format!("p[{i}]"), Slot::P(i)))
-            .collect();
-        let memory_y = (0..ny)
-            .map(|i| make(&mut graph, format!("y*[{i}]"), Slot::MemoryY(i)))
-            .collect();
-        let memory_z = (0..nz)
-            .map(|i| make(&mut graph, format!("z*[{i}]"), Slot::MemoryZ(i)))
-            .collect();
-        let t = make(&mut graph, "t".into(), Slot::T);
-        let datum = make(&mut graph, "datum".into(), Slot::Datum);
-        let lambda = (0..ny)
-            .map(|i| make(&mut graph, format!("λ[{i}]"), Slot::Lambda(i)))
-            .collect();
-        let mu = (0..nz)
-            .map(|i| make(&mut graph, format!("μ[{i}]"), Slot::Mu(i)))
-            .collect();
+        let (g, s) = (&mut graph, &mut slots);
+        let y = new_vars(g, s, "y", ny, Slot::Y);
+        let z = new_vars(g, s, "z", nz, Slot::Z);
+        let p = new_vars(g, s, "p", np, Slot::P);
+        let memory_y = new_vars(g, s, "y*", ny, Slot::MemoryY);
+        let memory_z = new_vars(g, s, "z*", nz, Slot::MemoryZ);
+        let t = new_var(g, s, "t".into(), Slot::T);
+        let datum = new_var(g, s, "datum".into(), Slot::Datum);
+        let lambda = new_vars(g, s, "λ", ny, Slot::Lambda);
+        let mu = new_vars(g, s, "μ", nz, Slot::Mu);
         Lowering {
             checked,
             graph,
