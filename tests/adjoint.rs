@@ -418,13 +418,6 @@ fn replayed_solve_adjoint_equals_forward() {
     }
     // Resumed from checkpoints, the replay continues at its position in the step plan.
     let name = "replayed DAE with memory";
-    checkpointed_equals_full(
-        name,
-        &mdae::Model,
-        &ESDIRK34,
-        &problem,
-        &options,
-        plan,
-        &grad,
-    );
+    let run = HybridRun::new(&mdae::Model, &ESDIRK34, &problem, &options).with_plan(plan);
+    checkpointed_equals_full(name, &run, &grad);
 }

@@ -10,8 +10,8 @@
 use hysens::runtime::{
     solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, Fields,
     HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution, InitialStates,
-    ModelSizes, ModelTypes, Params, Sample, Solver, StepPlan, Tableau, TapeStep, ESDIRK23,
-    ESDIRK34, ESDIRK436L2SA,
+    ModelSizes, ModelTypes, Params, Sample, Solver, Tableau, TapeStep, ESDIRK23, ESDIRK34,
+    ESDIRK436L2SA,
 };
 
 /// `|a − b| ≤ rtol max(|a|, |b|) + 1e-13` (module docs); returns the relative difference.
@@ -139,8 +139,9 @@ where
     let mut samples = vec![Sample::ZERO; n];
     let mut asa = HybridSolution::ZERO;
     let mut grad = AdjointGradient::ZERO;
+    let run = HybridRun::new(model, tableau, seeded, options);
     solve_adjoint(
-        &HybridRun::new(model, tableau, seeded, options),
+        &run,
         AdjointTape::full(&mut tape),
         &mut samples_only(&mut samples),
         &mut asa,
@@ -149,23 +150,10 @@ where
     .unwrap();
     assert_eq!(grad.tape_len, asa.stats.steps);
     assert_eq!(grad.stats.steps, asa.stats.steps);
-    checkpointed_equals_full(
-        &name,
-        model,
-        tableau,
-        seeded,
-        options,
-        StepPlan::Adaptive,
-        &grad,
-    );
+    checkpointed_equals_full(&name, &run, &grad);
     // The forward sensitivities of the same solve, with the same seed.
     let mut fsa = HybridSolution::ZERO;
-    solve(
-        &HybridRun::new(model, tableau, seeded, options),
-        &mut samples_only(&mut samples),
-        &mut fsa,
-    )
-    .unwrap();
+    solve(&run, &mut samples_only(&mut samples), &mut fsa).unwrap();
     assert_eq!(fsa.stats.steps, asa.stats.steps, "{name}: the same steps");
     assert_eq!(fsa.cost, asa.cost, "{name}: the same solve");
     let mut worst: f64 = 0.0;
@@ -229,7 +217,6 @@ where
 /// `full` (the full tape's gradient of the same solve) bit for bit: the solve resumed from a
 /// checkpoint repeats the original steps exactly (the issue asks for 1e-13 relative; nothing
 /// but an exact replay meets 0). Checks the steps recomputed: all but the last window.
-#[allow(clippy::too_many_arguments)]
 pub fn checkpointed_equals_full<
     M,
     const S: usize,
@@ -240,11 +227,7 @@ pub fn checkpointed_equals_full<
     const NS: usize,
 >(
     name: &str,
-    model: &M,
-    tableau: &Tableau<S>,
-    problem: &HybridProblem<'_, NY, NZ, NP>,
-    options: &HybridOptions<NY, NZ>,
-    plan: StepPlan<'_>,
+    run: &HybridRun<'_, M, S, NY, NZ, NP>,
     full: &AdjointGradient<NY, NP>,
 ) where
     M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
@@ -254,11 +237,11 @@ pub fn checkpointed_equals_full<
         let mut steps = vec![TapeStep::ZERO; window];
         let mut checkpoints =
             vec![Checkpoint::ZERO; AdjointTape::<S, NY, NZ>::checkpoints_needed(n, window)];
-        let mut samples = vec![Sample::ZERO; problem.sample_times.len()];
+        let mut samples = vec![Sample::ZERO; run.problem.sample_times.len()];
         let mut solution = HybridSolution::ZERO;
         let mut grad = AdjointGradient::ZERO;
         solve_adjoint(
-            &HybridRun::new(model, tableau, problem, options).with_plan(plan),
+            run,
             AdjointTape::checkpointed(&mut steps, &mut checkpoints),
             &mut samples_only(&mut samples),
             &mut solution,
