@@ -123,16 +123,19 @@ impl HybridModel<2, 0, 3> for Wall {
             name: "below",
             uses_memory: false,
             constant_jacobian: true,
+            terminal: false,
         },
         ModeInfo {
             name: "above",
             uses_memory: false,
             constant_jacobian: true,
+            terminal: false,
         },
         ModeInfo {
             name: "sliding",
             uses_memory: false,
             constant_jacobian: true,
+            terminal: false,
         },
     ];
     const GUARDS: &'static [GuardInfo] = &[
@@ -428,16 +431,19 @@ impl HybridModel<2, 0, 4> for Circle {
             name: "inside",
             uses_memory: false,
             constant_jacobian: false,
+            terminal: false,
         },
         ModeInfo {
             name: "outside",
             uses_memory: false,
             constant_jacobian: false,
+            terminal: false,
         },
         ModeInfo {
             name: "on the circle",
             uses_memory: false,
             constant_jacobian: false,
+            terminal: false,
         },
     ];
     const GUARDS: &'static [GuardInfo] = &[
@@ -672,16 +678,19 @@ impl HybridModel<2, 0, 3> for Bend {
             name: "below",
             uses_memory: false,
             constant_jacobian: false,
+            terminal: false,
         },
         ModeInfo {
             name: "above",
             uses_memory: false,
             constant_jacobian: false,
+            terminal: false,
         },
         ModeInfo {
             name: "sliding",
             uses_memory: false,
             constant_jacobian: false,
+            terminal: false,
         },
     ];
     const GUARDS: &'static [GuardInfo] = Wall::GUARDS;

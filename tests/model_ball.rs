@@ -79,6 +79,7 @@ fn tables() {
             name: "flight",
             uses_memory: false,
             constant_jacobian: true,
+            terminal: false,
         }]
     );
     assert_eq!(

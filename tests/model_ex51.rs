@@ -117,11 +117,13 @@ fn tables() {
                 name: "a",
                 uses_memory: false,
                 constant_jacobian: true,
+                terminal: false,
             },
             ModeInfo {
                 name: "b",
                 uses_memory: false,
                 constant_jacobian: true,
+                terminal: false,
             }
         ]
     );

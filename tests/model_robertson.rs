@@ -116,6 +116,7 @@ fn tables_and_outputs() {
             name: "kinetics",
             uses_memory: false,
             constant_jacobian: false,
+            terminal: false,
         }]
     );
     assert!(<M as HybridModel<3, 0, 3>>::GUARDS.is_empty());

@@ -525,6 +525,7 @@ fn tables_list_the_sliding_mode_and_the_surface_guards() {
         name,
         uses_memory: false,
         constant_jacobian,
+        terminal: false,
     };
     assert_eq!(
         <M as HybridModel<2, 0, 4>>::MODES,

@@ -216,11 +216,13 @@ fn tables() {
                 name: "loading",
                 uses_memory: true,
                 constant_jacobian: false,
+                terminal: false,
             },
             ModeInfo {
                 name: "unloading",
                 uses_memory: true,
                 constant_jacobian: false,
+                terminal: false,
             }
         ]
     );

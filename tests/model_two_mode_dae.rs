@@ -122,11 +122,13 @@ fn tables() {
                 name: "low",
                 uses_memory: false,
                 constant_jacobian: false,
+                terminal: false,
             },
             ModeInfo {
                 name: "high",
                 uses_memory: true,
                 constant_jacobian: false,
+                terminal: false,
             }
         ]
     );

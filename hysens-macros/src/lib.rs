@@ -14,7 +14,9 @@
 //!
 //! A switching surface (`#[switching_surface]`) adds a sliding mode and four guards to the
 //! model; `filippov` says which, in what order and how the mode entered at their events is
-//! chosen, and each stage treats them next to the user's modes and guards.
+//! chosen, and each stage treats them next to the user's modes and guards. A terminal guard
+//! (`#[guard(from -> stop, ..)]`) switches to a stopped mode appended after them (one per mode
+//! such a guard leaves, `model::Model::stopped_modes`), which the runtime ends the solve in.
 //!
 //! Every mistake of a module is reported in one compilation, each at its span: an argument or
 //! an attribute that does not decode leaves the rest to be checked, a name that does not

@@ -64,12 +64,30 @@ impl Model {
 
     /// The names of the runtime's modes, in its numbering: the `#[mode]` functions in
     /// declaration order, then the sliding mode of each switching surface (see
-    /// `crate::filippov`).
+    /// `crate::filippov`), then a mode named `stop` for each mode a terminal guard leaves
+    /// ([`Self::stopped_modes`]).
     pub fn mode_names(&self) -> Vec<String> {
         self.modes
             .iter()
             .map(|m| m.func.sig.ident.to_string())
             .chain(self.surfaces.iter().map(Surface::sliding_mode_name))
+            .chain(self.stopped_modes().iter().map(|_| STOP.to_owned()))
+            .collect()
+    }
+
+    /// The `#[mode]` functions (by index) that a terminal guard (`#[guard(from -> stop, ..)]`)
+    /// leaves, in declaration order: each gets a stopped mode of its own, entered when one of
+    /// its terminal guards fires, which ends the solve (`ModeInfo::terminal` of the runtime).
+    /// Its equations are `f = 0` and the source mode's `g`: nothing is integrated in it, and
+    /// the algebraic state at the stop stays the source mode's consistent one.
+    pub fn stopped_modes(&self) -> Vec<usize> {
+        (0..self.modes.len())
+            .filter(|&m| {
+                let name = &self.modes[m].func.sig.ident;
+                self.guards
+                    .iter()
+                    .any(|g| g.is_terminal() && g.from == *name)
+            })
             .collect()
     }
 
@@ -156,10 +174,21 @@ pub struct Guard {
     pub func: ItemFn,
     /// The mode in which it is watched.
     pub from: Ident,
-    /// The mode it switches to.
+    /// The mode it switches to, or [`STOP`] for a terminal guard.
     pub to: Ident,
     /// The crossing direction that fires it.
     pub direction: Direction,
+}
+
+/// The target of a terminal guard: `#[guard(from -> stop, direction)]` ends the solve when it
+/// fires.
+pub const STOP: &str = "stop";
+
+impl Guard {
+    /// Whether the guard ends the solve (its target is [`STOP`]).
+    pub fn is_terminal(&self) -> bool {
+        self.to == STOP
+    }
 }
 
 /// The crossing direction of a guard.

@@ -9,26 +9,31 @@ use crate::kernels::JacobianStructure;
 use crate::model::{Direction, VariableStruct};
 use crate::validate::{Checked, InitialRule, Variables};
 
-/// `MODES`: each mode's name, whether it reads the memory, whether its Jacobian is constant
-/// (the `#[mode]` functions, then the surfaces' sliding modes).
+/// `MODES`: each mode's name, whether it reads the memory, whether its Jacobian is constant,
+/// whether entering it ends the solve (the `#[mode]` functions, then the surfaces' sliding
+/// modes, then the stopped modes of terminal guards).
 pub fn modes(
     checked: &Checked<'_>,
     uses_memory: &[bool],
     structures: &[JacobianStructure],
     rt: &TokenStream,
 ) -> TokenStream {
-    let modes = checked
-        .model
+    let model = checked.model;
+    let first_stopped = model.modes.len() + model.surfaces.len();
+    let modes = model
         .mode_names()
         .into_iter()
         .zip(uses_memory)
         .zip(structures)
-        .map(|((name, uses_memory), structure)| {
+        .enumerate()
+        .map(|(m, ((name, uses_memory), structure))| {
             let constant_jacobian = structure.constant;
+            let terminal = m >= first_stopped;
             quote!(#rt::ModeInfo {
                 name: #name,
                 uses_memory: #uses_memory,
-                constant_jacobian: #constant_jacobian
+                constant_jacobian: #constant_jacobian,
+                terminal: #terminal
             })
         });
     quote!(const MODES: &'static [#rt::ModeInfo] = &[#(#modes),*];)

@@ -146,6 +146,7 @@ impl Lowering<'_, '_> {
             .map(|reset| reset.map(|k| bodies.resets[k].clone()))
             .collect();
         let surfaces = self.surfaces(&bodies.surfaces, &mut modes, &mut guards, &mut resets);
+        self.stopped_modes(&mut modes);
         let (mut integral, mut terminal, mut sampled) = (None, None, None);
         for (cost, value) in checked.model.costs.iter().zip(bodies.costs) {
             let total = match cost.kind {
@@ -169,6 +170,18 @@ impl Lowering<'_, '_> {
             terminal,
             sampled,
             outputs: bodies.outputs,
+        }
+    }
+
+    /// Appends the stopped mode of each mode a terminal guard leaves
+    /// (`Model::stopped_modes`): `f = 0` and the source mode's `g`.
+    fn stopped_modes(&mut self, modes: &mut Vec<LoweredMode>) {
+        let zero = self.graph.constant(0.0);
+        for source in self.checked.model.stopped_modes() {
+            let g = modes[source].g.clone();
+            let f = vec![zero; self.vars.y.len()];
+            let uses_memory = self.reads_memory(&f, &g);
+            modes.push(LoweredMode { f, g, uses_memory });
         }
     }
 

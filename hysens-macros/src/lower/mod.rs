@@ -444,7 +444,7 @@ impl<'c, 'm> Lowering<'c, 'm> {
     }
 
     /// Whether any of `roots` reads `y*` or `z*`.
-    fn reads_memory(&self, f: &[ExprId], g: &[ExprId]) -> bool {
+    pub(super) fn reads_memory(&self, f: &[ExprId], g: &[ExprId]) -> bool {
         let roots: Vec<ExprId> = f.iter().chain(g).copied().collect();
         let reached = self.graph.reachable(&roots);
         self.vars

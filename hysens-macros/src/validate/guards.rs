@@ -6,7 +6,7 @@ use super::names::Index;
 use super::signature::{check_scalar_return, signature, Role, Signature, TypeNames};
 use super::surfaces::CheckedSurface;
 use crate::filippov::SurfaceGuard;
-use crate::model::{Initial, Model};
+use crate::model::{Initial, Model, STOP};
 
 /// A guard with its modes resolved: `(from, to, signature)`.
 pub type CheckedGuard = (usize, usize, Signature);
@@ -19,7 +19,8 @@ pub enum InitialRule {
     ByGuardSigns(Vec<(usize, bool, usize)>, Option<usize>),
 }
 
-/// Every guard connects two modes of the model and returns one `f64`.
+/// Every guard connects two modes of the model (or ends the solve: the target `stop`) and
+/// returns one `f64`.
 pub fn check(
     model: &Model,
     index: &Index<'_>,
@@ -30,8 +31,20 @@ pub fn check(
         .guards
         .iter()
         .map(|g| {
-            let from = index.mode_of_guard(&g.from, errors);
-            let to = index.mode_of_guard(&g.to, errors);
+            let from = match g.from == STOP {
+                true => {
+                    errors.push(syn::Error::new(
+                        g.from.span(),
+                        "no guard leaves `stop`: a guard whose target is `stop` ends the solve, so nothing is integrated after it; a guard is watched in a `#[mode]` function",
+                    ));
+                    0
+                }
+                false => index.mode_of_guard(&g.from, errors),
+            };
+            let to = match g.is_terminal() {
+                true => index.stopped_mode(&g.from),
+                false => index.mode_of_guard(&g.to, errors),
+            };
             let returns = check_scalar_return(&g.func, "a guard", errors);
             let mut sig = signature(&g.func, types, false, errors);
             sig.sound &= returns;

@@ -7,13 +7,15 @@ use std::collections::HashMap;
 use proc_macro2::Span;
 use syn::{Ident, ItemFn};
 
-use crate::model::Model;
+use crate::model::{Model, STOP};
 
 /// Mode and guard names, resolved to their indices in declaration order.
 pub struct Index<'m> {
     model: &'m Model,
     modes: HashMap<String, usize>,
     guards: HashMap<String, usize>,
+    /// The stopped mode of each mode a terminal guard leaves, by the source mode's name.
+    stopped: HashMap<String, usize>,
     /// The guards' names, for error messages: `` `a`, `b` `` or `none`.
     pub guard_names: String,
     /// The switching surfaces' names, likewise.
@@ -25,6 +27,15 @@ impl<'m> Index<'m> {
     /// The index of `model`, reporting duplicate function names in `errors`.
     pub fn new(model: &'m Model, errors: &mut Vec<syn::Error>) -> Self {
         check_distinct(model, errors);
+        check_stop_is_free(model, errors);
+        // The stopped modes come after the declared and the sliding modes.
+        let first_stopped = model.modes.len() + model.surfaces.len();
+        let stopped = model
+            .stopped_modes()
+            .into_iter()
+            .enumerate()
+            .map(|(k, m)| (model.modes[m].func.sig.ident.to_string(), first_stopped + k))
+            .collect();
         let by_name = |functions: Vec<&ItemFn>| -> HashMap<String, usize> {
             functions
                 .into_iter()
@@ -36,6 +47,7 @@ impl<'m> Index<'m> {
             model,
             modes: by_name(model.modes.iter().map(|m| &m.func).collect()),
             guards: by_name(model.guards.iter().map(|g| &g.func).collect()),
+            stopped,
             mode_names: names_of(model.modes.iter().map(|m| &m.func)),
             guard_names: names_of(model.guards.iter().map(|g| &g.func)),
             surface_names: names_of(model.surfaces.iter().map(|s| &s.func)),
@@ -51,6 +63,12 @@ impl<'m> Index<'m> {
             errors,
         )
         .unwrap_or(0)
+    }
+
+    /// The index of the stopped mode a terminal guard leaving `from` enters (0 if `from` is
+    /// not a mode: that is reported as the guard's source).
+    pub fn stopped_mode(&self, from: &Ident) -> usize {
+        self.stopped.get(&from.to_string()).copied().unwrap_or(0)
     }
 
     /// The index of the mode `id` names in an attribute; `None` if there is none. An unknown
@@ -103,6 +121,19 @@ fn check_distinct(model: &Model, errors: &mut Vec<syn::Error>) {
             errors.push(syn::Error::new(
                 f.sig.ident.span(),
                 format!("duplicate name `{name}`: the functions of a model (modes, guards, resets, switching surfaces, costs, outputs, helpers) need distinct names; rename one"),
+            ));
+        }
+    }
+}
+
+/// No `#[mode]` function is named `stop`: the name is the target of terminal guards.
+fn check_stop_is_free(model: &Model, errors: &mut Vec<syn::Error>) {
+    for mode in &model.modes {
+        let name = &mode.func.sig.ident;
+        if name == STOP {
+            errors.push(syn::Error::new(
+                name.span(),
+                "`stop` is reserved: a guard whose target is `stop` (`#[guard(from -> stop, direction)]`) ends the solve; rename this mode",
             ));
         }
     }

@@ -22,7 +22,7 @@ use super::tape::{AdjointTape, Recording, TapeEvent, TapeStep};
 use super::{AdjointGradient, AdjointStats, Costate};
 use crate::error::SolveError;
 use crate::linalg::Lu;
-use crate::model::{AdjointProducts, Memory, ModeJacobian, Point, ScalarPartials};
+use crate::model::{ends_solve, AdjointProducts, Memory, ModeJacobian, Point, ScalarPartials};
 use crate::run::{HybridOutputs, HybridProblem, HybridRun, HybridSolution, Sample};
 
 /// The backward pass of the solve `forward` that filled `tape`, `outputs` and `sol` (module
@@ -412,6 +412,11 @@ fn terminal_seed<M, const NY: usize, const NZ: usize, const NP: usize>(
     model.terminal_cost_partials(&at, &mut d);
     stats.cost_partials += 1;
     add_scalar_seed(&d, costate);
+    // A terminal guard stopped the solve at t*(p): φ_t τ, the adjoint of the last segment's
+    // start shift τ (the driver's terminal cost).
+    if ends_solve::<M, NY, NZ, NP>(sol.mode) {
+        costate.t += d.t;
+    }
 }
 
 /// Samples recorded before step `k` of `steps`: up to the end of the previous step, or up to

@@ -169,6 +169,7 @@ impl<const NY: usize, const NZ: usize, const NP: usize, const MEM: bool> HybridM
         name: "",
         uses_memory: MEM,
         constant_jacobian: false,
+        terminal: false,
     }; 2];
     const GUARDS: &'static [GuardInfo] = &[GuardInfo {
         name: "",

@@ -65,7 +65,7 @@ use crate::error::SolveError;
 use crate::events::{self, apply_event, Armed, Crossing, Entry, PostEvent, PreEvent, Zeno};
 use crate::fsa::jump::PreEventSensitivities;
 use crate::fsa::{Esdirk, ModeIntegrator};
-use crate::model::{EventTarget, HybridModel, Memory, ModeAdapter, ModelSizes, Point};
+use crate::model::{ends_solve, EventTarget, HybridModel, Memory, ModeAdapter, ModelSizes, Point};
 use crate::run::HybridRun;
 use crate::step::{h_roundoff, StepLength, Stepper, Trial};
 use crate::tableau::Tableau;
@@ -98,7 +98,7 @@ use crate::tableau::Tableau;
 /// struct Ball;
 /// type P<'a> = Point<'a, 2, 0, 2>;
 /// impl HybridModel<2, 0, 2> for Ball {
-///     const MODES: &'static [ModeInfo] = &[ModeInfo { name: "flight", uses_memory: false, constant_jacobian: true }];
+///     const MODES: &'static [ModeInfo] = &[ModeInfo { name: "flight", uses_memory: false, constant_jacobian: true, terminal: false }];
 ///     const GUARDS: &'static [GuardInfo] = &[GuardInfo {
 ///         name: "impact", from: 0, to: 0, direction: Direction::Falling, has_reset: true,
 ///         surface: None,
@@ -335,7 +335,12 @@ where
                 }
             }
         }
-        self.terminal_cost(&segment.memory_sy, &segment.memory_sz, sol)
+        // ∂t_f/∂p: zero for the fixed t_f, τ for the time a terminal guard stopped at.
+        let end_shift = match ends_solve::<M, NY, NZ, NP>(segment.mode) {
+            true => segment.st,
+            false => [0.0; NP],
+        };
+        self.terminal_cost(&segment.memory_sy, &segment.memory_sz, &end_shift, sol)
     }
 
     /// The integrator of the mode segment that starts at `start` (restored from `checkpoint` if
@@ -412,6 +417,10 @@ where
                 return Ok(SegmentEnd::Paused);
             }
             return self.entry_event(it, adapter, guard, outputs, sol);
+        }
+        if ends_solve::<M, NY, NZ, NP>(adapter.mode()) {
+            // A terminal guard's mode: the solve ends at its entry (`ModeInfo::terminal`).
+            return Ok(SegmentEnd::Final);
         }
         while it.t() < pr.tf {
             if R::RECORDS && !self.before_step(it, adapter, &armed, None, sol) {

@@ -156,11 +156,13 @@ where
     }
 
     /// Adds the terminal cost `φ(t_f)` and its gradient (with the memory sensitivities
-    /// `(s*, w*)` of the last mode), and checks that cost and gradient are finite.
+    /// `(s*, w*)` of the last mode, and `φ_t ∂t_f/∂p` for a final time `end_shift = ∂t_f/∂p`
+    /// that moves: the stop of a terminal guard), and checks that cost and gradient are finite.
     pub(super) fn terminal_cost(
         &self,
         memory_sy: &[[f64; NP]; NY],
         memory_sz: &[[f64; NP]; NZ],
+        end_shift: &[f64; NP],
         sol: &mut HybridSolution<NY, NZ, NP>,
     ) -> Result<(), SolveError> {
         let adapter = ModeAdapter::new(self.model, sol.mode, sol.memory, *memory_sy, *memory_sz);
@@ -178,6 +180,9 @@ where
                 1.0,
                 &mut sol.cost_gradient,
             );
+            for (gradient, shift) in sol.cost_gradient.iter_mut().zip(end_shift) {
+                *gradient += d.t * shift;
+            }
         }
         if !sol.cost.is_finite() || !all_finite(&sol.cost_gradient) {
             return Err(SolveError::NonFiniteValue {

@@ -166,6 +166,23 @@ pub struct ModeInfo {
     /// [`crate::smooth::SmoothMode::jacobian_is_constant`] for what the runtime does with it (a
     /// `true` for a mode that is not makes the results wrong).
     pub constant_jacobian: bool,
+    /// Whether entering it ends the solve: the mode a terminal guard switches to
+    /// (`#[guard(from -> stop, ..)]`). The solve stops at the event time `t*` with the state
+    /// after the event (its reset, if any); nothing is integrated in the mode, so its equations
+    /// serve only the consistent algebraic state at the entry (the macro gives it `f = 0` and
+    /// the source mode's `g`). The final time is `t*(p)`: the state's sensitivities there
+    /// are total derivatives (`s⁺`, which carries `τ` through the step to the event), and the
+    /// terminal cost adds `φ_t τ`.
+    pub terminal: bool,
+}
+
+/// Whether entering `mode` of `M` ends the solve ([`ModeInfo::terminal`]); `false` for an index
+/// out of range.
+pub(crate) fn ends_solve<M, const NY: usize, const NZ: usize, const NP: usize>(mode: usize) -> bool
+where
+    M: HybridModel<NY, NZ, NP> + ?Sized,
+{
+    M::MODES.get(mode).is_some_and(|m| m.terminal)
 }
 
 /// A guard: the switch from one mode to another.

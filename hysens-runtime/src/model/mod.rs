@@ -26,6 +26,7 @@ mod hybrid;
 
 pub use crate::linalg::ModeJacobian;
 pub use adapter::ModeAdapter;
+pub(crate) use hybrid::ends_solve;
 pub use hybrid::{
     AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
     ModelSizes, Point, ResetJacobian, ScalarPartials,
