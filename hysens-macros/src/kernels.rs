@@ -342,34 +342,46 @@ impl<'l> Kernels<'l> {
 
     /// `reset_jacobian`: `R_t, R_y, R_z, R_p, R_y*, R_z*` (the identity `R_y` for continuity).
     pub fn reset_jacobians(&mut self) -> Arms {
-        let jac = hygienic("jac");
         let resets = self.lowered.resets.clone();
         resets
             .iter()
             .map(|r| {
                 let r = self.reset_or_identity(r.as_ref());
-                let vars = &self.lowered.vars;
-                let blocks = [
-                    (quote!(#jac.y), vars.y.clone()),
-                    (quote!(#jac.z), vars.z.clone()),
-                    (quote!(#jac.p), vars.p.clone()),
-                    (quote!(#jac.memory_y), vars.memory_y.clone()),
-                    (quote!(#jac.memory_z), vars.memory_z.clone()),
-                ];
-                let t = [vars.t];
-                let jt = self.jacobian(&r, &t);
-                let mut outputs: Vec<_> = jt
-                    .nonzeros(&self.lowered.graph)
-                    .into_iter()
-                    .map(|(i, _, e)| (index(quote!(#jac.t), i), e))
-                    .collect();
-                for (place, vs) in blocks {
-                    let j = self.jacobian(&r, &vs);
-                    outputs.extend(self.nonzeros(place, &j));
-                }
-                self.emit(&outputs)
+                self.state_map_jacobian(&r)
             })
             .collect()
+    }
+
+    /// `initial_state`: `y0[i] = Iᵢ` of the model's `#[initial_state]` function.
+    pub fn initial_state_values(&mut self, map: &[ExprId]) -> TokenStream {
+        let y0 = hygienic("y0");
+        self.emit(&values(quote!(#y0), map))
+    }
+
+    /// The partials of a map to the states (a reset `R`, or the initial state `I`) into
+    /// `jac.{t, y, z, p, memory_y, memory_z}` (a `ResetJacobian`).
+    pub fn state_map_jacobian(&mut self, map: &[ExprId]) -> TokenStream {
+        let jac = hygienic("jac");
+        let vars = &self.lowered.vars;
+        let blocks = [
+            (quote!(#jac.y), vars.y.clone()),
+            (quote!(#jac.z), vars.z.clone()),
+            (quote!(#jac.p), vars.p.clone()),
+            (quote!(#jac.memory_y), vars.memory_y.clone()),
+            (quote!(#jac.memory_z), vars.memory_z.clone()),
+        ];
+        let t = [vars.t];
+        let jt = self.jacobian(map, &t);
+        let mut outputs: Vec<_> = jt
+            .nonzeros(&self.lowered.graph)
+            .into_iter()
+            .map(|(i, _, e)| (index(quote!(#jac.t), i), e))
+            .collect();
+        for (place, vs) in blocks {
+            let j = self.jacobian(map, &vs);
+            outputs.extend(self.nonzeros(place, &j));
+        }
+        self.emit(&outputs)
     }
 
     /// A reset's expressions, or `y` itself (continuity).

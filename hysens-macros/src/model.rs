@@ -36,6 +36,9 @@ pub struct Model {
     pub costs: Vec<Cost>,
     /// `#[output]` functions.
     pub outputs: Vec<ItemFn>,
+    /// `#[initial_state]` functions: the initial state from the given one and the parameters
+    /// (a model has at most one; `validate` reports the others).
+    pub initial_states: Vec<ItemFn>,
     /// Functions whose attribute `parse` rejected: kept out of the roles above, and remembered
     /// so that `validate` does not also call every reference to them unknown.
     pub unparsed: Vec<Unparsed>,

@@ -7,7 +7,7 @@
 //! owns; a full slice ends the solve with [`crate::SolveError::StorageFull`] and keeps
 //! everything computed up to that point.
 
-use crate::model::Memory;
+use crate::model::{Memory, Point};
 use crate::options::Options;
 use crate::stats::Stats;
 use crate::tableau::Tableau;
@@ -133,6 +133,21 @@ pub struct HybridOptions<const NY: usize, const NZ: usize> {
 /// Consecutive events with vanishing separation that are reported as Zeno behaviour (the
 /// "three" of [`HybridOptions::min_event_separation`]'s docs).
 pub(crate) const ZENO_CLOSE_EVENTS: usize = 3;
+
+impl<const NY: usize, const NZ: usize, const NP: usize> HybridProblem<'_, NY, NZ, NP> {
+    /// The point the initial-state map reads (`HybridModel::initial_state`): `t0`, the
+    /// caller's states and algebraic guess, the parameters, and `memory` (the first mode's,
+    /// `(y0, z0)`).
+    pub(crate) fn initial_point<'p>(&'p self, memory: &'p Memory<NY, NZ>) -> Point<'p, NY, NZ, NP> {
+        Point {
+            t: self.t0,
+            y: &self.y0,
+            z: &self.z0,
+            p: &self.p,
+            memory,
+        }
+    }
+}
 
 impl<const NY: usize, const NZ: usize> HybridOptions<NY, NZ> {
     /// Uniform scalar tolerances and the defaults documented on each field.

@@ -24,6 +24,7 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
     };
     let has_integral = costs.integral.is_some();
     let has_sampled = costs.sampled.is_some();
+    let initial_map = lowered.initial_state.clone();
     let uses_memory: Vec<bool> = lowered.modes.iter().map(|l| l.uses_memory).collect();
     let mut k = Kernels::new(lowered);
     let structures = k.jacobian_structures();
@@ -37,6 +38,7 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
     let switch_methods = switch_methods(&mut k, &signatures);
     let event_target = event_target(&k, checked, &signatures, target);
     let cost_methods = cost_methods(&mut k, &signatures, &costs);
+    let initial_state = initial_state_methods(&mut k, &signatures, initial_map.as_deref());
     let output = signatures
         .output()
         .with_body(&value(&hygienic("output"), &k.output_values()));
@@ -66,6 +68,7 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
             #switch_methods
             #event_target
             #cost_methods
+            #initial_state
         }
 
         impl #rt::AdjointProducts<#ny, #nz, #np> for Model {
@@ -151,6 +154,27 @@ fn event_target(
     signatures
         .event_target()
         .with_body(&some_cases(&guard, &arms, fallback))
+}
+
+/// `HAS_INITIAL_STATE`, `initial_state` and `initial_state_jacobian` of a model with an
+/// `#[initial_state]` function (`map`); nothing otherwise (the trait's defaults: `y0 = x`).
+fn initial_state_methods(
+    k: &mut Kernels<'_>,
+    signatures: &Signatures,
+    map: Option<&[hysens_symbolic::ExprId]>,
+) -> TokenStream {
+    let Some(map) = map else {
+        return TokenStream::new();
+    };
+    let values = k.initial_state_values(map);
+    let jacobian = k.state_map_jacobian(map);
+    let value_method = signatures.initial_state().with_body(&values);
+    let jacobian_method = signatures.initial_state_jacobian().with_body(&jacobian);
+    quote! {
+        const HAS_INITIAL_STATE: bool = true;
+        #value_method
+        #jacobian_method
+    }
 }
 
 /// The cost methods: the value and partials of the integral, terminal and sampled costs.

@@ -152,6 +152,19 @@ impl Signatures {
         self.indexed("reset_jacobian", "guard", extra, None)
     }
 
+    /// `HybridModel::initial_state`.
+    pub fn initial_state(&self) -> KernelMethod {
+        let y = &self.y;
+        self.unindexed("initial_state", vec![("y0", quote!(&mut #y))], None)
+    }
+
+    /// `HybridModel::initial_state_jacobian`.
+    pub fn initial_state_jacobian(&self) -> KernelMethod {
+        let (rt, ny, nz, np) = (&self.rt, &self.ny, &self.nz, &self.np);
+        let extra = vec![("jac", quote!(&mut #rt::ResetJacobian<#ny, #nz, #np>))];
+        self.unindexed("initial_state_jacobian", extra, None)
+    }
+
     /// `HybridModel::integral_cost`.
     pub fn integral_cost(&self) -> KernelMethod {
         self.indexed("integral_cost", "mode", vec![], Some(quote!(f64)))

@@ -28,6 +28,8 @@ pub(super) struct Bodies<T = Option<LoweredMode>, E = Option<ExprId>, R = Option
     surfaces: Vec<E>,
     costs: Vec<E>,
     outputs: Vec<E>,
+    /// The `#[initial_state]` function (none or one).
+    initial_state: Vec<R>,
 }
 
 /// Every function lowered.
@@ -43,6 +45,7 @@ impl Bodies {
             surfaces: self.surfaces.into_iter().collect::<Option<_>>()?,
             costs: self.costs.into_iter().collect::<Option<_>>()?,
             outputs: self.outputs.into_iter().collect::<Option<_>>()?,
+            initial_state: self.initial_state.into_iter().collect::<Option<_>>()?,
         })
     }
 }
@@ -81,10 +84,27 @@ impl Lowering<'_, '_> {
             .zip(&checked.reset_signatures)
             .map(|(reset, sig)| {
                 let scope = self.sound_scope(base, sig)?;
-                self.states_literal_body(&reset.func, &scope)
+                let what = ("reset", "a reset gives every state after the switch");
+                self.states_literal_body(&reset.func, &scope, what)
                     .map_err(|e| errors.extend(e))
                     .ok()
             })
+            .collect();
+        let initial_state = model
+            .initial_states
+            .first()
+            .zip(checked.initial_state.as_ref())
+            .map(|(func, sig)| {
+                let scope = self.sound_scope(base, sig)?;
+                let what = (
+                    "initial state",
+                    "an initial state gives every state the solve starts from",
+                );
+                self.states_literal_body(func, &scope, what)
+                    .map_err(|e| errors.extend(e))
+                    .ok()
+            })
+            .into_iter()
             .collect();
         let surfaces = model
             .surfaces
@@ -111,6 +131,7 @@ impl Lowering<'_, '_> {
             surfaces,
             costs,
             outputs,
+            initial_state,
         }
     }
 
@@ -170,6 +191,7 @@ impl Lowering<'_, '_> {
             terminal,
             sampled,
             outputs: bodies.outputs,
+            initial_state: bodies.initial_state.into_iter().next(),
         }
     }
 

@@ -107,6 +107,8 @@ pub struct Lowered {
     pub sampled: Option<ExprId>,
     /// The outputs, in declaration order.
     pub outputs: Vec<ExprId>,
+    /// The initial state `I(t0, x, p)` (one per state), if the model maps it.
+    pub initial_state: Option<Vec<ExprId>>,
 }
 
 /// Lowers every function of a model `validate` accepted and assembles them in the runtime's
@@ -344,16 +346,18 @@ impl<'c, 'm> Lowering<'c, 'm> {
         Ok((f.to_vec(), g.to_vec()))
     }
 
-    /// A reset body: `X { .. }` after its `let`s.
+    /// A reset's or the initial state's body (`kind`): `X { .. }` after its `let`s; `role`
+    /// is what a missing state's error says the function gives.
     fn states_literal_body(
         &mut self,
         func: &ItemFn,
         scope: &Scope,
+        (kind, role): (&str, &str),
     ) -> Result<Vec<ExprId>, Vec<syn::Error>> {
         let (lets, value) = split_body(func)?;
         let states = self.checked.variables.states.item.ident.to_string();
         let what = format!(
-            "state `{{}}` is missing from reset `{}`: a reset gives every state after the switch",
+            "state `{{}}` is missing from {kind} `{}`: {role}",
             func.sig.ident
         );
         let outputs = self.struct_fields(unparen(value), &states, &what)?;

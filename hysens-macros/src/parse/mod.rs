@@ -21,8 +21,9 @@ use crate::model::{Cost, Guard, Mode, Model, Reset, Surface, Unparsed, VariableS
 
 /// The attributes this macro owns inside the module.
 const STRUCT_ATTRIBUTES: [&str; 4] = ["states", "algebraic", "params", "inputs"];
-const FN_ATTRIBUTES: [&str; 6] = [
+const FN_ATTRIBUTES: [&str; 7] = [
     "mode",
+    "initial_state",
     "guard",
     "reset",
     "cost",
@@ -63,6 +64,7 @@ pub fn parse_model(mut module: ItemMod, errors: &mut Vec<syn::Error>) -> Option<
         surfaces: Vec::new(),
         costs: Vec::new(),
         outputs: Vec::new(),
+        initial_states: Vec::new(),
         unparsed: Vec::new(),
     };
     for item in items.iter_mut() {
@@ -180,6 +182,10 @@ fn sort_function(
             kind: arguments::cost_kind(attr)?,
             func,
         }),
+        "initial_state" => {
+            arguments::none(attr, errors);
+            model.initial_states.push(func);
+        }
         "switching_surface" => {
             let (negative, positive) = arguments::surface(attr, errors)?;
             model.surfaces.push(Surface {

@@ -7,7 +7,7 @@
 //! One file per kind of item: [`variables`] (the variable structs), [`names`] (distinct
 //! function names and their resolution), [`signature`] (parameter roles and return types),
 //! [`modes`], [`guards`] (with the choice of the first mode), [`resets`], [`surfaces`]
-//! (switching surfaces), and [`costs`] (with outputs).
+//! (switching surfaces), [`costs`] (with outputs), and [`initial`] (`#[initial_state]`).
 //!
 //! The result, [`Checked`], resolves names to indices and each function parameter to its role,
 //! so that `lower` never has to look anything up by name again.
@@ -19,6 +19,7 @@
 
 mod costs;
 mod guards;
+mod initial;
 mod modes;
 mod names;
 mod resets;
@@ -54,6 +55,8 @@ pub struct Checked<'m> {
     pub cost_signatures: Vec<Signature>,
     /// Signatures of the outputs.
     pub output_signatures: Vec<Signature>,
+    /// Signature of the `#[initial_state]` function, if the model has one.
+    pub initial_state: Option<Signature>,
     /// How the first mode is chosen.
     pub initial: InitialRule,
 }
@@ -95,6 +98,7 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Rejected<'_>> {
     );
     let cost_signatures = costs::check_costs(model, types, &mut errors);
     let output_signatures = costs::check_outputs(model, types, &mut errors);
+    let initial_state = initial::check(model, types, &mut errors);
     let initial = guards::initial_rule(model, &index, &guards, &surfaces, &mut errors);
 
     let Some(variables) = variables else {
@@ -114,6 +118,7 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Rejected<'_>> {
         surfaces,
         cost_signatures,
         output_signatures,
+        initial_state,
         initial,
     };
     if errors.is_empty() {

@@ -114,6 +114,7 @@ fn check_distinct(model: &Model, errors: &mut Vec<syn::Error>) {
         .chain(model.surfaces.iter().map(|s| &s.func))
         .chain(model.costs.iter().map(|c| &c.func))
         .chain(model.outputs.iter())
+        .chain(model.initial_states.iter())
         .chain(model.helpers.iter());
     for f in all_functions {
         let name = f.sig.ident.to_string();

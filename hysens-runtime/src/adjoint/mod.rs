@@ -39,6 +39,7 @@
 mod backward;
 mod checkpoint;
 mod cost;
+mod initial;
 mod jump;
 mod length;
 mod start;
@@ -52,6 +53,7 @@ pub use tape::{AdjointTape, TapeStep};
 
 pub(crate) use backward::backward;
 pub use backward::AdjointPoint;
+pub(crate) use initial::chain_initial_state;
 pub(crate) use tape::Recording;
 
 /// Counters of a backward pass.

@@ -84,12 +84,14 @@
 
 pub(crate) mod cost;
 mod error_test;
+mod initial;
 mod integrator;
 pub(crate) mod jump;
 pub(crate) mod length;
 mod start;
 pub(crate) mod step;
 
+pub(crate) use initial::mapped_problem;
 pub use integrator::Esdirk;
 
 /// The integrator of one mode segment: a mode of a hybrid model with its memory.

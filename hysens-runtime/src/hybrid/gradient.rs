@@ -5,8 +5,12 @@
 //! driver.
 
 use super::{run, solve};
-use crate::adjoint::{backward, AdjointGradient, AdjointPoint, AdjointTape, Checkpoint, Recording};
+use crate::adjoint::{
+    backward, chain_initial_state, AdjointGradient, AdjointPoint, AdjointTape, Checkpoint,
+    Recording,
+};
 use crate::error::SolveError;
+use crate::fsa::mapped_problem;
 use crate::model::{AdjointProducts, HybridModel, ModelSizes};
 use crate::run::{HybridOutputs, HybridProblem, HybridRun, HybridSolution, Sample};
 
@@ -137,6 +141,20 @@ pub(crate) fn adjoint<
 where
     M: AdjointProducts<NY, NZ, NP>,
 {
+    let given = forward.problem;
+    // The solve starts from y0 = I(t0, x, p) (`fsa/initial.rs`); the gradient with respect to
+    // it is carried back to the caller's x and p (with the caller's seed ∂x/∂p) at the end.
+    let mapped = match M::HAS_INITIAL_STATE {
+        true => HybridProblem {
+            sensitivities: None,
+            ..mapped_problem(forward.model, given)
+        },
+        false => *given,
+    };
+    let forward = &HybridRun {
+        problem: &mapped,
+        ..*forward
+    };
     let problem = forward.problem;
     *gradient = AdjointGradient::ZERO;
     if !tape.checkpoints.is_empty() && tape.steps.is_empty() {
@@ -170,7 +188,9 @@ where
         gradient,
         observe,
         &mut resume,
-    )
+    )?;
+    chain_initial_state(forward.model, given, gradient);
+    Ok(())
 }
 
 /// The accepted steps of the solve [`solve_adjoint`] would record: entries of a full

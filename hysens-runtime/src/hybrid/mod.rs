@@ -64,7 +64,7 @@ use crate::adjoint::Checkpoint;
 use crate::error::SolveError;
 use crate::events::{self, apply_event, Armed, Crossing, Entry, PostEvent, PreEvent, Zeno};
 use crate::fsa::jump::PreEventSensitivities;
-use crate::fsa::{Esdirk, ModeIntegrator};
+use crate::fsa::{mapped_problem, Esdirk, ModeIntegrator};
 use crate::model::{ends_solve, EventTarget, HybridModel, Memory, ModeAdapter, ModelSizes, Point};
 use crate::run::HybridRun;
 use crate::step::{h_roundoff, StepLength, Stepper, Trial};
@@ -166,7 +166,12 @@ where
 {
     const { assert!(N == NY + NZ, "ModelSizes<N, _> must have N = NY + NZ") };
     let fsa = run.problem.sensitivities.is_some();
-    self::run::<M, S, NY, NZ, NP, N, _>(run, outputs, solution, fsa, &mut NoTape, None)
+    let problem = mapped_problem(run.model, run.problem);
+    let run = HybridRun {
+        problem: &problem,
+        ..*run
+    };
+    self::run::<M, S, NY, NZ, NP, N, _>(&run, outputs, solution, fsa, &mut NoTape, None)
 }
 
 /// The hybrid solve `forward` behind [`solve`] and [`crate::solve_adjoint`]: with forward

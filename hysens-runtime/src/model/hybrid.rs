@@ -98,7 +98,8 @@ impl<const NY: usize, const NZ: usize, const NP: usize> ScalarPartials<NY, NZ, N
 }
 
 /// Partial derivatives of a reset `y⁺ = R(t, y⁻, z⁻, p, y*, z*)`, zeroed by the caller.
-/// Row index = component of `y⁺`.
+/// Row index = component of `y⁺`. The initial-state map `y0 = I(t0, x, p)` has its partials in
+/// the same form ([`HybridModel::initial_state_jacobian`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ResetJacobian<const NY: usize, const NZ: usize, const NP: usize> {
     /// `∂R/∂t`
@@ -262,6 +263,9 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
     /// Whether the model has an integral cost. `false` lets the solver skip the per-step
     /// quadrature (`integral_cost` is then never called); the default `true` is always correct.
     const HAS_INTEGRAL_COST: bool = true;
+    /// Whether the initial state is a function of the given states and the parameters,
+    /// [`HybridModel::initial_state`] (otherwise it is the given states).
+    const HAS_INITIAL_STATE: bool = false;
     /// Whether the model has a sampled cost `ℓ(t_k, y, z, p, d_k)`, which reads one datum per
     /// sample time: a solve with sample times and no data is then an error (rather than `ℓ`
     /// evaluated against data 0). The default `false` skips that check (it changes nothing
@@ -326,6 +330,28 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
         // An index past the guards is an index past the modes too: the runtime reports an
         // invalid target rather than panicking.
         EventTarget::Mode(Self::GUARDS.get(guard).map_or(usize::MAX, |g| g.to))
+    }
+
+    /// The initial state `y0 = I(t0, x, p)` from the states the caller gives, `at.y = x`, and
+    /// the parameters (`#[initial_state]`: a launch velocity from a speed and an angle), so that
+    /// sensitivities and gradients include `∂y0/∂p = I_p` (and `∂y0/∂x = I_x` for the
+    /// initial-state directions). `at.z` is the caller's algebraic guess, the memory is
+    /// `(x, z0)`. Read only when [`HybridModel::HAS_INITIAL_STATE`]; default: `y0 = x`.
+    fn initial_state(&self, at: &Point<'_, NY, NZ, NP>, y0: &mut [f64; NY]) {
+        *y0 = *at.y;
+    }
+
+    /// `I_x` into `jac.y` and `I_p` into `jac.p` (`I_t` into `jac.t`; the memory blocks are not
+    /// read), zeroed by the caller. Default: those of `y0 = x` (`I_x = I`).
+    fn initial_state_jacobian(
+        &self,
+        at: &Point<'_, NY, NZ, NP>,
+        jac: &mut ResetJacobian<NY, NZ, NP>,
+    ) {
+        let _ = at;
+        for (i, row) in jac.y.iter_mut().enumerate() {
+            row[i] = 1.0;
+        }
     }
 
     /// The value of guard `guard`. Default: 0 (a model without guards is never asked).

@@ -50,6 +50,27 @@ fn masked<const NP: usize, const NS: usize>(
 }
 
 impl<M, const NP: usize> Extended<'_, M, NP> {
+    /// The Jacobian of a state map of the original model (a reset or the initial-state map,
+    /// evaluated by `jacobian_of` at the original point), extended by zero.
+    fn map_jacobian<const NY: usize, const NZ: usize, const NS: usize>(
+        &self,
+        at: &Point<'_, NY, NZ, NS>,
+        jac: &mut ResetJacobian<NY, NZ, NS>,
+        jacobian_of: impl FnOnce(&M, &Point<'_, NY, NZ, NP>, &mut ResetJacobian<NY, NZ, NP>),
+    ) {
+        let Some(at) = inner(at) else { return };
+        let mut r = ResetJacobian::ZERO;
+        jacobian_of(self.model, &at, &mut r);
+        jac.t = r.t;
+        jac.y = r.y;
+        jac.z = r.z;
+        jac.memory_y = r.memory_y;
+        jac.memory_z = r.memory_z;
+        for (to, from) in jac.p.iter_mut().zip(&r.p) {
+            masked(&self.params, from, to);
+        }
+    }
+
     /// The partials of a scalar function of the original model (a guard or a cost term,
     /// evaluated by `partials_of` at the original point), extended by zero.
     fn scalar<const NY: usize, const NZ: usize, const NS: usize>(
@@ -84,6 +105,7 @@ where
     const PARAMETER_NAMES: [&'static str; NS] = [""; NS];
     const HAS_INTEGRAL_COST: bool = M::HAS_INTEGRAL_COST;
     const HAS_SAMPLED_COST: bool = M::HAS_SAMPLED_COST;
+    const HAS_INITIAL_STATE: bool = M::HAS_INITIAL_STATE;
 
     #[inline]
     fn residual(
@@ -178,17 +200,21 @@ where
         at: &Point<'_, NY, NZ, NS>,
         jac: &mut ResetJacobian<NY, NZ, NS>,
     ) {
-        let Some(at) = inner(at) else { return };
-        let mut r = ResetJacobian::ZERO;
-        self.model.reset_jacobian(guard, &at, &mut r);
-        jac.t = r.t;
-        jac.y = r.y;
-        jac.z = r.z;
-        jac.memory_y = r.memory_y;
-        jac.memory_z = r.memory_z;
-        for (to, from) in jac.p.iter_mut().zip(&r.p) {
-            masked(&self.params, from, to);
+        self.map_jacobian(at, jac, |m, at, r| m.reset_jacobian(guard, at, r));
+    }
+
+    fn initial_state(&self, at: &Point<'_, NY, NZ, NS>, y0: &mut [f64; NY]) {
+        if let Some(at) = inner(at) {
+            self.model.initial_state(&at, y0);
         }
+    }
+
+    fn initial_state_jacobian(
+        &self,
+        at: &Point<'_, NY, NZ, NS>,
+        jac: &mut ResetJacobian<NY, NZ, NS>,
+    ) {
+        self.map_jacobian(at, jac, |m, at, r| m.initial_state_jacobian(at, r));
     }
 
     fn integral_cost(&self, mode: usize, at: &Point<'_, NY, NZ, NS>) -> f64 {

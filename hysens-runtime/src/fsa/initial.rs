@@ -1,0 +1,48 @@
+//! The initial-state map of a model with `#[initial_state]` ([`HybridModel::initial_state`]):
+//! the solve starts from `y0 = I(t0, x, p)` of the caller's states `x`, with the sensitivities
+//! `∂y0/∂p = I_x S + I_p` from the caller's `S = ∂x/∂p` (zero when not given). Its transpose,
+//! the gradient with respect to `y0` carried back to `x` and `p`, is `adjoint/initial.rs`.
+#![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
+
+use crate::model::{HybridModel, Memory, ResetJacobian};
+use crate::run::HybridProblem;
+
+/// The problem the solve starts from: `problem` with `y0 = I(t0, x, p)` and, with
+/// sensitivities, `∂y0/∂p = I_x S + I_p`; `problem` itself for a model without an initial-state
+/// map.
+pub(crate) fn mapped_problem<'a, M, const NY: usize, const NZ: usize, const NP: usize>(
+    model: &M,
+    problem: &HybridProblem<'a, NY, NZ, NP>,
+) -> HybridProblem<'a, NY, NZ, NP>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    if !M::HAS_INITIAL_STATE {
+        return *problem;
+    }
+    let memory = Memory {
+        y: problem.y0,
+        z: problem.z0,
+    };
+    let at = problem.initial_point(&memory);
+    let mut y0 = [0.0; NY];
+    model.initial_state(&at, &mut y0);
+    let sensitivities = problem.sensitivities.map(|given| {
+        let mut jac = ResetJacobian::ZERO;
+        model.initial_state_jacobian(&at, &mut jac);
+        let mut seeds = jac.p;
+        for r in 0..NY {
+            for k in 0..NY {
+                for j in 0..NP {
+                    seeds[r][j] += jac.y[r][k] * given[k][j];
+                }
+            }
+        }
+        seeds
+    });
+    HybridProblem {
+        y0,
+        sensitivities,
+        ..*problem
+    }
+}
