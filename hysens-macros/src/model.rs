@@ -225,12 +225,16 @@ pub struct Surface {
     pub positive: Ident,
 }
 
-/// `#[cost(integral)]`, `#[cost(terminal)]` or `#[cost(sampled)]`.
+/// `#[cost(integral)]`, `#[cost(integral, modes(a, b))]`, `#[cost(terminal)]` or
+/// `#[cost(sampled)]`.
 pub struct Cost {
     /// The cost function.
     pub func: ItemFn,
     /// Which kind.
     pub kind: CostKind,
+    /// For an integral cost limited to some modes, those modes (zero elsewhere); `None`: every
+    /// mode.
+    pub modes: Option<Vec<Ident>>,
 }
 
 /// The kinds of cost, all summed into one objective.

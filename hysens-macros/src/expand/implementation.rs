@@ -18,11 +18,11 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
     let rt = &target.rt;
     let (ny, nz, np) = target.sizes();
     let costs = Costs {
-        integral: lowered.integral,
+        integral: lowered.integral.clone(),
         terminal: lowered.terminal,
         sampled: lowered.sampled,
     };
-    let has_integral = costs.integral.is_some();
+    let has_integral = costs.integral.iter().any(Option::is_some);
     let has_sampled = costs.sampled.is_some();
     let initial_map = lowered.initial_state.clone();
     let uses_memory: Vec<bool> = lowered.modes.iter().map(|l| l.uses_memory).collect();
@@ -77,9 +77,10 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
     }
 }
 
-/// The summed cost expressions of each kind, if the model has that kind.
+/// The summed cost expressions of each kind, if the model has that kind (the integral cost's
+/// integrand mode by mode).
 struct Costs {
-    integral: Option<hysens_symbolic::ExprId>,
+    integral: Vec<Option<hysens_symbolic::ExprId>>,
     terminal: Option<hysens_symbolic::ExprId>,
     sampled: Option<hysens_symbolic::ExprId>,
 }
@@ -177,13 +178,30 @@ fn initial_state_methods(
     }
 }
 
+/// The bodies of `integral_cost` and `integral_cost_partials`: one integrand for every mode
+/// (the mode is not read), or a dispatch over the modes when an integral cost is limited to
+/// some of them (`#[cost(integral, modes(..))]`; zero in the others).
+fn integral_cost_bodies(
+    k: &mut Kernels<'_>,
+    by_mode: &[Option<hysens_symbolic::ExprId>],
+) -> (TokenStream, TokenStream) {
+    let partials = |k: &mut Kernels<'_>, l: Option<_>| l.map(|l| k.scalar_partials(l));
+    if by_mode.windows(2).all(|w| w[0] == w[1]) {
+        let l = by_mode.first().copied().flatten();
+        return (k.scalar_value(l), partials(k, l).unwrap_or_default());
+    }
+    let mode = hygienic("mode");
+    let values: Vec<_> = by_mode.iter().map(|&l| k.scalar_value(l)).collect();
+    let partial_arms: Vec<_> = by_mode
+        .iter()
+        .map(|&l| partials(k, l).unwrap_or_default())
+        .collect();
+    (value(&mode, &values), statements(&mode, &partial_arms))
+}
+
 /// The cost methods: the value and partials of the integral, terminal and sampled costs.
 fn cost_methods(k: &mut Kernels<'_>, signatures: &Signatures, costs: &Costs) -> TokenStream {
-    let integral_value = k.scalar_value(costs.integral);
-    let integral_partials = costs
-        .integral
-        .map(|s| k.scalar_partials(s))
-        .unwrap_or_default();
+    let (integral_value, integral_partials) = integral_cost_bodies(k, &costs.integral);
     let terminal_value = k.scalar_value(costs.terminal);
     let terminal_partials = costs
         .terminal

@@ -168,18 +168,30 @@ impl Lowering<'_, '_> {
             .collect();
         let surfaces = self.surfaces(&bodies.surfaces, &mut modes, &mut guards, &mut resets);
         self.stopped_modes(&mut modes);
-        let (mut integral, mut terminal, mut sampled) = (None, None, None);
-        for (cost, value) in checked.model.costs.iter().zip(bodies.costs) {
-            let total = match cost.kind {
-                CostKind::Integral => &mut integral,
-                CostKind::Terminal => &mut terminal,
-                CostKind::Sampled => &mut sampled,
+        let declared = checked.model.modes.len();
+        let (mut integral, mut terminal, mut sampled) = (vec![None; declared], None, None);
+        let costs = checked.model.costs.iter().zip(&checked.cost_modes);
+        for ((cost, limited_to), value) in costs.zip(bodies.costs) {
+            let totals: Vec<&mut Option<ExprId>> = match cost.kind {
+                CostKind::Integral => integral
+                    .iter_mut()
+                    .enumerate()
+                    .filter(|(m, _)| limited_to.as_ref().is_none_or(|ms| ms.contains(m)))
+                    .map(|(_, total)| total)
+                    .collect(),
+                CostKind::Terminal => vec![&mut terminal],
+                CostKind::Sampled => vec![&mut sampled],
             };
-            *total = Some(match *total {
-                Some(sum) => self.graph.add(sum, value),
-                None => value,
-            });
+            for total in totals {
+                *total = Some(match *total {
+                    Some(sum) => self.graph.add(sum, value),
+                    None => value,
+                });
+            }
         }
+        self.sliding_integrands(&surfaces, &mut integral);
+        // A stopped mode is never integrated in: no integrand.
+        integral.resize(modes.len(), None);
         Lowered {
             graph: self.graph,
             vars: self.vars,
@@ -192,6 +204,21 @@ impl Lowering<'_, '_> {
             sampled,
             outputs: bodies.outputs,
             initial_state: bodies.initial_state.into_iter().next(),
+        }
+    }
+
+    /// Appends the integrand of each switching surface's sliding mode to `integral` (one per
+    /// mode so far): `L_F` of its two sides ([`sliding::sliding_integrand`]).
+    fn sliding_integrands(
+        &mut self,
+        surfaces: &[LoweredSurface],
+        integral: &mut Vec<Option<ExprId>>,
+    ) {
+        for (lowered, checked) in surfaces.iter().zip(&self.checked.surfaces) {
+            let place = &checked.placement;
+            let (l1, l2) = (integral[place.negative], integral[place.positive]);
+            let l = sliding::sliding_integrand(&mut self.graph, lowered.alpha, l1, l2);
+            integral.push(l);
         }
     }
 

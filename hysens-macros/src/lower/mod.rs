@@ -99,8 +99,9 @@ pub struct Lowered {
     /// Each guard's reset `R` (one per state), or `None` for continuity (a surface's own guards
     /// and the guards watching the surfaces it meets).
     pub resets: Vec<Option<Vec<ExprId>>>,
-    /// The sum of the integral costs' integrands.
-    pub integral: Option<ExprId>,
+    /// The integrand `L` of each mode, in the runtime's numbering: the sum of the integral
+    /// costs that apply in it (`None`: no integral cost there).
+    pub integral: Vec<Option<ExprId>>,
     /// The sum of the terminal costs.
     pub terminal: Option<ExprId>,
     /// The sampled cost term.

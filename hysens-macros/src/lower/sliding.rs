@@ -7,7 +7,10 @@
 //! - the rates `σᵢ = g_t + g_y fⁱ` (Pytlak & Suski's `g_x fⁱ`, Eqs. 6–8, with `g_t` for a
 //!   surface that moves), `g_y` being `g`'s symbolic gradient;
 //! - the Filippov weight `α = σ₁/(σ₁ − σ₂)` (Eq. 12);
-//! - the sliding field `f_F = f¹ + α (f² − f¹) = (1 − α) f¹ + α f²` (Eq. 10).
+//! - the sliding field `f_F = f¹ + α (f² − f¹) = (1 − α) f¹ + α f²` (Eq. 10);
+//! - an integrand that differs between the two modes (`#[cost(integral, modes(..))]`) is
+//!   combined the same way in the sliding mode, `L_F = (1 − α) L¹ + α L²`, the limit of the
+//!   cost of the chattering trajectory whose field is `f_F` ([`sliding_integrand`]).
 //!
 //! `f_F` is an expression of the modes' bodies, so the kernels differentiate all of it: its
 //! Jacobian `(f_F)_y = (1 − α) f¹_y + α f²_y + (f² − f¹) α_y` and parameter Jacobian (with
@@ -27,6 +30,8 @@ pub struct LoweredSurface {
     pub g: ExprId,
     /// `[σ₁, σ₂]`, the rates of `g` along `f¹` and `f²`.
     pub rates: [ExprId; 2],
+    /// The Filippov weight `α = σ₁/(σ₁ − σ₂)` of `f²` (Eq. 12).
+    pub alpha: ExprId,
     /// The sliding field `f_F`, one per state.
     pub field: Vec<ExprId>,
 }
@@ -60,5 +65,29 @@ pub fn surface(
             graph.add(a, shift)
         })
         .collect();
-    LoweredSurface { g, rates, field }
+    LoweredSurface {
+        g,
+        rates,
+        alpha,
+        field,
+    }
+}
+
+/// The integrand of a sliding mode from its sides' integrands `l1` (where `g < 0`) and `l2`
+/// (`None`: zero there): `L_F = L¹ + α (L² − L¹)`, the share `α` of the time the chattering
+/// trajectory spends on the side `g > 0`; the side's own integrand when both are the same.
+pub fn sliding_integrand(
+    graph: &mut Graph,
+    alpha: ExprId,
+    l1: Option<ExprId>,
+    l2: Option<ExprId>,
+) -> Option<ExprId> {
+    if l1 == l2 {
+        return l1;
+    }
+    let zero = graph.constant(0.0);
+    let (l1, l2) = (l1.unwrap_or(zero), l2.unwrap_or(zero));
+    let difference = graph.sub(l2, l1);
+    let shift = graph.mul(alpha, difference);
+    Some(graph.add(l1, shift))
 }

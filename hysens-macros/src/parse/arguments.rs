@@ -10,7 +10,7 @@
 //! attribute gives and its function are still checked in the same compilation. The model does
 //! not expand either way, so the stand-in never reaches generated code.
 
-use syn::parse::{ParseStream, Parser};
+use syn::parse::{Parse, ParseStream, Parser};
 use syn::{Attribute, Ident, Meta, Token};
 
 use super::attr_name;
@@ -111,17 +111,53 @@ pub fn surface(attr: &Attribute, errors: &mut Vec<syn::Error>) -> syn::Result<(I
         .map_err(|_| syn::Error::new_spanned(attr, expected))
 }
 
-/// `integral`, `terminal` or `sampled`.
-pub fn cost_kind(attr: &Attribute) -> syn::Result<CostKind> {
-    let expected = "expected `#[cost(integral)]`, `#[cost(terminal)]` or `#[cost(sampled)]`";
-    let kind: Ident = attr
-        .parse_args()
-        .map_err(|_| syn::Error::new_spanned(attr, expected))?;
-    match kind.to_string().as_str() {
-        "integral" => Ok(CostKind::Integral),
-        "terminal" => Ok(CostKind::Terminal),
-        "sampled" => Ok(CostKind::Sampled),
-        _ => Err(syn::Error::new(kind.span(), expected)),
+/// `integral`, `terminal` or `sampled`, and for an integral cost the modes it is limited to,
+/// `#[cost(integral, modes(a, b))]` (`None`: every mode). `modes(..)` on another kind is
+/// reported in `errors` and dropped.
+pub fn cost(
+    attr: &Attribute,
+    errors: &mut Vec<syn::Error>,
+) -> syn::Result<(CostKind, Option<Vec<Ident>>)> {
+    let expected = "expected `#[cost(integral)]`, `#[cost(integral, modes(a, b))]`, `#[cost(terminal)]` or `#[cost(sampled)]`";
+    let (kind, modes) = attr
+        .parse_args_with(|input: ParseStream| {
+            let kind: Ident = input.parse()?;
+            if input.is_empty() {
+                return Ok((kind, None));
+            }
+            input.parse::<Token![,]>()?;
+            let key: Ident = input.parse()?;
+            if key != "modes" {
+                return Err(syn::Error::new(key.span(), expected));
+            }
+            let list;
+            syn::parenthesized!(list in input);
+            let names = list.parse_terminated(<Ident as Parse>::parse, Token![,])?;
+            Ok((kind, Some((key, names.into_iter().collect::<Vec<_>>()))))
+        })
+        .map_err(|e| syn::Error::new(e.span(), expected))?;
+    let kind = match kind.to_string().as_str() {
+        "integral" => CostKind::Integral,
+        "terminal" => CostKind::Terminal,
+        "sampled" => CostKind::Sampled,
+        _ => return Err(syn::Error::new(kind.span(), expected)),
+    };
+    match modes {
+        Some((key, _)) if kind != CostKind::Integral => {
+            errors.push(syn::Error::new(
+                key.span(),
+                "only an integral cost can be limited to some modes: a terminal or sampled cost is read at one time, in whatever mode the solve is in",
+            ));
+            Ok((kind, None))
+        }
+        Some((key, names)) if names.is_empty() => {
+            errors.push(syn::Error::new(
+                key.span(),
+                "`modes()` names no mode: list the modes the integrand applies in, or leave `modes(..)` out for every mode",
+            ));
+            Ok((kind, None))
+        }
+        other => Ok((kind, other.map(|(_, names)| names))),
     }
 }
 

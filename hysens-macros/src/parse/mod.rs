@@ -178,10 +178,10 @@ fn sort_function(
             guard: arguments::reset(attr)?,
             func,
         }),
-        "cost" => model.costs.push(Cost {
-            kind: arguments::cost_kind(attr)?,
-            func,
-        }),
+        "cost" => {
+            let (kind, modes) = arguments::cost(attr, errors)?;
+            model.costs.push(Cost { func, kind, modes });
+        }
         "initial_state" => {
             arguments::none(attr, errors);
             model.initial_states.push(func);

@@ -1,8 +1,33 @@
 //! `#[cost(integral | terminal | sampled)]` and `#[output]` functions: scalar functions of the
 //! solution, each returning one `f64`.
 
+use super::names::Index;
 use super::signature::{check_scalar_return, signature, Role, Signature, TypeNames};
 use crate::model::{CostKind, Model};
+
+/// For each cost, in declaration order, the modes (by index) an integral cost is limited to;
+/// `None`: every mode. An unknown mode is reported and left out.
+pub fn cost_modes(
+    model: &Model,
+    index: &Index<'_>,
+    errors: &mut Vec<syn::Error>,
+) -> Vec<Option<Vec<usize>>> {
+    let why =
+        "`#[cost(integral, modes(..))]` names the `#[mode]` functions the integrand applies in";
+    model
+        .costs
+        .iter()
+        .map(|c| {
+            let names = c.modes.as_ref()?;
+            Some(
+                names
+                    .iter()
+                    .filter_map(|m| index.mode(m, why, errors))
+                    .collect(),
+            )
+        })
+        .collect()
+}
 
 /// The signature of every cost, in declaration order. At most one sampled cost, which takes
 /// its datum as an `f64` parameter; a terminal cost does not read the memory.

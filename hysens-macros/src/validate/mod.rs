@@ -53,6 +53,8 @@ pub struct Checked<'m> {
     pub surfaces: Vec<CheckedSurface>,
     /// Signatures of the costs.
     pub cost_signatures: Vec<Signature>,
+    /// For each cost, the modes an integral cost is limited to (`None`: every mode).
+    pub cost_modes: Vec<Option<Vec<usize>>>,
     /// Signatures of the outputs.
     pub output_signatures: Vec<Signature>,
     /// Signature of the `#[initial_state]` function, if the model has one.
@@ -97,6 +99,7 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Rejected<'_>> {
         &mut errors,
     );
     let cost_signatures = costs::check_costs(model, types, &mut errors);
+    let cost_modes = costs::cost_modes(model, &index, &mut errors);
     let output_signatures = costs::check_outputs(model, types, &mut errors);
     let initial_state = initial::check(model, types, &mut errors);
     let initial = guards::initial_rule(model, &index, &guards, &surfaces, &mut errors);
@@ -117,6 +120,7 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Rejected<'_>> {
         reset_signatures,
         surfaces,
         cost_signatures,
+        cost_modes,
         output_signatures,
         initial_state,
         initial,
