@@ -24,6 +24,7 @@ use crate::validate::{Checked, Role, Signature};
 
 mod bodies;
 mod sliding;
+mod state_helpers;
 
 pub use sliding::LoweredSurface;
 
@@ -173,6 +174,10 @@ struct Lowering<'c, 'm> {
     checked: &'c Checked<'m>,
     graph: Graph,
     vars: Variables,
+    /// The helpers that return the states (`state_helpers`), by name: `true` when they lowered
+    /// into field helpers, `false` when their own errors are reported (a call of one is then
+    /// left out without another error).
+    state_helpers: HashMap<String, bool>,
 }
 
 impl<'c, 'm> Lowering<'c, 'm> {
@@ -194,6 +199,7 @@ impl<'c, 'm> Lowering<'c, 'm> {
         let mu = new_vars(g, s, "μ", nz, Slot::Mu);
         Lowering {
             checked,
+            state_helpers: Default::default(),
             graph,
             vars: Variables {
                 y,
@@ -251,7 +257,22 @@ impl<'c, 'm> Lowering<'c, 'm> {
             if !defined.insert(name.clone()) {
                 continue;
             }
-            if let Some(function) = helper_function(helper, &struct_types) {
+            let states = &self.checked.variables.states.item.ident.to_string();
+            if state_helpers::returns_states(helper, states) {
+                let fields = self.field_names(Role::States);
+                match state_helpers::field_helpers(helper, states, &fields, &struct_types) {
+                    Ok(functions) => {
+                        for (field_name, function) in functions {
+                            scope.define_function(field_name, function);
+                        }
+                        self.state_helpers.insert(name, true);
+                    }
+                    Err(e) => {
+                        errors.extend(e);
+                        self.state_helpers.insert(name, false);
+                    }
+                }
+            } else if let Some(function) = helper_function(helper, &struct_types) {
                 scope.define_function(name, function);
             }
         }
@@ -338,8 +359,9 @@ impl<'c, 'm> Lowering<'c, 'm> {
             "the derivative of state `{{}}` is missing from mode `{}`",
             func.sig.ident
         );
-        let mut outputs = self.struct_fields(derivatives, &states, &what)?;
-        let nf = outputs.len();
+        let fields = self.struct_fields(derivatives, &states, &what)?;
+        let nf = fields.len();
+        let mut outputs: Vec<&Expr> = fields.iter().collect();
         outputs.extend(equations.unwrap_or_default());
         let values = parse_outputs(&mut self.graph, scope, lets, &outputs)
             .map_err(|e| e.iter().map(|e| e.to_syn_error()).collect::<Vec<_>>())?;
@@ -361,7 +383,8 @@ impl<'c, 'm> Lowering<'c, 'm> {
             "state `{{}}` is missing from {kind} `{}`: {role}",
             func.sig.ident
         );
-        let outputs = self.struct_fields(unparen(value), &states, &what)?;
+        let fields = self.struct_fields(unparen(value), &states, &what)?;
+        let outputs: Vec<&Expr> = fields.iter().collect();
         parse_outputs(&mut self.graph, scope, lets, &outputs)
             .map_err(|e| e.iter().map(|e| e.to_syn_error()).collect())
     }
@@ -375,18 +398,26 @@ impl<'c, 'm> Lowering<'c, 'm> {
     }
 
     /// The field values of a struct literal `Name { a: …, b: … }` in the struct's declaration
-    /// order; `missing` is the message for an absent field (`{}` stands for its name).
-    fn struct_fields<'e>(
+    /// order, or of a call of a helper that returns the states (`state_helpers`); `missing` is
+    /// the message for an absent field (`{}` stands for its name).
+    fn struct_fields(
         &self,
-        value: &'e Expr,
+        value: &Expr,
         struct_name: &str,
         missing: &str,
-    ) -> Result<Vec<&'e Expr>, Vec<syn::Error>> {
+    ) -> Result<Vec<Expr>, Vec<syn::Error>> {
+        let fields = self.field_names(Role::States);
+        match state_helpers::expand_call(value, &self.state_helpers, &fields) {
+            Some(Ok(calls)) => return Ok(calls),
+            // The helper's own errors are reported.
+            Some(Err(())) => return Err(Vec::new()),
+            None => {}
+        }
         let Expr::Struct(literal) = value else {
             return Err(vec![syn::Error::new(
                 value.span(),
                 format!(
-                    "expected a struct literal `{struct_name} {{ ... }}` as the value of the body"
+                    "expected a struct literal `{struct_name} {{ ... }}`, or a call of a helper that returns it, as the value of the body"
                 ),
             )]);
         };
@@ -397,7 +428,6 @@ impl<'c, 'm> Lowering<'c, 'm> {
             )]);
         }
         let mut errors = Vec::new();
-        let fields = self.field_names(Role::States);
         if let Some(rest) = &literal.rest {
             // `..base` fills the missing fields, so they are not reported one by one.
             let dot2 = &literal.dot2_token;
@@ -434,7 +464,7 @@ impl<'c, 'm> Lowering<'c, 'm> {
         let mut values = Vec::new();
         for field in &fields {
             match given.get(field) {
-                Some(e) => values.push(*e),
+                Some(e) => values.push((*e).clone()),
                 None => errors.push(syn::Error::new_spanned(
                     &literal.path,
                     missing.replacen("{}", field, 1),
@@ -471,7 +501,19 @@ impl<'c, 'm> Lowering<'c, 'm> {
 fn helper_function(item: &ItemFn, struct_types: &[String]) -> Option<Function> {
     let returns_f64 = matches!(&item.sig.output,
         syn::ReturnType::Type(_, ty) if matches!(&**ty, syn::Type::Path(p) if p.path.is_ident("f64")));
-    if !returns_f64 || !item.sig.generics.params.is_empty() {
+    if !returns_f64 {
+        return None;
+    }
+    Some(Function {
+        params: helper_params(item, struct_types)?,
+        body: (*item.block).clone(),
+    })
+}
+
+/// The parameters of a helper as the symbolic engine passes them: `f64` values and references
+/// to the model's structs (aliases); `None` for a generic function or another parameter type.
+fn helper_params(item: &ItemFn, struct_types: &[String]) -> Option<Vec<Param>> {
+    if !item.sig.generics.params.is_empty() {
         return None;
     }
     let mut params = Vec::new();
@@ -497,10 +539,7 @@ fn helper_function(item: &ItemFn, struct_types: &[String]) -> Option<Function> {
             kind,
         });
     }
-    Some(Function {
-        params,
-        body: (*item.block).clone(),
-    })
+    Some(params)
 }
 
 /// A function body as its `let` statements and its final expression.
