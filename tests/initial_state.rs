@@ -17,145 +17,16 @@
 
 #[path = "support/adjoint.rs"]
 mod adjoint;
+#[path = "support/closed_form.rs"]
+mod closed_form;
+#[path = "support/language_models.rs"]
+mod models;
 
+use closed_form::{assert_close, check_gradient};
 use hysens::prelude::*;
 use hysens::runtime::HybridOptions;
+use models::{filled_tank, launch};
 use num_dual::{Dual64, DualNum};
-
-/// A projectile launched at `speed` and `angle` from the point the caller gives.
-#[hysens::hybrid_model]
-pub mod launch {
-    /// Position and velocity.
-    #[states]
-    pub struct X {
-        /// Horizontal position.
-        pub x: f64,
-        /// Height.
-        pub y: f64,
-        /// Horizontal velocity.
-        pub vx: f64,
-        /// Vertical velocity.
-        pub vy: f64,
-    }
-
-    /// Gravity and the launch.
-    #[params]
-    pub struct P {
-        /// Gravitational acceleration.
-        pub g: f64,
-        /// Launch speed.
-        pub speed: f64,
-        /// Launch angle above the horizontal, in radians.
-        pub angle: f64,
-    }
-
-    /// The launch: the caller's position, the velocity from the speed and the angle.
-    #[initial_state]
-    fn launched(x: &X, p: &P) -> X {
-        X {
-            x: x.x,
-            y: x.y,
-            vx: p.speed * p.angle.cos(),
-            vy: p.speed * p.angle.sin(),
-        }
-    }
-
-    /// Free flight.
-    #[mode(initial)]
-    fn flight(x: &X, p: &P) -> X {
-        X {
-            x: x.vx,
-            y: x.vy,
-            vx: 0.0,
-            vy: -p.g,
-        }
-    }
-
-    /// The ground ends the solve.
-    #[guard(flight -> stop, falling)]
-    fn lands(x: &X) -> f64 {
-        x.y
-    }
-
-    /// Where it lands.
-    #[cost(terminal)]
-    fn range(x: &X) -> f64 {
-        x.x
-    }
-}
-
-/// A tank filled to `fill · x` of the caller's height, draining through a valve whose flow
-/// is the algebraic variable: `h' = −q`, `0 = q − k h`.
-#[hysens::hybrid_model]
-pub mod filled_tank {
-    /// The level.
-    #[states]
-    pub struct X {
-        /// Height of the liquid.
-        pub h: f64,
-    }
-
-    /// The outflow.
-    #[algebraic]
-    pub struct Z {
-        /// Flow through the valve.
-        pub q: f64,
-    }
-
-    /// Valve coefficient and fill fraction.
-    #[params]
-    pub struct P {
-        /// Valve coefficient.
-        pub k: f64,
-        /// Fraction of the given height the tank is filled to.
-        pub fill: f64,
-    }
-
-    /// Filled to a fraction of the given height.
-    #[initial_state]
-    fn filled(x: &X, p: &P) -> X {
-        X { h: p.fill * x.h }
-    }
-
-    /// Draining.
-    #[mode(initial)]
-    fn draining(x: &X, z: &Z, p: &P) -> (X, [f64; 1]) {
-        (X { h: -z.q }, [z.q - p.k * x.h])
-    }
-
-    /// The outflow over the solve, `∫ q dt`, plus the final level squared.
-    #[cost(integral)]
-    fn outflow(z: &Z) -> f64 {
-        z.q
-    }
-
-    /// The final level squared.
-    #[cost(terminal)]
-    fn final_level(x: &X) -> f64 {
-        x.h * x.h
-    }
-}
-
-/// `dG/dθ` of a closed form `G(values)` for each direction, by num-dual.
-fn closed_form_gradient(values: &[f64], g: impl Fn(&[Dual64]) -> Dual64) -> Vec<f64> {
-    (0..values.len())
-        .map(|k| {
-            let seeded: Vec<Dual64> = (0..values.len())
-                .map(|j| Dual64::new(values[j], if j == k { 1.0 } else { 0.0 }))
-                .collect();
-            g(&seeded).eps
-        })
-        .collect()
-}
-
-/// `|a − b| ≤ tol·max(1, |b|)`, with a message naming what is compared.
-fn assert_close(what: &str, a: f64, b: f64, tol: f64) {
-    assert!(
-        (a - b).abs() <= tol * b.abs().max(1.0),
-        "{what}: {a:.16e} vs {b:.16e} (difference {:.2e})",
-        (a - b).abs()
-    );
-}
 
 /// The range from `(x0, h0)` at speed `s` and angle `θ`: `vx = s cos θ`, `vy = s sin θ`,
 /// `T = (vy + √(vy² + 2 g h0))/g`, `R = x0 + vx T`. The caller's velocity is replaced by the
@@ -183,10 +54,6 @@ fn the_range_and_its_gradient_include_the_launch() {
         let t = (vy + (vy * vy + g * h0 * 2.0).sqrt()) / g;
         x0 + vx * t
     };
-    let values = [g, speed, angle, x0, h0];
-    let exact = range(&values.map(Dual64::from_re)).re;
-    assert_close("R (FSA)", solution.cost, exact, 1e-12);
-    assert_close("R (adjoint)", gradient.cost, exact, 1e-12);
     let names = [
         Wrt::Param("g"),
         Wrt::Param("speed"),
@@ -194,13 +61,8 @@ fn the_range_and_its_gradient_include_the_launch() {
         Wrt::InitialState("x"),
         Wrt::InitialState("y"),
     ];
-    for (&wrt, exact) in names.iter().zip(closed_form_gradient(&values, range)) {
-        let fsa = solution.cost_gradient(wrt).unwrap();
-        let adjoint = gradient.wrt(wrt).unwrap();
-        assert_close(&format!("dR/d{wrt:?} (FSA)"), fsa, exact, 1e-10);
-        assert_close(&format!("dR/d{wrt:?} (adjoint)"), adjoint, exact, 1e-10);
-        assert_close(&format!("dR/d{wrt:?}: FSA vs adjoint"), fsa, adjoint, 1e-10);
-    }
+    let values = [g, speed, angle, x0, h0];
+    check_gradient(&solution, &gradient, &names, &values, range, 1e-10);
     for velocity in ["vx", "vy"] {
         let wrt = Wrt::InitialState(velocity);
         assert_eq!(solution.cost_gradient(wrt), Some(0.0), "FSA d/d{velocity}");
@@ -253,20 +115,8 @@ fn a_dae_starts_from_the_mapped_state() {
         let decay = (-k * t_end).exp();
         h0 * (-decay + 1.0) + h0 * h0 * decay * decay
     };
-    let values = [k, fill, x];
-    assert_close(
-        "G",
-        solution.cost,
-        cost(&values.map(Dual64::from_re)).re,
-        1e-10,
-    );
     let names = [Wrt::Param("k"), Wrt::Param("fill"), Wrt::InitialState("h")];
-    for (&wrt, exact) in names.iter().zip(closed_form_gradient(&values, cost)) {
-        let fsa = solution.cost_gradient(wrt).unwrap();
-        let adjoint = gradient.wrt(wrt).unwrap();
-        assert_close(&format!("dG/d{wrt:?} (FSA)"), fsa, exact, 1e-9);
-        assert_close(&format!("dG/d{wrt:?}: FSA vs adjoint"), fsa, adjoint, 1e-10);
-    }
+    check_gradient(&solution, &gradient, &names, &[k, fill, x], cost, 1e-9);
 }
 
 /// The no-heap adjoint against the forward sensitivities for every tableau, with an arbitrary

@@ -1,0 +1,67 @@
+//! A solve's objective and gradient against a closed form: the closed form written over
+//! `num_dual::Dual64` and differentiated one seeded direction at a time, the forward
+//! sensitivities and the adjoint compared with it and with each other. Shared by the tests of
+//! the model language's features (`terminal_events`, `initial_state`, `mode_costs`).
+#![allow(dead_code)] // each test binary uses a subset
+
+use hysens::runtime::{Fields, Gradient, Solution, Wrt};
+use num_dual::Dual64;
+
+/// `|a − b| ≤ tol·max(1, |b|)`, with a message naming what is compared.
+pub fn assert_close(what: &str, a: f64, b: f64, tol: f64) {
+    assert!(
+        (a - b).abs() <= tol * b.abs().max(1.0),
+        "{what}: {a:.16e} vs {b:.16e} (difference {:.2e})",
+        (a - b).abs()
+    );
+}
+
+/// The values of `closed_form` at `values`.
+pub fn value<const K: usize>(
+    values: &[f64],
+    closed_form: impl Fn(&[Dual64]) -> [Dual64; K],
+) -> [f64; K] {
+    let at: Vec<Dual64> = values.iter().map(|&v| Dual64::from_re(v)).collect();
+    closed_form(&at).map(|d| d.re)
+}
+
+/// The derivatives of `closed_form`'s values with respect to each entry of `values`, by
+/// num-dual: entry `j` of the result is `[d f_k / d values_j]_k`.
+pub fn derivatives<const K: usize>(
+    values: &[f64],
+    closed_form: impl Fn(&[Dual64]) -> [Dual64; K],
+) -> Vec<[f64; K]> {
+    (0..values.len())
+        .map(|j| {
+            let seeded: Vec<Dual64> = (0..values.len())
+                .map(|i| Dual64::new(values[i], if i == j { 1.0 } else { 0.0 }))
+                .collect();
+            closed_form(&seeded).map(|d| d.eps)
+        })
+        .collect()
+}
+
+/// The objective `G` and its gradient in every direction of `names` (parameters and initial
+/// states, in the order of `values`), by the forward sensitivities of `solution` and by the
+/// adjoint `gradient`, against the closed form `objective` (to `tol` relative), and the two
+/// against each other to 1e-10 (the same chain, transposed: round-off).
+pub fn check_gradient<X: Fields<NY>, const NY: usize, const NZ: usize, const NP: usize>(
+    solution: &Solution<X, NY, NZ, NP>,
+    gradient: &Gradient<NY, NP>,
+    names: &[Wrt<'_>],
+    values: &[f64],
+    objective: impl Fn(&[Dual64]) -> Dual64,
+    tol: f64,
+) {
+    let closed_form = |v: &[Dual64]| [objective(v)];
+    let [g] = value(values, closed_form);
+    assert_close("G (FSA)", solution.cost, g, tol);
+    assert_close("G (adjoint)", gradient.cost, g, tol);
+    for (&wrt, [exact]) in names.iter().zip(derivatives(values, closed_form)) {
+        let fsa = solution.cost_gradient(wrt).expect("a chosen direction");
+        let adjoint = gradient.wrt(wrt).expect("a known name");
+        assert_close(&format!("dG/d{wrt:?} (FSA)"), fsa, exact, tol);
+        assert_close(&format!("dG/d{wrt:?} (adjoint)"), adjoint, exact, tol);
+        assert_close(&format!("dG/d{wrt:?}: FSA vs adjoint"), fsa, adjoint, 1e-10);
+    }
+}

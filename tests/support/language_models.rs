@@ -1,0 +1,487 @@
+//! The models of the tests of the model language's features, each declared once:
+//!
+//! - terminal guards (`tests/terminal_events.rs`): a tank draining to a level (Torricelli), a
+//!   decay written as an index-1 DAE stopped at a level, a ball stopped at its apex after a
+//!   bounce; and the `projectile` example's launch (`tests/initial_state.rs` too);
+//! - `#[initial_state]` (`tests/initial_state.rs`): a DAE tank filled to a fraction of a given
+//!   height;
+//! - integral costs limited to modes (`tests/mode_costs.rs`): two speeds, a relay that slides;
+//! - helpers that return the states (`tests/state_helpers.rs`): a ball written out and through
+//!   helpers, a DAE mode through a helper.
+#![allow(dead_code, unused_imports)] // each test binary uses a subset
+
+#[path = "../../examples/projectile/model.rs"]
+mod projectile;
+pub use projectile::launch;
+
+/// A tank draining by Torricelli's law, `h' = −k √h`, until `h` falls to `level`.
+#[hysens::hybrid_model]
+pub mod tank {
+    /// The level.
+    #[states]
+    pub struct X {
+        /// Height of the liquid.
+        pub h: f64,
+    }
+
+    /// Outflow coefficient and the level that ends the solve.
+    #[params]
+    pub struct P {
+        /// Outflow coefficient.
+        pub k: f64,
+        /// The level at which the solve stops.
+        pub level: f64,
+    }
+
+    /// Draining.
+    #[mode(initial)]
+    fn draining(x: &X, p: &P) -> X {
+        X {
+            h: -p.k * x.h.sqrt(),
+        }
+    }
+
+    /// The level is reached.
+    #[guard(draining -> stop, falling)]
+    fn reaches_level(x: &X, p: &P) -> f64 {
+        x.h - p.level
+    }
+
+    /// The time to drain to the level (a terminal cost that reads the moving final time).
+    #[cost(terminal)]
+    fn drain_time(t: f64) -> f64 {
+        t
+    }
+
+    /// The level over time (an integral cost that ends at the stop).
+    #[cost(integral)]
+    fn level_over_time(x: &X) -> f64 {
+        x.h
+    }
+}
+
+/// A decay as an index-1 DAE, `y' = −z`, `0 = z − k y`, stopped when `y` falls to `level`.
+#[hysens::hybrid_model]
+pub mod dae_decay {
+    /// The decaying state.
+    #[states]
+    pub struct X {
+        /// `y`.
+        pub y: f64,
+    }
+
+    /// The flux.
+    #[algebraic]
+    pub struct Z {
+        /// `z = k y`.
+        pub z: f64,
+    }
+
+    /// Rate and stopping level.
+    #[params]
+    pub struct P {
+        /// Decay rate.
+        pub k: f64,
+        /// The level at which the solve stops.
+        pub level: f64,
+    }
+
+    /// The decay.
+    #[mode(initial)]
+    fn decay(x: &X, z: &Z, p: &P) -> (X, [f64; 1]) {
+        (X { y: -z.z }, [z.z - p.k * x.y])
+    }
+
+    /// The level is reached.
+    #[guard(decay -> stop, falling)]
+    fn reaches_level(x: &X, p: &P) -> f64 {
+        x.y - p.level
+    }
+
+    /// The stopping time plus the flux at the stop.
+    #[cost(terminal)]
+    fn time_and_flux(z: &Z, t: f64) -> f64 {
+        t + z.z
+    }
+}
+
+/// A ball thrown down, bouncing once (`v⁺ = −e v⁻`) and stopped at its next apex.
+#[hysens::hybrid_model]
+pub mod bounce_to_apex {
+    /// Height and velocity.
+    #[states]
+    pub struct X {
+        /// Height.
+        pub y: f64,
+        /// Velocity.
+        pub v: f64,
+    }
+
+    /// Gravity and restitution.
+    #[params]
+    pub struct P {
+        /// Gravitational acceleration.
+        pub g: f64,
+        /// Coefficient of restitution.
+        pub e: f64,
+    }
+
+    /// Free flight.
+    #[mode(initial)]
+    fn flight(x: &X, p: &P) -> X {
+        X { y: x.v, v: -p.g }
+    }
+
+    /// The impact.
+    #[guard(flight -> flight, falling)]
+    fn impact(x: &X) -> f64 {
+        x.y
+    }
+
+    /// The bounce.
+    #[reset(impact)]
+    fn bounce(x: &X, p: &P) -> X {
+        X {
+            y: x.y,
+            v: -p.e * x.v,
+        }
+    }
+
+    /// The apex: the velocity falls through zero (only after the bounce: the ball starts
+    /// moving down).
+    #[guard(flight -> stop, falling)]
+    fn apex(x: &X) -> f64 {
+        x.v
+    }
+
+    /// The apex height and time.
+    #[cost(terminal)]
+    fn apex_height_and_time(x: &X, t: f64) -> f64 {
+        x.y + t
+    }
+}
+
+/// A tank filled to `fill · x` of the caller's height, draining through a valve whose flow
+/// is the algebraic variable: `h' = −q`, `0 = q − k h`.
+#[hysens::hybrid_model]
+pub mod filled_tank {
+    /// The level.
+    #[states]
+    pub struct X {
+        /// Height of the liquid.
+        pub h: f64,
+    }
+
+    /// The outflow.
+    #[algebraic]
+    pub struct Z {
+        /// Flow through the valve.
+        pub q: f64,
+    }
+
+    /// Valve coefficient and fill fraction.
+    #[params]
+    pub struct P {
+        /// Valve coefficient.
+        pub k: f64,
+        /// Fraction of the given height the tank is filled to.
+        pub fill: f64,
+    }
+
+    /// Filled to a fraction of the given height.
+    #[initial_state]
+    fn filled(x: &X, p: &P) -> X {
+        X { h: p.fill * x.h }
+    }
+
+    /// Draining.
+    #[mode(initial)]
+    fn draining(x: &X, z: &Z, p: &P) -> (X, [f64; 1]) {
+        (X { h: -z.q }, [z.q - p.k * x.h])
+    }
+
+    /// The outflow over the solve, `∫ q dt`, plus the final level squared.
+    #[cost(integral)]
+    fn outflow(z: &Z) -> f64 {
+        z.q
+    }
+
+    /// The final level squared.
+    #[cost(terminal)]
+    fn final_level(x: &X) -> f64 {
+        x.h * x.h
+    }
+}
+
+/// Two speeds: `x' = va` in `a` until `x` rises through `level`, then `x' = vc` in `c`.
+/// `∫ x dt` over the whole solve, `∫ x² dt` only in `c`.
+#[hysens::hybrid_model]
+pub mod two_speeds {
+    /// The position.
+    #[states]
+    pub struct X {
+        /// Position.
+        pub x: f64,
+    }
+
+    /// The speeds and the switching level.
+    #[params]
+    pub struct P {
+        /// Speed in `a`.
+        pub va: f64,
+        /// Speed in `c`.
+        pub vc: f64,
+        /// Where `a` switches to `c`.
+        pub level: f64,
+    }
+
+    /// Before the level.
+    #[mode(initial)]
+    fn a(p: &P) -> X {
+        X { x: p.va }
+    }
+
+    /// After it.
+    #[mode]
+    fn c(p: &P) -> X {
+        X { x: p.vc }
+    }
+
+    /// The level is reached.
+    #[guard(a -> c, rising)]
+    fn reaches(x: &X, p: &P) -> f64 {
+        x.x - p.level
+    }
+
+    /// Over the whole solve.
+    #[cost(integral)]
+    fn position(x: &X) -> f64 {
+        x.x
+    }
+
+    /// Only after the switch.
+    #[cost(integral, modes(c))]
+    fn squared_after(x: &X) -> f64 {
+        x.x * x.x
+    }
+}
+
+/// A relay: `x' = up` below the wall `x = 0`, `x' = −down` above it; from below, the solve
+/// slides on the wall. The cost counts the time spent above: in the sliding mode the share
+/// `α = up/(up + down)` of the chattering trajectory's time above.
+#[hysens::hybrid_model]
+pub mod relay {
+    /// The position.
+    #[states]
+    pub struct X {
+        /// Position.
+        pub x: f64,
+    }
+
+    /// The two speeds.
+    #[params]
+    pub struct P {
+        /// Speed below the wall.
+        pub up: f64,
+        /// Speed above it.
+        pub down: f64,
+    }
+
+    /// Below the wall.
+    #[mode(initial_if(wall, negative))]
+    fn below(p: &P) -> X {
+        X { x: p.up }
+    }
+
+    /// Above the wall.
+    #[mode(initial)]
+    fn above(p: &P) -> X {
+        X { x: -p.down }
+    }
+
+    /// The wall `x = 0`.
+    #[switching_surface(below, above)]
+    fn wall(x: &X) -> f64 {
+        x.x
+    }
+
+    /// Time spent above the wall.
+    #[cost(integral, modes(above))]
+    fn time_above() -> f64 {
+        1.0
+    }
+}
+
+/// A ball with linear drag, bouncing, written out.
+#[hysens::hybrid_model]
+pub mod written_out {
+    /// Height and velocity.
+    #[states]
+    pub struct X {
+        /// Height.
+        pub h: f64,
+        /// Velocity.
+        pub v: f64,
+    }
+
+    /// Gravity, drag, restitution, launch speed.
+    #[params]
+    pub struct P {
+        /// Gravity.
+        pub g: f64,
+        /// Linear drag coefficient.
+        pub c: f64,
+        /// Restitution.
+        pub e: f64,
+        /// Launch speed.
+        pub v0: f64,
+    }
+
+    /// Thrown up from the given height.
+    #[initial_state]
+    fn thrown(x: &X, p: &P) -> X {
+        X { h: x.h, v: p.v0 }
+    }
+
+    /// Flight with drag.
+    #[mode(initial)]
+    fn flight(x: &X, p: &P) -> X {
+        X {
+            h: x.v,
+            v: -p.g - p.c * x.v,
+        }
+    }
+
+    /// The floor.
+    #[guard(flight -> flight, falling)]
+    fn impact(x: &X) -> f64 {
+        x.h
+    }
+
+    /// The bounce.
+    #[reset(impact)]
+    fn bounce(x: &X, p: &P) -> X {
+        X {
+            h: x.h,
+            v: -p.e * x.v,
+        }
+    }
+
+    /// The height over time.
+    #[cost(integral)]
+    fn height(x: &X) -> f64 {
+        x.h
+    }
+}
+
+/// The same ball through helpers.
+#[hysens::hybrid_model]
+pub mod with_helpers {
+    /// Height and velocity.
+    #[states]
+    pub struct X {
+        /// Height.
+        pub h: f64,
+        /// Velocity.
+        pub v: f64,
+    }
+
+    /// Gravity, drag, restitution, launch speed.
+    #[params]
+    pub struct P {
+        /// Gravity.
+        pub g: f64,
+        /// Linear drag coefficient.
+        pub c: f64,
+        /// Restitution.
+        pub e: f64,
+        /// Launch speed.
+        pub v0: f64,
+    }
+
+    /// The state moving at `speed` from the height of `x`.
+    fn moving(x: &X, speed: f64) -> X {
+        X { h: x.h, v: speed }
+    }
+
+    /// Free fall with drag.
+    fn free_fall(x: &X, p: &P) -> X {
+        let drag = p.c * x.v;
+        X {
+            h: x.v,
+            v: -p.g - drag,
+        }
+    }
+
+    /// Thrown up from the given height.
+    #[initial_state]
+    fn thrown(x: &X, p: &P) -> X {
+        moving(x, p.v0)
+    }
+
+    /// Flight with drag.
+    #[mode(initial)]
+    fn flight(x: &X, p: &P) -> X {
+        free_fall(x, p)
+    }
+
+    /// The floor.
+    #[guard(flight -> flight, falling)]
+    fn impact(x: &X) -> f64 {
+        x.h
+    }
+
+    /// The bounce.
+    #[reset(impact)]
+    fn bounce(x: &X, p: &P) -> X {
+        moving(x, -p.e * x.v)
+    }
+
+    /// The height over time.
+    #[cost(integral)]
+    fn height(x: &X) -> f64 {
+        x.h
+    }
+}
+
+/// A DAE tank whose derivatives come from a helper: `h' = −q`, `0 = q − k h`.
+#[hysens::hybrid_model]
+pub mod dae_with_helper {
+    /// The level.
+    #[states]
+    pub struct X {
+        /// Height.
+        pub h: f64,
+    }
+
+    /// The outflow.
+    #[algebraic]
+    pub struct Z {
+        /// Flow.
+        pub q: f64,
+    }
+
+    /// The valve.
+    #[params]
+    pub struct P {
+        /// Valve coefficient.
+        pub k: f64,
+    }
+
+    /// The level falls with the outflow.
+    fn outflow(z: &Z) -> X {
+        X { h: -z.q }
+    }
+
+    /// Draining.
+    #[mode(initial)]
+    fn draining(x: &X, z: &Z, p: &P) -> (X, [f64; 1]) {
+        (outflow(z), [z.q - p.k * x.h])
+    }
+
+    /// The final level.
+    #[cost(terminal)]
+    fn level(x: &X) -> f64 {
+        x.h
+    }
+}
