@@ -40,10 +40,16 @@
 //! macro's construction of them separately (`tests/model_sliding.rs`).
 #![allow(clippy::needless_range_loop)]
 
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+#[path = "support/sliding_checks.rs"]
+mod sliding_checks;
+
 use hysens::runtime::{
     AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialStates, ModeInfo,
     ModeJacobian, ModelSizes, ModelTypes, Params, Point, ScalarPartials, SolveError, Solver, Wrt,
 };
+use sliding_checks::{assert_adjoint_equals_forward, forward_and_adjoint_counting_allocations};
 
 /// Which field `f²` the model has above the wall (module docs).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -347,16 +353,8 @@ fn crossing_sliding_and_exit_against_the_closed_form() {
         let gradient = solver
             .gradient(0.0, T, &[0.0, 0.0], &P0)
             .expect("the same solve");
-        for wrt in directions {
-            let (a, f) = (
-                gradient.wrt(wrt).unwrap(),
-                solution.cost_gradient(wrt).unwrap(),
-            );
-            assert!(
-                (a - f).abs() <= 1e-12 * f.abs().max(1.0),
-                "{case:?}: dφ/d{wrt:?}: {a} vs {f}"
-            );
-        }
+        let what = format!("{case:?}: ");
+        assert_adjoint_equals_forward(&what, &gradient, &solution, directions, 1e-12);
     }
 }
 
@@ -604,16 +602,8 @@ fn sliding_on_a_circle_against_the_closed_form() {
     let gradient = solver
         .gradient(0.0, t_end, &[r0, 0.0], &p)
         .expect("the same solve");
-    for (wrt, _, _) in expected {
-        let (a, f) = (
-            gradient.wrt(wrt).unwrap(),
-            solution.cost_gradient(wrt).unwrap(),
-        );
-        assert!(
-            (a - f).abs() <= 1e-10 * f.abs().max(1.0),
-            "dφ/d{wrt:?}: {a} vs {f}"
-        );
-    }
+    let directions = expected.map(|(wrt, _, _)| wrt);
+    assert_adjoint_equals_forward("circle: ", &gradient, &solution, directions, 1e-10);
 }
 
 /// A nonlinear wall model whose sliding field depends on the state through `α`: below
@@ -876,16 +866,12 @@ fn nonlinear_entry_and_exit_equal_frozen_step_differences() {
     }
 }
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
-
 /// A sliding solve allocates nothing: the nonlinear wall with entry and exit, with forward
 /// sensitivities and by the adjoint, into caller storage.
 #[test]
 fn a_sliding_solve_does_not_allocate() {
     use hysens::runtime::{
-        solve, solve_adjoint, AdjointGradient, AdjointTape, EventRecord, HybridOptions,
-        HybridOutputs, HybridProblem, HybridRun, HybridSolution, TapeStep, ESDIRK436L2SA,
+        solve, solve_adjoint, HybridOptions, HybridProblem, HybridRun, ESDIRK436L2SA,
     };
     let problem = HybridProblem {
         t0: 0.0,
@@ -898,37 +884,18 @@ fn a_sliding_solve_does_not_allocate() {
         sample_data: &[],
     };
     let options = HybridOptions::new(1e-8, 1e-10);
-    let mut events = [EventRecord::ZERO; 8];
-    let mut tape = [TapeStep::ZERO; 512];
-    let (mut forward, mut plain) = (HybridSolution::ZERO, HybridSolution::ZERO);
-    let mut gradient = AdjointGradient::ZERO;
-    let (result, allocations) = counting_alloc::count(|| {
-        let mut outputs = HybridOutputs {
-            samples: &mut [],
-            events: Some(&mut events),
-            steps: None,
-        };
-        solve(
-            &HybridRun::new(&Bend, &ESDIRK436L2SA, &problem, &options),
-            &mut outputs,
-            &mut forward,
-        )?;
-        let tape = AdjointTape::full(&mut tape);
-        solve_adjoint(
-            &HybridRun::new(&Bend, &ESDIRK436L2SA, &problem, &options),
-            tape,
-            &mut outputs,
-            &mut plain,
-            &mut gradient,
-        )
-    });
-    assert_eq!(result, Ok(()));
+    let run = || HybridRun::new(&Bend, &ESDIRK436L2SA, &problem, &options);
+    let counted = forward_and_adjoint_counting_allocations::<2, 3, 3, 512>(
+        |outputs, forward| solve(&run(), outputs, forward),
+        |tape, outputs, plain, gradient| solve_adjoint(&run(), tape, outputs, plain, gradient),
+    );
+    assert_eq!(counted.result, Ok(()));
     assert_eq!(
-        (forward.n_events, gradient.stats.events),
+        (counted.forward.n_events, counted.gradient.stats.events),
         (2, 2),
         "entry and exit"
     );
-    assert_eq!(allocations, 0);
+    assert_eq!(counted.allocations, 0);
 }
 
 /// A number from the given range, or one of the values that break naive code.

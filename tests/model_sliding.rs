@@ -23,8 +23,12 @@
 //! motion is a rotation, integrated to the tolerance.
 #![deny(missing_docs)]
 
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 #[path = "support/filippov.rs"]
 mod filippov;
+#[path = "support/sliding_checks.rs"]
+mod sliding_checks;
 mod support;
 
 use filippov::{check_event_targets, check_identities, expected_target, sliding_field};
@@ -33,6 +37,7 @@ use hysens::runtime::{
     Direction, EventTarget, GuardInfo, HybridModel, InitialStates, Memory, ModeInfo, Params, Wrt,
 };
 use num_dual::{Dual64, DualNum};
+use sliding_checks::{assert_adjoint_equals_forward, forward_and_adjoint_counting_allocations};
 use support::{c, check_model, Reference, Rng, Scalar, TestPoint, Vars};
 
 /// An ellipse between two nonlinear modes, next to an ordinary guard.
@@ -985,17 +990,11 @@ fn circle_sliding_from_inside_and_outside_against_the_closed_form() {
     }
 }
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
-
 /// A generated sliding model solves without the heap: entry, sliding and exit of the ramp, with
 /// forward sensitivities (`solve_into`) and by the adjoint (`solve_adjoint`, caller storage).
 #[test]
 fn a_generated_sliding_solve_does_not_allocate() {
-    use hysens::runtime::{
-        AdjointGradient, AdjointTape, EventRecord, HybridOptions, HybridOutputs, HybridSolution,
-        TapeStep,
-    };
+    use hysens::runtime::HybridOptions;
     let (x0, p) = (ramp::X { x: 0.0, y: 0.0 }, ramp::P { c: 0.5, b: 1.5 });
     let solver = ramp::Model
         .solver()
@@ -1004,35 +1003,15 @@ fn a_generated_sliding_solve_does_not_allocate() {
     let mut problem = ramp::Model::problem(0.0, 3.0, &x0, &p);
     problem.sensitivities = Some([[0.0; 2]; 2]);
     let options = HybridOptions::new(1e-10, 1e-12);
-    let mut events = [EventRecord::ZERO; 8];
-    let mut tape = [TapeStep::ZERO; 256];
-    let (mut all, mut plain) = (HybridSolution::ZERO, HybridSolution::ZERO);
-    let mut gradient = AdjointGradient::ZERO;
-    let (result, allocations) = counting_alloc::count(|| {
-        let mut outputs = HybridOutputs {
-            samples: &mut [],
-            events: Some(&mut events),
-            steps: None,
-        };
-        solver.solve_into(0.0, 3.0, &x0, &p, &mut outputs, &mut all)?;
-        let tape = AdjointTape::full(&mut tape);
-        let mut outputs = HybridOutputs {
-            samples: &mut [],
-            events: None,
-            steps: None,
-        };
-        ramp::Model.solve_adjoint(
-            &problem,
-            &options,
-            tape,
-            &mut outputs,
-            &mut plain,
-            &mut gradient,
-        )
-    });
-    assert_eq!(result, Ok(()));
-    assert_eq!(all.n_events, 2, "entry and exit");
-    assert_eq!(allocations, 0);
+    let counted = forward_and_adjoint_counting_allocations::<2, 4, 2, 256>(
+        |outputs, all| solver.solve_into(0.0, 3.0, &x0, &p, outputs, all),
+        |tape, outputs, plain, gradient| {
+            ramp::Model.solve_adjoint(&problem, &options, tape, outputs, plain, gradient)
+        },
+    );
+    assert_eq!(counted.result, Ok(()));
+    assert_eq!(counted.forward.n_events, 2, "entry and exit");
+    assert_eq!(counted.allocations, 0);
 }
 
 proptest::proptest! {
@@ -1158,14 +1137,6 @@ fn a_step_ending_on_a_sample_by_round_off_lands_on_it() {
         .sensitivities_to(Params::All, InitialStates::All)
         .solve(0.0, 5.0, &x0, &p)
         .expect("the forward solve");
-    for name in ["lambda", "k", "d"] {
-        let (a, f) = (
-            adjoint.wrt(name).unwrap(),
-            forward.cost_gradient(name).unwrap(),
-        );
-        assert!(
-            (a - f).abs() <= 1e-10 * f.abs().max(1.0),
-            "dG/d{name}: {a} vs {f}"
-        );
-    }
+    let directions = ["lambda", "k", "d"].map(Wrt::Param);
+    assert_adjoint_equals_forward("relay: ", &adjoint, &forward, directions, 1e-10);
 }

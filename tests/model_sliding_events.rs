@@ -105,9 +105,13 @@
 //! The kernels are compared with num-dual to `support`'s tolerances (its module docs).
 #![deny(missing_docs)]
 
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 #[allow(dead_code)] // the identities' and the tables' checks are `model_sliding.rs`'s
 #[path = "support/filippov.rs"]
 mod filippov;
+#[path = "support/sliding_checks.rs"]
+mod sliding_checks;
 mod support;
 
 use filippov::{expected_target, sliding_field};
@@ -117,6 +121,7 @@ use hysens::runtime::{
     Params, Solution, Wrt,
 };
 use num_dual::{Dual64, DualNum};
+use sliding_checks::forward_and_adjoint_counting_allocations;
 use support::{c, check_model, Reference, Rng, Scalar, TestPoint, Vars};
 
 /// An ordinary guard on each side of a wall, both watched while sliding along it.
@@ -878,18 +883,12 @@ fn sliding_into_another_surface_is_an_error() {
 // (e) No heap, no panics.
 // ---------------------------------------------------------------------------------------------
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
-
 /// A guard firing while sliding (with its reset) needs no heap: `latch`'s entry and release,
 /// with forward sensitivities (`solve_into`) and by the adjoint (`solve_adjoint`, caller
 /// storage).
 #[test]
 fn a_guard_while_sliding_does_not_allocate() {
-    use hysens::runtime::{
-        AdjointGradient, AdjointTape, EventRecord, HybridOptions, HybridOutputs, HybridSolution,
-        TapeStep,
-    };
+    use hysens::runtime::HybridOptions;
     let x0 = latch::X { x: 0.25, y: 0.0 };
     let p = latch::P {
         c: 1.0,
@@ -906,40 +905,20 @@ fn a_guard_while_sliding_does_not_allocate() {
     let mut problem = latch::Model::problem(0.0, LATCH_T, &x0, &p);
     problem.sensitivities = Some([[0.0; 6]; 2]);
     let options = HybridOptions::new(1e-10, 1e-12);
-    let mut events = [EventRecord::ZERO; 8];
-    let mut tape = [TapeStep::ZERO; 512];
-    let (mut all, mut plain) = (HybridSolution::ZERO, HybridSolution::ZERO);
-    let mut gradient = AdjointGradient::ZERO;
-    let (result, allocations) = counting_alloc::count(|| {
-        let mut outputs = HybridOutputs {
-            samples: &mut [],
-            events: Some(&mut events),
-            steps: None,
-        };
-        solver.solve_into(0.0, LATCH_T, &x0, &p, &mut outputs, &mut all)?;
-        let tape = AdjointTape::full(&mut tape);
-        let mut outputs = HybridOutputs {
-            samples: &mut [],
-            events: None,
-            steps: None,
-        };
-        latch::Model.solve_adjoint(
-            &problem,
-            &options,
-            tape,
-            &mut outputs,
-            &mut plain,
-            &mut gradient,
-        )
-    });
-    assert_eq!(result, Ok(()));
-    assert_eq!(all.n_events, 2, "entry and release");
+    let counted = forward_and_adjoint_counting_allocations::<2, 8, 6, 512>(
+        |outputs, all| solver.solve_into(0.0, LATCH_T, &x0, &p, outputs, all),
+        |tape, outputs, plain, gradient| {
+            latch::Model.solve_adjoint(&problem, &options, tape, outputs, plain, gradient)
+        },
+    );
+    assert_eq!(counted.result, Ok(()));
+    assert_eq!(counted.forward.n_events, 2, "entry and release");
     assert_eq!(
-        latch::Model::guard_name(events[1].guard),
+        latch::Model::guard_name(counted.events[1].guard),
         Some("release"),
         "fired while sliding"
     );
-    assert_eq!(allocations, 0);
+    assert_eq!(counted.allocations, 0);
 }
 
 proptest::proptest! {
