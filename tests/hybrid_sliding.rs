@@ -51,6 +51,45 @@ use hysens::runtime::{
 };
 use sliding_checks::{assert_adjoint_equals_forward, forward_and_adjoint_counting_allocations};
 
+/// A mode of a hand-written model (no memory), for its `MODES` table.
+const fn mode(name: &'static str, constant_jacobian: bool) -> ModeInfo {
+    ModeInfo {
+        name,
+        uses_memory: false,
+        constant_jacobian,
+    }
+}
+
+/// A guard of a hand-written model (no reset; the surface is the model's own, not a generated
+/// one), for its `GUARDS` table.
+const fn guard(name: &'static str, from: usize, to: usize, direction: Direction) -> GuardInfo {
+    GuardInfo {
+        name,
+        from,
+        to,
+        direction,
+        has_reset: false,
+        surface: None,
+    }
+}
+
+/// The adjoint products of a mode without algebraic equations, `oy = f_yᵀ l` and
+/// `op = f_pᵀ l`, from its Jacobians.
+fn transposed_products<const NP: usize>(
+    fy: &[[f64; 2]; 2],
+    fp: &[[f64; NP]; 2],
+    l: &[f64; 2],
+    oy: &mut [f64; 2],
+    op: &mut [f64; NP],
+) {
+    for c in 0..2 {
+        oy[c] = (0..2).map(|r| fy[r][c] * l[r]).sum();
+    }
+    for q in 0..NP {
+        op[q] = (0..2).map(|r| fp[r][q] * l[r]).sum();
+    }
+}
+
 /// Which field `f²` the model has above the wall (module docs).
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Case {
@@ -125,55 +164,15 @@ impl Wall {
 
 impl HybridModel<2, 0, 3> for Wall {
     const MODES: &'static [ModeInfo] = &[
-        ModeInfo {
-            name: "below",
-            uses_memory: false,
-            constant_jacobian: true,
-        },
-        ModeInfo {
-            name: "above",
-            uses_memory: false,
-            constant_jacobian: true,
-        },
-        ModeInfo {
-            name: "sliding",
-            uses_memory: false,
-            constant_jacobian: true,
-        },
+        mode("below", true),
+        mode("above", true),
+        mode("sliding", true),
     ];
     const GUARDS: &'static [GuardInfo] = &[
-        GuardInfo {
-            name: "wall from below",
-            from: BELOW,
-            to: ABOVE,
-            direction: Direction::Rising,
-            has_reset: false,
-            surface: None,
-        },
-        GuardInfo {
-            name: "wall from above",
-            from: ABOVE,
-            to: BELOW,
-            direction: Direction::Falling,
-            has_reset: false,
-            surface: None,
-        },
-        GuardInfo {
-            name: "alpha = 0",
-            from: SLIDING,
-            to: BELOW,
-            direction: Direction::Falling,
-            has_reset: false,
-            surface: None,
-        },
-        GuardInfo {
-            name: "alpha = 1",
-            from: SLIDING,
-            to: ABOVE,
-            direction: Direction::Rising,
-            has_reset: false,
-            surface: None,
-        },
+        guard("wall from below", BELOW, ABOVE, Direction::Rising),
+        guard("wall from above", ABOVE, BELOW, Direction::Falling),
+        guard("alpha = 0", SLIDING, BELOW, Direction::Falling),
+        guard("alpha = 1", SLIDING, ABOVE, Direction::Rising),
     ];
     const STATE_NAMES: [&'static str; 2] = ["x", "y"];
     const PARAMETER_NAMES: [&'static str; 3] = ["c", "a", "b"];
@@ -262,12 +261,7 @@ impl AdjointProducts<2, 0, 3> for Wall {
         if mode == ABOVE {
             (_, fy, fp) = self.above(at);
         }
-        for c in 0..2 {
-            oy[c] = (0..2).map(|r| fy[r][c] * l[r]).sum();
-        }
-        for q in 0..3 {
-            op[q] = (0..2).map(|r| fp[r][q] * l[r]).sum();
-        }
+        transposed_products(&fy, &fp, l, oy, op);
     }
 }
 
@@ -422,39 +416,13 @@ impl Circle {
 
 impl HybridModel<2, 0, 4> for Circle {
     const MODES: &'static [ModeInfo] = &[
-        ModeInfo {
-            name: "inside",
-            uses_memory: false,
-            constant_jacobian: false,
-        },
-        ModeInfo {
-            name: "outside",
-            uses_memory: false,
-            constant_jacobian: false,
-        },
-        ModeInfo {
-            name: "on the circle",
-            uses_memory: false,
-            constant_jacobian: false,
-        },
+        mode("inside", false),
+        mode("outside", false),
+        mode("on the circle", false),
     ];
     const GUARDS: &'static [GuardInfo] = &[
-        GuardInfo {
-            name: "circle from inside",
-            from: INSIDE,
-            to: 1,
-            direction: Direction::Rising,
-            has_reset: false,
-            surface: None,
-        },
-        GuardInfo {
-            name: "circle from outside",
-            from: 1,
-            to: INSIDE,
-            direction: Direction::Falling,
-            has_reset: false,
-            surface: None,
-        },
+        guard("circle from inside", INSIDE, 1, Direction::Rising),
+        guard("circle from outside", 1, INSIDE, Direction::Falling),
     ];
     const STATE_NAMES: [&'static str; 2] = ["x", "y"];
     const PARAMETER_NAMES: [&'static str; 4] = ["R", "omega", "mu", "nu"];
@@ -525,12 +493,7 @@ impl AdjointProducts<2, 0, 4> for Circle {
         op: &mut [f64; 4],
     ) {
         let (_, fy, fp) = Self::field(mode, at);
-        for c in 0..2 {
-            oy[c] = (0..2).map(|r| fy[r][c] * l[r]).sum();
-        }
-        for q in 0..4 {
-            op[q] = (0..2).map(|r| fp[r][q] * l[r]).sum();
-        }
+        transposed_products(&fy, &fp, l, oy, op);
     }
 }
 
@@ -658,21 +621,9 @@ impl Bend {
 
 impl HybridModel<2, 0, 3> for Bend {
     const MODES: &'static [ModeInfo] = &[
-        ModeInfo {
-            name: "below",
-            uses_memory: false,
-            constant_jacobian: false,
-        },
-        ModeInfo {
-            name: "above",
-            uses_memory: false,
-            constant_jacobian: false,
-        },
-        ModeInfo {
-            name: "sliding",
-            uses_memory: false,
-            constant_jacobian: false,
-        },
+        mode("below", false),
+        mode("above", false),
+        mode("sliding", false),
     ];
     const GUARDS: &'static [GuardInfo] = Wall::GUARDS;
     const STATE_NAMES: [&'static str; 2] = ["x", "y"];
@@ -741,12 +692,7 @@ impl AdjointProducts<2, 0, 3> for Bend {
         op: &mut [f64; 3],
     ) {
         let (_, fy, fp) = Self::field(mode, at);
-        for c in 0..2 {
-            oy[c] = (0..2).map(|r| fy[r][c] * l[r]).sum();
-        }
-        for q in 0..3 {
-            op[q] = (0..2).map(|r| fp[r][q] * l[r]).sum();
-        }
+        transposed_products(&fy, &fp, l, oy, op);
     }
 }
 
