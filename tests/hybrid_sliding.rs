@@ -40,10 +40,56 @@
 //! macro's construction of them separately (`tests/model_sliding.rs`).
 #![allow(clippy::needless_range_loop)]
 
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+#[path = "support/sliding_checks.rs"]
+mod sliding_checks;
+
 use hysens::runtime::{
     AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialStates, ModeInfo,
     ModeJacobian, ModelSizes, ModelTypes, Params, Point, ScalarPartials, SolveError, Solver, Wrt,
 };
+use sliding_checks::{assert_adjoint_equals_forward, forward_and_adjoint_counting_allocations};
+
+/// A mode of a hand-written model (no memory), for its `MODES` table.
+const fn mode(name: &'static str, constant_jacobian: bool) -> ModeInfo {
+    ModeInfo {
+        name,
+        uses_memory: false,
+        constant_jacobian,
+        terminal: false,
+    }
+}
+
+/// A guard of a hand-written model (no reset; the surface is the model's own, not a generated
+/// one), for its `GUARDS` table.
+const fn guard(name: &'static str, from: usize, to: usize, direction: Direction) -> GuardInfo {
+    GuardInfo {
+        name,
+        from,
+        to,
+        direction,
+        has_reset: false,
+        surface: None,
+    }
+}
+
+/// The adjoint products of a mode without algebraic equations, `oy = f_yᵀ l` and
+/// `op = f_pᵀ l`, from its Jacobians.
+fn transposed_products<const NP: usize>(
+    fy: &[[f64; 2]; 2],
+    fp: &[[f64; NP]; 2],
+    l: &[f64; 2],
+    oy: &mut [f64; 2],
+    op: &mut [f64; NP],
+) {
+    for c in 0..2 {
+        oy[c] = (0..2).map(|r| fy[r][c] * l[r]).sum();
+    }
+    for q in 0..NP {
+        op[q] = (0..2).map(|r| fp[r][q] * l[r]).sum();
+    }
+}
 
 /// Which field `f²` the model has above the wall (module docs).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -119,58 +165,15 @@ impl Wall {
 
 impl HybridModel<2, 0, 3> for Wall {
     const MODES: &'static [ModeInfo] = &[
-        ModeInfo {
-            name: "below",
-            uses_memory: false,
-            constant_jacobian: true,
-            terminal: false,
-        },
-        ModeInfo {
-            name: "above",
-            uses_memory: false,
-            constant_jacobian: true,
-            terminal: false,
-        },
-        ModeInfo {
-            name: "sliding",
-            uses_memory: false,
-            constant_jacobian: true,
-            terminal: false,
-        },
+        mode("below", true),
+        mode("above", true),
+        mode("sliding", true),
     ];
     const GUARDS: &'static [GuardInfo] = &[
-        GuardInfo {
-            name: "wall from below",
-            from: BELOW,
-            to: ABOVE,
-            direction: Direction::Rising,
-            has_reset: false,
-            surface: None,
-        },
-        GuardInfo {
-            name: "wall from above",
-            from: ABOVE,
-            to: BELOW,
-            direction: Direction::Falling,
-            has_reset: false,
-            surface: None,
-        },
-        GuardInfo {
-            name: "alpha = 0",
-            from: SLIDING,
-            to: BELOW,
-            direction: Direction::Falling,
-            has_reset: false,
-            surface: None,
-        },
-        GuardInfo {
-            name: "alpha = 1",
-            from: SLIDING,
-            to: ABOVE,
-            direction: Direction::Rising,
-            has_reset: false,
-            surface: None,
-        },
+        guard("wall from below", BELOW, ABOVE, Direction::Rising),
+        guard("wall from above", ABOVE, BELOW, Direction::Falling),
+        guard("alpha = 0", SLIDING, BELOW, Direction::Falling),
+        guard("alpha = 1", SLIDING, ABOVE, Direction::Rising),
     ];
     const STATE_NAMES: [&'static str; 2] = ["x", "y"];
     const PARAMETER_NAMES: [&'static str; 3] = ["c", "a", "b"];
@@ -259,12 +262,7 @@ impl AdjointProducts<2, 0, 3> for Wall {
         if mode == ABOVE {
             (_, fy, fp) = self.above(at);
         }
-        for c in 0..2 {
-            oy[c] = (0..2).map(|r| fy[r][c] * l[r]).sum();
-        }
-        for q in 0..3 {
-            op[q] = (0..2).map(|r| fp[r][q] * l[r]).sum();
-        }
+        transposed_products(&fy, &fp, l, oy, op);
     }
 }
 
@@ -350,16 +348,8 @@ fn crossing_sliding_and_exit_against_the_closed_form() {
         let gradient = solver
             .gradient(0.0, T, &[0.0, 0.0], &P0)
             .expect("the same solve");
-        for wrt in directions {
-            let (a, f) = (
-                gradient.wrt(wrt).unwrap(),
-                solution.cost_gradient(wrt).unwrap(),
-            );
-            assert!(
-                (a - f).abs() <= 1e-12 * f.abs().max(1.0),
-                "{case:?}: dφ/d{wrt:?}: {a} vs {f}"
-            );
-        }
+        let what = format!("{case:?}: ");
+        assert_adjoint_equals_forward(&what, &gradient, &solution, directions, 1e-12);
     }
 }
 
@@ -427,42 +417,13 @@ impl Circle {
 
 impl HybridModel<2, 0, 4> for Circle {
     const MODES: &'static [ModeInfo] = &[
-        ModeInfo {
-            name: "inside",
-            uses_memory: false,
-            constant_jacobian: false,
-            terminal: false,
-        },
-        ModeInfo {
-            name: "outside",
-            uses_memory: false,
-            constant_jacobian: false,
-            terminal: false,
-        },
-        ModeInfo {
-            name: "on the circle",
-            uses_memory: false,
-            constant_jacobian: false,
-            terminal: false,
-        },
+        mode("inside", false),
+        mode("outside", false),
+        mode("on the circle", false),
     ];
     const GUARDS: &'static [GuardInfo] = &[
-        GuardInfo {
-            name: "circle from inside",
-            from: INSIDE,
-            to: 1,
-            direction: Direction::Rising,
-            has_reset: false,
-            surface: None,
-        },
-        GuardInfo {
-            name: "circle from outside",
-            from: 1,
-            to: INSIDE,
-            direction: Direction::Falling,
-            has_reset: false,
-            surface: None,
-        },
+        guard("circle from inside", INSIDE, 1, Direction::Rising),
+        guard("circle from outside", 1, INSIDE, Direction::Falling),
     ];
     const STATE_NAMES: [&'static str; 2] = ["x", "y"];
     const PARAMETER_NAMES: [&'static str; 4] = ["R", "omega", "mu", "nu"];
@@ -533,12 +494,7 @@ impl AdjointProducts<2, 0, 4> for Circle {
         op: &mut [f64; 4],
     ) {
         let (_, fy, fp) = Self::field(mode, at);
-        for c in 0..2 {
-            oy[c] = (0..2).map(|r| fy[r][c] * l[r]).sum();
-        }
-        for q in 0..4 {
-            op[q] = (0..2).map(|r| fp[r][q] * l[r]).sum();
-        }
+        transposed_products(&fy, &fp, l, oy, op);
     }
 }
 
@@ -610,16 +566,8 @@ fn sliding_on_a_circle_against_the_closed_form() {
     let gradient = solver
         .gradient(0.0, t_end, &[r0, 0.0], &p)
         .expect("the same solve");
-    for (wrt, _, _) in expected {
-        let (a, f) = (
-            gradient.wrt(wrt).unwrap(),
-            solution.cost_gradient(wrt).unwrap(),
-        );
-        assert!(
-            (a - f).abs() <= 1e-10 * f.abs().max(1.0),
-            "dφ/d{wrt:?}: {a} vs {f}"
-        );
-    }
+    let directions = expected.map(|(wrt, _, _)| wrt);
+    assert_adjoint_equals_forward("circle: ", &gradient, &solution, directions, 1e-10);
 }
 
 /// A nonlinear wall model whose sliding field depends on the state through `α`: below
@@ -674,24 +622,9 @@ impl Bend {
 
 impl HybridModel<2, 0, 3> for Bend {
     const MODES: &'static [ModeInfo] = &[
-        ModeInfo {
-            name: "below",
-            uses_memory: false,
-            constant_jacobian: false,
-            terminal: false,
-        },
-        ModeInfo {
-            name: "above",
-            uses_memory: false,
-            constant_jacobian: false,
-            terminal: false,
-        },
-        ModeInfo {
-            name: "sliding",
-            uses_memory: false,
-            constant_jacobian: false,
-            terminal: false,
-        },
+        mode("below", false),
+        mode("above", false),
+        mode("sliding", false),
     ];
     const GUARDS: &'static [GuardInfo] = Wall::GUARDS;
     const STATE_NAMES: [&'static str; 2] = ["x", "y"];
@@ -760,12 +693,7 @@ impl AdjointProducts<2, 0, 3> for Bend {
         op: &mut [f64; 3],
     ) {
         let (_, fy, fp) = Self::field(mode, at);
-        for c in 0..2 {
-            oy[c] = (0..2).map(|r| fy[r][c] * l[r]).sum();
-        }
-        for q in 0..3 {
-            op[q] = (0..2).map(|r| fp[r][q] * l[r]).sum();
-        }
+        transposed_products(&fy, &fp, l, oy, op);
     }
 }
 
@@ -885,16 +813,12 @@ fn nonlinear_entry_and_exit_equal_frozen_step_differences() {
     }
 }
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
-
 /// A sliding solve allocates nothing: the nonlinear wall with entry and exit, with forward
 /// sensitivities and by the adjoint, into caller storage.
 #[test]
 fn a_sliding_solve_does_not_allocate() {
     use hysens::runtime::{
-        solve, solve_adjoint, AdjointGradient, AdjointTape, EventRecord, HybridOptions,
-        HybridOutputs, HybridProblem, HybridRun, HybridSolution, TapeStep, ESDIRK436L2SA,
+        solve, solve_adjoint, HybridOptions, HybridProblem, HybridRun, ESDIRK436L2SA,
     };
     let problem = HybridProblem {
         t0: 0.0,
@@ -907,37 +831,18 @@ fn a_sliding_solve_does_not_allocate() {
         sample_data: &[],
     };
     let options = HybridOptions::new(1e-8, 1e-10);
-    let mut events = [EventRecord::ZERO; 8];
-    let mut tape = [TapeStep::ZERO; 512];
-    let (mut forward, mut plain) = (HybridSolution::ZERO, HybridSolution::ZERO);
-    let mut gradient = AdjointGradient::ZERO;
-    let (result, allocations) = counting_alloc::count(|| {
-        let mut outputs = HybridOutputs {
-            samples: &mut [],
-            events: Some(&mut events),
-            steps: None,
-        };
-        solve(
-            &HybridRun::new(&Bend, &ESDIRK436L2SA, &problem, &options),
-            &mut outputs,
-            &mut forward,
-        )?;
-        let tape = AdjointTape::full(&mut tape);
-        solve_adjoint(
-            &HybridRun::new(&Bend, &ESDIRK436L2SA, &problem, &options),
-            tape,
-            &mut outputs,
-            &mut plain,
-            &mut gradient,
-        )
-    });
-    assert_eq!(result, Ok(()));
+    let run = || HybridRun::new(&Bend, &ESDIRK436L2SA, &problem, &options);
+    let counted = forward_and_adjoint_counting_allocations::<2, 3, 3, 512>(
+        |outputs, forward| solve(&run(), outputs, forward),
+        |tape, outputs, plain, gradient| solve_adjoint(&run(), tape, outputs, plain, gradient),
+    );
+    assert_eq!(counted.result, Ok(()));
     assert_eq!(
-        (forward.n_events, gradient.stats.events),
+        (counted.forward.n_events, counted.gradient.stats.events),
         (2, 2),
         "entry and exit"
     );
-    assert_eq!(allocations, 0);
+    assert_eq!(counted.allocations, 0);
 }
 
 /// A number from the given range, or one of the values that break naive code.

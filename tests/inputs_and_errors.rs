@@ -46,73 +46,57 @@ pub mod no_root {
     }
 }
 
-/// A wall `x = c` that both fields point at, with both sides chosen by `initial_if`.
-#[hybrid_model]
-pub mod both_sides {
-    /// The states.
-    #[states]
-    pub struct X {
-        /// Across the wall.
-        pub x: f64,
-        /// Along it.
-        pub y: f64,
-    }
-    /// The wall's position.
-    #[params]
-    pub struct P {
-        /// The wall.
-        pub c: f64,
-    }
-    /// Below the wall, towards it.
-    #[mode(initial_if(wall, negative))]
-    fn below() -> X {
-        X { x: 1.0, y: 1.0 }
-    }
-    /// Above the wall, towards it.
-    #[mode(initial_if(wall, positive))]
-    fn above() -> X {
-        X { x: -0.5, y: 1.0 }
-    }
-    /// The wall.
-    #[switching_surface(below, above)]
-    fn wall(x: &X, p: &P) -> f64 {
-        x.x - p.c
-    }
+/// Declares the wall `x = c` that both fields point at (`below` moves `x` up at 1, `above` down
+/// at 0.5) as the model `$name`, with `below`'s mode attribute `#[mode($below_rule)]` (`above`
+/// is always `initial_if(wall, positive)`): the models of a start exactly on a surface, which
+/// differ only in that rule.
+macro_rules! wall_between_two_attracting_fields {
+    ($doc:tt $name:ident, below: $($below_rule:tt)*) => {
+        #[doc = $doc]
+        #[hybrid_model]
+        pub mod $name {
+            /// The states.
+            #[states]
+            pub struct X {
+                /// Across the wall.
+                pub x: f64,
+                /// Along it.
+                pub y: f64,
+            }
+            /// The wall's position.
+            #[params]
+            pub struct P {
+                /// The wall.
+                pub c: f64,
+            }
+            /// Below the wall, towards it.
+            #[mode($($below_rule)*)]
+            fn below() -> X {
+                X { x: 1.0, y: 1.0 }
+            }
+            /// Above the wall, towards it.
+            #[mode(initial_if(wall, positive))]
+            fn above() -> X {
+                X { x: -0.5, y: 1.0 }
+            }
+            /// The wall.
+            #[switching_surface(below, above)]
+            fn wall(x: &X, p: &P) -> f64 {
+                x.x - p.c
+            }
+        }
+    };
 }
 
-/// The same wall, with `below` the fallback: what the error of [`both_sides`] advises.
-#[hybrid_model]
-pub mod one_side {
-    /// The states.
-    #[states]
-    pub struct X {
-        /// Across the wall.
-        pub x: f64,
-        /// Along it.
-        pub y: f64,
-    }
-    /// The wall's position.
-    #[params]
-    pub struct P {
-        /// The wall.
-        pub c: f64,
-    }
-    /// Below the wall, towards it; the first mode unless the rule of `above` holds.
-    #[mode(initial)]
-    fn below() -> X {
-        X { x: 1.0, y: 1.0 }
-    }
-    /// Above the wall, towards it.
-    #[mode(initial_if(wall, positive))]
-    fn above() -> X {
-        X { x: -0.5, y: 1.0 }
-    }
-    /// The wall.
-    #[switching_surface(below, above)]
-    fn wall(x: &X, p: &P) -> f64 {
-        x.x - p.c
-    }
-}
+wall_between_two_attracting_fields!(
+    "The wall with both sides chosen by `initial_if`."
+    both_sides, below: initial_if(wall, negative)
+);
+
+wall_between_two_attracting_fields!(
+    "The same wall, with `below` the fallback (the first mode unless the rule of `above` holds): what the error of [`both_sides`] advises."
+    one_side, below: initial
+);
 
 /// A forced decay with parameters and inputs: `x' = −k x + f`.
 #[hybrid_model]
@@ -142,6 +126,19 @@ pub mod forced {
             x: -p.k * x.x + u.f,
         }
     }
+}
+
+/// Asserts that `message` starts with `prefix`.
+fn assert_starts_with(message: &str, prefix: &str) {
+    assert!(
+        message.starts_with(prefix),
+        "{message:?} does not start with {prefix:?}"
+    );
+}
+
+/// A grazing event of `guard` at `t` in `mode`, to be described by a model.
+fn grazing(t: f64, mode: usize, guard: usize) -> SolveError {
+    SolveError::GrazingEvent { t, mode, guard }
 }
 
 const G: f64 = 9.81;
@@ -217,35 +214,24 @@ fn a_non_finite_initial_state_is_named_as_such_with_initial_state_sensitivities(
         g: f64::NAN,
         e: 0.8,
     };
+    // What a `NonFiniteValue` error names (`None` for another error).
+    let non_finite = |error: &SolveError| match *error {
+        SolveError::NonFiniteValue { what, .. } => Some(what),
+        _ => None,
+    };
     for states in [InitialStates::None, InitialStates::All] {
         let solver = ball::Model.solver().sensitivities_to(Params::All, states);
         let failure = solver
             .solve(0.0, 1.0, &nan_x0, &P)
             .expect_err("a NaN height");
-        assert!(
-            matches!(
-                failure.error,
-                SolveError::NonFiniteValue {
-                    what: "the initial state",
-                    ..
-                }
-            ),
-            "{states:?}: {failure}"
-        );
+        let named = non_finite(&failure.error);
+        assert_eq!(named, Some("the initial state"), "{states:?}: {failure}");
         assert!(failure.to_string().contains("the initial state"));
         let failure = solver
             .solve(0.0, 1.0, &X0, &nan_p)
             .expect_err("a NaN gravity");
-        assert!(
-            matches!(
-                failure.error,
-                SolveError::NonFiniteValue {
-                    what: "the parameters",
-                    ..
-                }
-            ),
-            "{states:?}: {failure}"
-        );
+        let named = non_finite(&failure.error);
+        assert_eq!(named, Some("the parameters"), "{states:?}: {failure}");
     }
     let failure = ball::Model
         .solver()
@@ -307,9 +293,9 @@ fn an_algebraic_equation_without_a_solution_at_t0_is_an_inconsistent_start() {
         "{failure}"
     );
     let message = failure.to_string();
-    assert!(
-        message.starts_with("inconsistent initial values at t = 0.0 in mode `decay`"),
-        "{message}"
+    assert_starts_with(
+        &message,
+        "inconsistent initial values at t = 0.0 in mode `decay`",
     );
     assert!(message.contains("Solver::algebraic_guess"), "{message}");
     // From another guess Newton wanders without converging: inconsistent too.
@@ -369,37 +355,21 @@ fn a_start_on_a_surface_with_both_sides_initial_if_has_no_initial_mode_and_says_
 #[test]
 fn errors_name_modes_guards_and_surfaces() {
     // The model's own tables name what the plain `Display` numbers.
-    let grazing = SolveError::GrazingEvent {
-        t: 1.5,
-        mode: 0,
-        guard: 0,
-    };
     // (Each message goes on with what a grazing event is, after the names.)
-    assert!(
-        grazing
-            .to_string()
-            .starts_with("grazing event of guard 0 at t = 1.5 in mode 0: "),
-        "{grazing}"
+    assert_starts_with(
+        &grazing(1.5, 0, 0).to_string(),
+        "grazing event of guard 0 at t = 1.5 in mode 0: ",
     );
-    let named = ball::Model::describe(&grazing).to_string();
-    assert!(
-        named.starts_with("grazing event of guard `impact` at t = 1.5 in mode `flight`: "),
-        "{named}"
+    assert_starts_with(
+        &ball::Model::describe(&grazing(1.5, 0, 0)).to_string(),
+        "grazing event of guard `impact` at t = 1.5 in mode `flight`: ",
     );
     // A guard a switching surface generates is named with its surface.
     let surface_guard = one_side::Model::guard_name(0).expect("a guard");
     assert_eq!(surface_guard, "wall_from_below");
-    let grazing_the_wall = one_side::Model::describe(&SolveError::GrazingEvent {
-        t: 0.5,
-        mode: 0,
-        guard: 0,
-    })
-    .to_string();
-    assert!(
-        grazing_the_wall.starts_with(
-            "grazing event of guard `wall_from_below` of the switching surface `wall` at t = 0.5 in mode `below`: "
-        ),
-        "{grazing_the_wall}"
+    assert_starts_with(
+        &one_side::Model::describe(&grazing(0.5, 0, 0)).to_string(),
+        "grazing event of guard `wall_from_below` of the switching surface `wall` at t = 0.5 in mode `below`: ",
     );
     let repulsive = one_side::Model::describe(&SolveError::RepulsiveSurface {
         t: 0.5,
@@ -412,15 +382,9 @@ fn errors_name_modes_guards_and_surfaces() {
         "repulsive switching surface `wall`: both fields point away from it at t = 0.5 in mode `wall_sliding`"
     );
     // An index past the tables is printed as a number, never a panic.
-    let past = ball::Model::describe(&SolveError::GrazingEvent {
-        t: 0.0,
-        mode: 7,
-        guard: 9,
-    })
-    .to_string();
-    assert!(
-        past.starts_with("grazing event of guard 9 at t = 0.0 in mode 7: "),
-        "{past}"
+    assert_starts_with(
+        &ball::Model::describe(&grazing(0.0, 7, 9)).to_string(),
+        "grazing event of guard 9 at t = 0.0 in mode 7: ",
     );
 }
 
@@ -465,10 +429,7 @@ fn too_many_events_names_the_cap_or_zeno() {
         "{failure}"
     );
     let message = failure.to_string();
-    assert!(
-        message.starts_with("events accumulate in time (Zeno behaviour?)"),
-        "{message}"
-    );
+    assert_starts_with(&message, "events accumulate in time (Zeno behaviour?)");
     assert!(message.ends_with("in mode `flight`"), "{message}");
 }
 

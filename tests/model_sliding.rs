@@ -23,8 +23,12 @@
 //! motion is a rotation, integrated to the tolerance.
 #![deny(missing_docs)]
 
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 #[path = "support/filippov.rs"]
 mod filippov;
+#[path = "support/sliding_checks.rs"]
+mod sliding_checks;
 mod support;
 
 use filippov::{check_event_targets, check_identities, expected_target, sliding_field};
@@ -33,6 +37,10 @@ use hysens::runtime::{
     Direction, EventTarget, GuardInfo, HybridModel, InitialStates, Memory, ModeInfo, Params, Wrt,
 };
 use num_dual::{Dual64, DualNum};
+use sliding_checks::{
+    assert_adjoint_equals_forward, check_solve, close, event_log,
+    forward_and_adjoint_counting_allocations, solve_against_closed_form, Case, ClosedForm,
+};
 use support::{c, check_model, Reference, Rng, Scalar, TestPoint, Vars};
 
 /// An ellipse between two nonlinear modes, next to an ordinary guard.
@@ -619,83 +627,11 @@ fn the_sliding_field_keeps_the_surface() {
 // Solves against closed forms.
 // ---------------------------------------------------------------------------------------------
 
-/// A solve: its name, `(x0, y0)`, the parameters and the events expected, each
-/// `(guard, from, to)`.
-type Case<'a, const NP: usize> = (
-    &'a str,
-    [f64; 2],
-    [f64; NP],
-    &'a [(&'a str, &'a str, &'a str)],
-);
-
-/// `|a − b| ≤ tol · max(1, |b|)`; returns the error.
-fn close(what: &str, a: f64, b: f64, tol: f64) -> f64 {
-    let error = (a - b).abs();
-    assert!(
-        error <= tol * b.abs().max(1.0),
-        "{what}: {a} vs {b} (error {error:e})"
-    );
-    error
-}
-
-/// A seeded dual number: `x` with derivative 1 if `i == k`.
-fn seed(k: usize, i: usize, x: f64) -> Dual64 {
-    Dual64::new(x, if i == k { 1.0 } else { 0.0 })
-}
-
-/// Checks a solve's final state, sensitivities and cost gradient against `exact`, which maps
-/// the seeded `(x0, y0, p…)` to the closed-form `(x(T), y(T))`, and the adjoint gradient
-/// against the forward one (to 1e-10). Returns the largest error against the closed form and
-/// the largest difference between the adjoint and the forward gradient.
-#[allow(clippy::too_many_arguments)]
-fn check_solve<const NP: usize>(
-    what: &str,
-    solution: &hysens::runtime::Solution<impl hysens::runtime::Fields<2>, 2, 0, NP>,
-    adjoint: &hysens::runtime::Gradient<2, NP>,
-    y0: [f64; 2],
-    p: [f64; NP],
-    names: [&str; NP],
-    tol: f64,
-    exact: impl Fn([Dual64; 2], [Dual64; NP]) -> [Dual64; 2],
-) -> (f64, f64) {
-    let (mut worst, mut adjoint_worst) = (0.0f64, 0.0f64);
-    let directions: Vec<Wrt> = [Wrt::InitialState("x"), Wrt::InitialState("y")]
-        .into_iter()
-        .chain(names.iter().map(|n| Wrt::Param(n)))
-        .collect();
-    for (k, &wrt) in directions.iter().enumerate() {
-        let [x, y] = exact(
-            [seed(k, 0, y0[0]), seed(k, 1, y0[1])],
-            core::array::from_fn(|j| seed(k, 2 + j, p[j])),
-        );
-        worst = worst.max(close(&format!("{what}: x(T)"), solution.y[0], x.re, tol));
-        worst = worst.max(close(&format!("{what}: y(T)"), solution.y[1], y.re, tol));
-        for (of, exact) in [("x", x), ("y", y)] {
-            let computed = solution.sensitivity(of, wrt).expect("a direction");
-            let what = format!("{what}: ∂{of}(T)/∂{wrt:?}");
-            worst = worst.max(close(&what, computed, exact.eps, tol));
-        }
-        let cost = x * x + y;
-        let forward = solution.cost_gradient(wrt).expect("a direction");
-        let what = format!("{what}: dφ/d{wrt:?}");
-        worst = worst.max(close(&format!("{what} (forward)"), forward, cost.eps, tol));
-        let backward = adjoint.wrt(wrt).expect("a direction");
-        let difference = close(
-            &format!("{what} (adjoint vs forward)"),
-            backward,
-            forward,
-            1e-10,
-        );
-        adjoint_worst = adjoint_worst.max(difference);
-    }
-    (worst, adjoint_worst)
-}
-
 /// `(x(T), y(T))` of the wall from `(x0, y0)`, `T = 2`: reaching `x = c + v t` from below at
 /// `t_e = (c − x0)/(1 − v)`, crossing when `a > v` (then `x = x_e + a (T − t_e)`) and sliding
 /// with the wall otherwise (`x = c + v T`); from above (`x0 > c`, `a < v`) it reaches the wall
 /// at `t_e = (x0 − c)/(v − a)` and slides.
-fn wall_closed_form(y0: [Dual64; 2], p: [Dual64; 3]) -> [Dual64; 2] {
+fn wall_closed_form(y0: [Dual64; 2], p: [Dual64; 3]) -> ClosedForm {
     let ([x0, y_start], [c, a, v]) = (y0, p);
     let t = 2.0;
     let x = if x0.re < c.re && a.re > v.re {
@@ -704,7 +640,7 @@ fn wall_closed_form(y0: [Dual64; 2], p: [Dual64; 3]) -> [Dual64; 2] {
     } else {
         c + v * t
     };
-    [x, y_start + t]
+    ClosedForm::final_state([x, y_start + t])
 }
 
 #[test]
@@ -741,40 +677,10 @@ fn wall_crossing_and_sliding_against_the_closed_form() {
             &[("wall_from_below", "below", "wall_sliding")],
         ),
     ];
-    for (what, y0, p, events) in cases {
-        let (x0, params) = (
-            wall::X { x: y0[0], y: y0[1] },
-            wall::P {
-                c: p[0],
-                a: p[1],
-                v: p[2],
-            },
-        );
+    for case in cases {
         let solver = wall::Model.solver().tolerances(1e-10, 1e-12);
-        let solution = solver
-            .sensitivities_to(Params::All, InitialStates::All)
-            .solve(0.0, 2.0, &x0, &params)
-            .unwrap_or_else(|f| panic!("{what}: {}", f.error));
-        let log: Vec<_> = solution
-            .events
-            .iter()
-            .map(|e| (e.guard, e.from, e.to))
-            .collect();
-        assert_eq!(log, events, "{what}");
-        let adjoint = solver
-            .gradient(0.0, 2.0, &x0, &params)
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
-        let (worst, gap) = check_solve(
-            what,
-            &solution,
-            &adjoint,
-            y0,
-            p,
-            ["c", "a", "v"],
-            1e-10,
-            wall_closed_form,
-        );
-        println!("wall, {what}: largest error {worst:.1e}, adjoint − forward {gap:.1e}");
+        let names = ["c", "a", "v"];
+        solve_against_closed_form("wall", solver, case, 2.0, names, 1e-10, wall_closed_form);
     }
 }
 
@@ -782,7 +688,7 @@ fn wall_crossing_and_sliding_against_the_closed_form() {
 /// where `y_e = y0 + t_e`; if `y_e < b` it slides (`x = c`) until `y = b` at
 /// `t_x = b − y0` and leaves into `above`, where `x = c + (t − t_x)²/2`; if `y_e > b` it
 /// crosses, and `x = c + (y_e − b)(t − t_e) + (t − t_e)²/2`.
-fn ramp_closed_form(y0: [Dual64; 2], p: [Dual64; 2]) -> [Dual64; 2] {
+fn ramp_closed_form(y0: [Dual64; 2], p: [Dual64; 2]) -> ClosedForm {
     let ([x0, y_start], [c, b]) = (y0, p);
     let t = 3.0;
     let t_e = c - x0;
@@ -794,7 +700,7 @@ fn ramp_closed_form(y0: [Dual64; 2], p: [Dual64; 2]) -> [Dual64; 2] {
         let after = -t_e + t;
         c + (y_e - b) * after + after * after * 0.5
     };
-    [x, y_start + t]
+    ClosedForm::final_state([x, y_start + t])
 }
 
 #[test]
@@ -816,33 +722,17 @@ fn ramp_entering_and_leaving_the_sliding_mode_against_the_closed_form() {
             &[("wall_from_below", "below", "above")],
         ),
     ];
-    for (what, y0, p, events) in cases {
-        let (x0, params) = (ramp::X { x: y0[0], y: y0[1] }, ramp::P { c: p[0], b: p[1] });
+    for case in cases {
         let solver = ramp::Model.solver().tolerances(1e-10, 1e-12);
-        let solution = solver
-            .sensitivities_to(Params::All, InitialStates::All)
-            .solve(0.0, 3.0, &x0, &params)
-            .unwrap_or_else(|f| panic!("{what}: {}", f.error));
-        let log: Vec<_> = solution
-            .events
-            .iter()
-            .map(|e| (e.guard, e.from, e.to))
-            .collect();
-        assert_eq!(log, events, "{what}");
-        let adjoint = solver
-            .gradient(0.0, 3.0, &x0, &params)
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
-        let (worst, gap) = check_solve(
-            what,
-            &solution,
-            &adjoint,
-            y0,
-            p,
+        solve_against_closed_form(
+            "ramp",
+            solver,
+            case,
+            3.0,
             ["c", "b"],
             1e-10,
             ramp_closed_form,
         );
-        println!("ramp, {what}: largest error {worst:.1e}, adjoint − forward {gap:.1e}");
     }
     // The exit time `t_x = b − y0` and its sensitivities.
     let solution = ramp::Model
@@ -910,12 +800,7 @@ fn ramp_entry_and_exit_at_a_zero_state_at_every_tolerance_and_tableau() {
                 };
                 let solution = solution.unwrap_or_else(|f| panic!("{what}: {}", f.error));
                 let adjoint = adjoint.unwrap_or_else(|e| panic!("{what}: {e}"));
-                let log: Vec<_> = solution
-                    .events
-                    .iter()
-                    .map(|e| (e.guard, e.from, e.to))
-                    .collect();
-                assert_eq!(log, events, "{what}");
+                assert_eq!(event_log(&solution), events, "{what}");
                 close(&format!("{what}: t_x"), solution.events[1].t, 1.5, 1e-10);
                 let (w, g) = check_solve(
                     &what,
@@ -936,10 +821,10 @@ fn ramp_entry_and_exit_at_a_zero_state_at_every_tolerance_and_tableau() {
 
 /// `(x(T), y(T))` on the circle: the angle advances at `ω` from the start, in every mode, and
 /// the radius is `R` after the surface is reached: `R (cos, sin)(atan2(y0, x0) + ω T)`.
-fn circle_closed_form(y0: [Dual64; 2], p: [Dual64; 3], t: f64) -> [Dual64; 2] {
+fn circle_closed_form(y0: [Dual64; 2], p: [Dual64; 3], t: f64) -> ClosedForm {
     let ([x0, y_start], [r, w, _]) = (y0, p);
     let angle = y_start.atan2(x0) + w * t;
-    [r * angle.cos(), r * angle.sin()]
+    ClosedForm::final_state([r * angle.cos(), r * angle.sin()])
 }
 
 #[test]
@@ -986,17 +871,11 @@ fn circle_sliding_from_inside_and_outside_against_the_closed_form() {
     }
 }
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
-
 /// A generated sliding model solves without the heap: entry, sliding and exit of the ramp, with
 /// forward sensitivities (`solve_into`) and by the adjoint (`solve_adjoint`, caller storage).
 #[test]
 fn a_generated_sliding_solve_does_not_allocate() {
-    use hysens::runtime::{
-        AdjointGradient, AdjointTape, EventRecord, HybridOptions, HybridOutputs, HybridSolution,
-        TapeStep,
-    };
+    use hysens::runtime::HybridOptions;
     let (x0, p) = (ramp::X { x: 0.0, y: 0.0 }, ramp::P { c: 0.5, b: 1.5 });
     let solver = ramp::Model
         .solver()
@@ -1005,35 +884,15 @@ fn a_generated_sliding_solve_does_not_allocate() {
     let mut problem = ramp::Model::problem(0.0, 3.0, &x0, &p);
     problem.sensitivities = Some([[0.0; 2]; 2]);
     let options = HybridOptions::new(1e-10, 1e-12);
-    let mut events = [EventRecord::ZERO; 8];
-    let mut tape = [TapeStep::ZERO; 256];
-    let (mut all, mut plain) = (HybridSolution::ZERO, HybridSolution::ZERO);
-    let mut gradient = AdjointGradient::ZERO;
-    let (result, allocations) = counting_alloc::count(|| {
-        let mut outputs = HybridOutputs {
-            samples: &mut [],
-            events: Some(&mut events),
-            steps: None,
-        };
-        solver.solve_into(0.0, 3.0, &x0, &p, &mut outputs, &mut all)?;
-        let tape = AdjointTape::full(&mut tape);
-        let mut outputs = HybridOutputs {
-            samples: &mut [],
-            events: None,
-            steps: None,
-        };
-        ramp::Model.solve_adjoint(
-            &problem,
-            &options,
-            tape,
-            &mut outputs,
-            &mut plain,
-            &mut gradient,
-        )
-    });
-    assert_eq!(result, Ok(()));
-    assert_eq!(all.n_events, 2, "entry and exit");
-    assert_eq!(allocations, 0);
+    let counted = forward_and_adjoint_counting_allocations::<2, 4, 2, 256>(
+        |outputs, all| solver.solve_into(0.0, 3.0, &x0, &p, outputs, all),
+        |tape, outputs, plain, gradient| {
+            ramp::Model.solve_adjoint(&problem, &options, tape, outputs, plain, gradient)
+        },
+    );
+    assert_eq!(counted.result, Ok(()));
+    assert_eq!(counted.forward.n_events, 2, "entry and exit");
+    assert_eq!(counted.allocations, 0);
 }
 
 proptest::proptest! {
@@ -1159,14 +1018,6 @@ fn a_step_ending_on_a_sample_by_round_off_lands_on_it() {
         .sensitivities_to(Params::All, InitialStates::All)
         .solve(0.0, 5.0, &x0, &p)
         .expect("the forward solve");
-    for name in ["lambda", "k", "d"] {
-        let (a, f) = (
-            adjoint.wrt(name).unwrap(),
-            forward.cost_gradient(name).unwrap(),
-        );
-        assert!(
-            (a - f).abs() <= 1e-10 * f.abs().max(1.0),
-            "dG/d{name}: {a} vs {f}"
-        );
-    }
+    let directions = ["lambda", "k", "d"].map(Wrt::Param);
+    assert_adjoint_equals_forward("relay: ", &adjoint, &forward, directions, 1e-10);
 }

@@ -105,18 +105,25 @@
 //! The kernels are compared with num-dual to `support`'s tolerances (its module docs).
 #![deny(missing_docs)]
 
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 #[allow(dead_code)] // the identities' and the tables' checks are `model_sliding.rs`'s
 #[path = "support/filippov.rs"]
 mod filippov;
+#[path = "support/sliding_checks.rs"]
+mod sliding_checks;
 mod support;
 
 use filippov::{expected_target, sliding_field};
 use hysens::hybrid_model;
 use hysens::runtime::{
-    Direction, EventTarget, Fields, Gradient, GuardInfo, HybridModel, InitialStates, Memory,
-    Params, Solution, Wrt,
+    Direction, EventTarget, GuardInfo, HybridModel, InitialStates, Memory, Params,
 };
 use num_dual::{Dual64, DualNum};
+use sliding_checks::{
+    check_solve, close, event_log, forward_and_adjoint_counting_allocations,
+    solve_against_closed_form, Case, ClosedForm,
+};
 use support::{c, check_model, Reference, Rng, Scalar, TestPoint, Vars};
 
 /// An ordinary guard on each side of a wall, both watched while sliding along it.
@@ -268,108 +275,9 @@ pub mod lanes {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Comparing a solve with a closed form.
-// ---------------------------------------------------------------------------------------------
-
-/// A closed form: the states at `T` and the event times, as functions of the seeded initial
-/// states and parameters.
-struct Exact {
-    /// `(x(T), y(T))`.
-    y: [Dual64; 2],
-    /// The event times, in order.
-    events: Vec<Dual64>,
-}
-
-/// `|a − b| ≤ tol · max(1, |b|)`; returns the error relative to `max(1, |b|)`.
-fn close(what: &str, a: f64, b: f64, tol: f64) -> f64 {
-    let error = (a - b).abs() / b.abs().max(1.0);
-    assert!(error <= tol, "{what}: {a} vs {b} (error {error:e})");
-    error
-}
-
-/// A seeded dual number: `x` with derivative 1 if `i == k`.
-fn seed(k: usize, i: usize, x: f64) -> Dual64 {
-    Dual64::new(x, if i == k { 1.0 } else { 0.0 })
-}
-
 /// A constant dual number.
 fn constant(x: f64) -> Dual64 {
     Dual64::from_re(x)
-}
-
-/// Checks a solve against `exact` (the final state, its sensitivities, the cost gradient, the
-/// event times and their sensitivities, all to `tol`) and the adjoint gradient against the
-/// forward one (to 1e-10). Returns the largest error against the closed form and the largest
-/// difference between the adjoint and the forward gradient.
-#[allow(clippy::too_many_arguments)]
-fn check_solve<const NP: usize>(
-    what: &str,
-    solution: &Solution<impl Fields<2>, 2, 0, NP>,
-    adjoint: &Gradient<2, NP>,
-    y0: [f64; 2],
-    p: [f64; NP],
-    names: [&str; NP],
-    tol: f64,
-    exact: impl Fn([Dual64; 2], [Dual64; NP]) -> Exact,
-) -> (f64, f64) {
-    let (mut worst, mut adjoint_worst) = (0.0f64, 0.0f64);
-    let directions: Vec<Wrt> = [Wrt::InitialState("x"), Wrt::InitialState("y")]
-        .into_iter()
-        .chain(names.iter().map(|n| Wrt::Param(n)))
-        .collect();
-    for (k, &wrt) in directions.iter().enumerate() {
-        let Exact { y: [x, y], events } = exact(
-            [seed(k, 0, y0[0]), seed(k, 1, y0[1])],
-            core::array::from_fn(|j| seed(k, 2 + j, p[j])),
-        );
-        worst = worst.max(close(&format!("{what}: x(T)"), solution.y[0], x.re, tol));
-        worst = worst.max(close(&format!("{what}: y(T)"), solution.y[1], y.re, tol));
-        for (of, exact) in [("x", x), ("y", y)] {
-            let computed = solution.sensitivity(of, wrt).expect("a direction");
-            let what = format!("{what}: ∂{of}(T)/∂{wrt:?}");
-            worst = worst.max(close(&what, computed, exact.eps, tol));
-        }
-        assert_eq!(solution.events.len(), events.len(), "{what}: events");
-        for (j, t) in events.iter().enumerate() {
-            let what = format!("{what}: event {j} ({})", solution.events[j].guard);
-            worst = worst.max(close(
-                &format!("{what}: t"),
-                solution.events[j].t,
-                t.re,
-                tol,
-            ));
-            let dt = solution
-                .event_time_sensitivity(j, wrt)
-                .expect("a direction");
-            worst = worst.max(close(&format!("{what}: dt/d{wrt:?}"), dt, t.eps, tol));
-        }
-        let cost = x * x + y;
-        let forward = solution.cost_gradient(wrt).expect("a direction");
-        let what = format!("{what}: dφ/d{wrt:?}");
-        worst = worst.max(close(&format!("{what} (forward)"), forward, cost.eps, tol));
-        let backward = adjoint.wrt(wrt).expect("a direction");
-        // Both are derivatives of the same discrete solution: equal to round-off.
-        let gap = close(
-            &format!("{what} (adjoint vs forward)"),
-            backward,
-            forward,
-            1e-10,
-        );
-        adjoint_worst = adjoint_worst.max(gap);
-    }
-    (worst, adjoint_worst)
-}
-
-/// The event log of a solution as `(guard, from, to)`.
-fn log<X, const NP: usize>(
-    solution: &Solution<X, 2, 0, NP>,
-) -> Vec<(&'static str, &'static str, &'static str)> {
-    solution
-        .events
-        .iter()
-        .map(|e| (e.guard, e.from, e.to))
-        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -381,7 +289,7 @@ const LATCH_T: f64 = 3.0;
 
 /// `latch`'s closed form (module docs), `p = (c, a, b, d, e, q)`; asserts the assumptions
 /// it is derived under on the case's numbers.
-fn latch_closed_form(y0: [Dual64; 2], p: [Dual64; 6]) -> Exact {
+fn latch_closed_form(y0: [Dual64; 2], p: [Dual64; 6]) -> ClosedForm {
     let ([x0, y_start], [c, a, b, d, e, q]) = (y0, p);
     let k = a + 1.0;
     // The entry into sliding, from below or from above.
@@ -419,50 +327,32 @@ fn latch_closed_form(y0: [Dual64; 2], p: [Dual64; 6]) -> Exact {
     };
     assert!(t_g.re < LATCH_T, "the guard fires before T");
     let s = -t_g + LATCH_T;
-    Exact {
+    ClosedForm {
         y: [x_g + y_g * s - s * s * 0.5, y_g - s],
-        events: vec![t_e, t_g],
+        event_times: Some(vec![t_e, t_g]),
     }
 }
 
 /// `latch` solved from `y0` with `p`: the event log, the closed form, the adjoint.
-fn latch_case(what: &str, y0: [f64; 2], p: [f64; 6], events: &[(&str, &str, &str)]) {
-    let x0 = latch::X { x: y0[0], y: y0[1] };
-    let params = latch::P {
-        c: p[0],
-        a: p[1],
-        b: p[2],
-        d: p[3],
-        e: p[4],
-        q: p[5],
-    };
+fn latch_case(case: Case<'_, 6>) {
     let solver = latch::Model.solver().tolerances(1e-10, 1e-12);
-    let solution = solver
-        .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, LATCH_T, &x0, &params)
-        .unwrap_or_else(|f| panic!("{what}: {f}"));
-    assert_eq!(log(&solution), events, "{what}");
-    let adjoint = solver
-        .gradient(0.0, LATCH_T, &x0, &params)
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
-    let (worst, gap) = check_solve(
-        what,
-        &solution,
-        &adjoint,
-        y0,
-        p,
-        ["c", "a", "b", "d", "e", "q"],
+    let names = ["c", "a", "b", "d", "e", "q"];
+    solve_against_closed_form(
+        "latch",
+        solver,
+        case,
+        LATCH_T,
+        names,
         1e-8,
         latch_closed_form,
     );
-    println!("latch, {what}: largest error {worst:.1e}, adjoint − forward {gap:.1e}");
 }
 
 /// Sliding along the wall from below until `below`'s guard `release` fires: its reset kicks
 /// the state off the wall into `free`. `t_e = 0.75`, `t_r = 0.75 + 3 ln(5/3.75) ≈ 1.613`.
 #[test]
 fn a_guard_of_the_negative_side_fires_while_sliding() {
-    latch_case(
+    latch_case((
         "release, from below",
         [0.25, 0.0],
         [1.0, 2.0, 1.5, 0.5, 0.25, 10.0],
@@ -470,14 +360,14 @@ fn a_guard_of_the_negative_side_fires_while_sliding() {
             ("wall_from_below", "below", "wall_sliding"),
             ("release", "wall_sliding", "free"),
         ],
-    );
+    ));
 }
 
 /// Sliding along the wall from below until `above`'s guard `stop` fires (a mode the
 /// trajectory never visited): `t_s = 0.75 + 3 ln(4.5/3.75) ≈ 1.297`, without a reset.
 #[test]
 fn a_guard_of_the_positive_side_fires_while_sliding() {
-    latch_case(
+    latch_case((
         "stop, from below",
         [0.25, 0.0],
         [1.0, 2.0, 5.0, 0.5, 0.25, 1.5],
@@ -485,14 +375,14 @@ fn a_guard_of_the_positive_side_fires_while_sliding() {
             ("wall_from_below", "below", "wall_sliding"),
             ("stop", "wall_sliding", "free"),
         ],
-    );
+    ));
 }
 
 /// From above: the wall is reached at `t_e = 0.25`, and `below`'s guard `release` fires on it
 /// at `t_r = 0.25 + 3 ln(5/(e^{0.25} + 2)) ≈ 1.51`.
 #[test]
 fn a_guard_of_the_side_not_visited_fires_while_sliding_from_above() {
-    latch_case(
+    latch_case((
         "release, from above",
         [1.5, 0.0],
         [1.0, 2.0, 1.5, 0.5, 0.25, 10.0],
@@ -500,7 +390,7 @@ fn a_guard_of_the_side_not_visited_fires_while_sliding_from_above() {
             ("wall_from_above", "above", "wall_sliding"),
             ("release", "wall_sliding", "free"),
         ],
-    );
+    ));
 }
 
 /// A start exactly on the wall, where both fields point at it: the solve slides from `t0`
@@ -527,7 +417,7 @@ fn a_start_on_the_wall_slides_from_t0() {
         .solve(0.0, LATCH_T, &x0, &params)
         .unwrap_or_else(|f| panic!("{f}"));
     assert_eq!(
-        log(&solution),
+        event_log(&solution),
         [
             ("wall_from_below", "below", "wall_sliding"),
             ("release", "wall_sliding", "free"),
@@ -547,7 +437,9 @@ fn a_start_on_the_wall_slides_from_t0() {
         1e-8,
         |y0, p| {
             let mut exact = latch_closed_form(y0, p);
-            exact.events[0] = p[0] - y0[0];
+            if let Some(events) = &mut exact.event_times {
+                events[0] = p[0] - y0[0];
+            }
             exact
         },
     );
@@ -562,7 +454,7 @@ fn a_start_on_the_wall_slides_from_t0() {
 const LANES_T: f64 = 3.5;
 
 /// `lanes`' closed form (module docs), `p = (c₁, c₂, b, r)`.
-fn lanes_closed_form(y0: [Dual64; 2], p: [Dual64; 4]) -> Exact {
+fn lanes_closed_form(y0: [Dual64; 2], p: [Dual64; 4]) -> ClosedForm {
     let ([x0, y_start], [c1, c2, b, r]) = (y0, p);
     let t1 = c1 - x0;
     let y1 = y_start + t1;
@@ -583,9 +475,9 @@ fn lanes_closed_form(y0: [Dual64; 2], p: [Dual64; 4]) -> Exact {
     } else {
         c2
     };
-    Exact {
+    ClosedForm {
         y: [x, y_start + LANES_T],
-        events,
+        event_times: Some(events),
     }
 }
 
@@ -596,13 +488,7 @@ fn lanes_closed_form(y0: [Dual64; 2], p: [Dual64; 4]) -> Exact {
 /// The sliding modes watch `inner_meets_outer` / `outer_meets_inner`, which never fire.
 #[test]
 fn sliding_on_one_of_two_parallel_walls_then_crossing_or_sliding_on_the_other() {
-    type Case<'a> = (
-        &'a str,
-        [f64; 2],
-        [f64; 4],
-        &'a [(&'a str, &'a str, &'a str)],
-    );
-    let cases: [Case; 3] = [
+    let cases: [Case<4>; 3] = [
         (
             "sliding on the inner wall, leaving it, crossing the outer one",
             [0.25, 0.0],
@@ -633,34 +519,18 @@ fn sliding_on_one_of_two_parallel_walls_then_crossing_or_sliding_on_the_other() 
             ],
         ),
     ];
-    for (what, y0, p, events) in cases {
-        let x0 = lanes::X { x: y0[0], y: y0[1] };
-        let params = lanes::P {
-            c1: p[0],
-            c2: p[1],
-            b: p[2],
-            r: p[3],
-        };
+    for case in cases {
         let solver = lanes::Model.solver().tolerances(1e-10, 1e-12);
-        let solution = solver
-            .sensitivities_to(Params::All, InitialStates::All)
-            .solve(0.0, LANES_T, &x0, &params)
-            .unwrap_or_else(|f| panic!("{what}: {f}"));
-        assert_eq!(log(&solution), events, "{what}");
-        let adjoint = solver
-            .gradient(0.0, LANES_T, &x0, &params)
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
-        let (worst, gap) = check_solve(
-            what,
-            &solution,
-            &adjoint,
-            y0,
-            p,
-            ["c1", "c2", "b", "r"],
+        let names = ["c1", "c2", "b", "r"];
+        solve_against_closed_form(
+            "lanes",
+            solver,
+            case,
+            LANES_T,
+            names,
             1e-10,
             lanes_closed_form,
         );
-        println!("lanes, {what}: largest error {worst:.1e}, adjoint − forward {gap:.1e}");
     }
 }
 
@@ -838,7 +708,7 @@ fn sliding_into_another_surface_is_an_error() {
         );
         // The solution up to the meeting is kept: the entry, and the state at the corner.
         let partial = &failure.partial;
-        assert_eq!(log(partial), [entry], "{what}: the events before");
+        assert_eq!(event_log(partial), [entry], "{what}: the events before");
         close(
             &format!("{what}: t of the partial solution"),
             partial.t,
@@ -857,7 +727,7 @@ fn sliding_into_another_surface_is_an_error() {
             .unwrap_or_else(|| panic!("{what}: the gradient must fail"));
         assert_eq!(gradient_failure.mode, sliding, "{what}");
         assert_eq!(
-            log(&gradient_failure.partial),
+            event_log(&gradient_failure.partial),
             [entry],
             "{what}: the events before"
         );
@@ -878,18 +748,12 @@ fn sliding_into_another_surface_is_an_error() {
 // (e) No heap, no panics.
 // ---------------------------------------------------------------------------------------------
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
-
 /// A guard firing while sliding (with its reset) needs no heap: `latch`'s entry and release,
 /// with forward sensitivities (`solve_into`) and by the adjoint (`solve_adjoint`, caller
 /// storage).
 #[test]
 fn a_guard_while_sliding_does_not_allocate() {
-    use hysens::runtime::{
-        AdjointGradient, AdjointTape, EventRecord, HybridOptions, HybridOutputs, HybridSolution,
-        TapeStep,
-    };
+    use hysens::runtime::HybridOptions;
     let x0 = latch::X { x: 0.25, y: 0.0 };
     let p = latch::P {
         c: 1.0,
@@ -906,40 +770,20 @@ fn a_guard_while_sliding_does_not_allocate() {
     let mut problem = latch::Model::problem(0.0, LATCH_T, &x0, &p);
     problem.sensitivities = Some([[0.0; 6]; 2]);
     let options = HybridOptions::new(1e-10, 1e-12);
-    let mut events = [EventRecord::ZERO; 8];
-    let mut tape = [TapeStep::ZERO; 512];
-    let (mut all, mut plain) = (HybridSolution::ZERO, HybridSolution::ZERO);
-    let mut gradient = AdjointGradient::ZERO;
-    let (result, allocations) = counting_alloc::count(|| {
-        let mut outputs = HybridOutputs {
-            samples: &mut [],
-            events: Some(&mut events),
-            steps: None,
-        };
-        solver.solve_into(0.0, LATCH_T, &x0, &p, &mut outputs, &mut all)?;
-        let tape = AdjointTape::full(&mut tape);
-        let mut outputs = HybridOutputs {
-            samples: &mut [],
-            events: None,
-            steps: None,
-        };
-        latch::Model.solve_adjoint(
-            &problem,
-            &options,
-            tape,
-            &mut outputs,
-            &mut plain,
-            &mut gradient,
-        )
-    });
-    assert_eq!(result, Ok(()));
-    assert_eq!(all.n_events, 2, "entry and release");
+    let counted = forward_and_adjoint_counting_allocations::<2, 8, 6, 512>(
+        |outputs, all| solver.solve_into(0.0, LATCH_T, &x0, &p, outputs, all),
+        |tape, outputs, plain, gradient| {
+            latch::Model.solve_adjoint(&problem, &options, tape, outputs, plain, gradient)
+        },
+    );
+    assert_eq!(counted.result, Ok(()));
+    assert_eq!(counted.forward.n_events, 2, "entry and release");
     assert_eq!(
-        latch::Model::guard_name(events[1].guard),
+        latch::Model::guard_name(counted.events[1].guard),
         Some("release"),
         "fired while sliding"
     );
-    assert_eq!(allocations, 0);
+    assert_eq!(counted.allocations, 0);
 }
 
 proptest::proptest! {
@@ -1378,7 +1222,7 @@ fn guards_of_both_sides_at_the_same_instant_the_first_declared_wins() {
         )
         .expect("solves");
     assert_eq!(
-        log(&solution),
+        event_log(&solution),
         [
             ("wall_from_below", "below", "wall_sliding"),
             ("up", "wall_sliding", "first")

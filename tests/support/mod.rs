@@ -20,6 +20,7 @@
 //! - `runtime.rs`: helpers for the tests that call the runtime's core API, the problems of the
 //!   models there and closed-form values; `adjoint.rs`: the adjoint against the forward
 //!   sensitivities; `filippov.rs`: the plain-Rust twin of a switching surface;
+//! - `sliding_checks.rs`: the sliding tests' adjoint-against-forward and no-heap checks;
 //! - `counting_alloc.rs`: the counting allocator of every test that counts allocations.
 //!
 //! Models used by one test only are declared in that test, next to what checks them.
