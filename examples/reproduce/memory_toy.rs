@@ -36,6 +36,9 @@ const PARAMS: [&str; 2] = ["p1", "p2"];
 /// The bound of both tests.
 const BOUND: Bound = Bound::RelativeToMax1(1e-7);
 
+/// A computed derivative along the parameter named by its argument (NaN where there is none).
+type ValueAlong<'a> = &'a dyn Fn(&str) -> f64;
+
 /// The rows of the memory toy.
 pub fn rows() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let (x0, p) = (
@@ -54,7 +57,7 @@ pub fn rows() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     ];
     // The derivatives along each parameter: (of what, by which method, the references, the
     // computed value along a parameter).
-    let derivatives: [(&str, &str, [f64; 2], &dyn Fn(&str) -> f64); 3] = [
+    let derivatives: [(&str, &str, [f64; 2], ValueAlong); 3] = [
         ("dy2(3)", "", DY2_3_DP, &|name| {
             forward.sensitivity("y2", name).unwrap_or(f64::NAN)
         }),
