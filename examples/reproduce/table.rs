@@ -171,16 +171,16 @@ pub fn event_time(events: &[Event], k: usize) -> f64 {
 }
 
 /// The rows of a solve's event log against the reference event times: how many events there
-/// are (exact, as "number of `events_are`"), then their times `t1, t2, …`, each within
-/// `time_bound`.
+/// are (exact, the row "number of `events_called`", say "number of impacts"), then their times
+/// `t1, t2, …`, each within `time_bound`.
 pub fn event_rows(
     case: &'static str,
-    events_are: &str,
+    events_called: &str,
     reference_times: &[f64],
     events: &[Event],
     time_bound: Bound,
 ) -> Vec<Row> {
-    let quantity = format!("number of {events_are}");
+    let quantity = format!("number of {events_called}");
     let count = Row::count(case, quantity, reference_times.len(), events.len());
     let times = reference_times.iter().enumerate().map(|(k, &reference)| {
         let quantity = format!("t{}", k + 1);
