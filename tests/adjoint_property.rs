@@ -212,14 +212,17 @@ where
     options.integrator.max_steps = 20_000;
     let n = case.times.len();
 
-    // Forward sensitivities to p and y0 (the builder's extended model).
-    let mut fsa = HybridSolution::<NY, 0, NS>::ZERO;
-    let forward = Solver::new(model)
+    // The case's solver, for the forward sensitivities and for the owned tape.
+    let solver = Solver::new(model)
         .tableau(tableau)
         .options(options)
-        .sensitivities_to(Params::All, InitialStates::All)
         .samples(&case.times)
-        .data(&case.data)
+        .data(&case.data);
+
+    // Forward sensitivities to p and y0 (the builder's extended model).
+    let mut fsa = HybridSolution::<NY, 0, NS>::ZERO;
+    let forward = solver
+        .sensitivities_to(Params::All, InitialStates::All)
         .solve_into(
             case.t0,
             case.tf,
@@ -250,17 +253,12 @@ where
         &mut asa,
         &mut gradient,
     );
-    let owned = Solver::new(model)
-        .tableau(tableau)
-        .options(options)
-        .samples(&case.times)
-        .data(&case.data)
-        .gradient(
-            case.t0,
-            case.tf,
-            &Fields::from_array(case.y0),
-            &Fields::from_array(case.p),
-        );
+    let owned = solver.gradient(
+        case.t0,
+        case.tf,
+        &Fields::from_array(case.y0),
+        &Fields::from_array(case.p),
+    );
 
     if let Err(e) = forward {
         // Errors are compared by `Debug`, so that NaN fields compare equal.

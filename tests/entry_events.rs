@@ -55,33 +55,31 @@ fn check(x0: f64) {
     };
     let solver = stairs::Model.solver().tolerances(1e-10, 1e-12);
     let x = stairs::X { x: x0 };
-    for (label, cost_tolerance, result, gradient) in [
+    // The forward sensitivities and the adjoint gradient of the same solve, for a solver with
+    // any tableau (a macro: each tableau's solver has a type of its own).
+    macro_rules! forward_and_adjoint {
+        ($solver:expr) => {{
+            let solver = $solver;
+            (
+                solver
+                    .sensitivities_to(Params::All, InitialStates::All)
+                    .solve(0.0, T, &x, &p),
+                solver.gradient(0.0, T, &x, &p),
+            )
+        }};
+    }
+    for (label, cost_tolerance, (result, gradient)) in [
         (
             "ESDIRK23",
             1e-6,
-            solver
-                .tableau(&ESDIRK23)
-                .sensitivities_to(Params::All, InitialStates::All)
-                .solve(0.0, T, &x, &p),
-            solver.tableau(&ESDIRK23).gradient(0.0, T, &x, &p),
+            forward_and_adjoint!(solver.tableau(&ESDIRK23)),
         ),
         (
             "ESDIRK34",
             1e-11,
-            solver
-                .tableau(&ESDIRK34)
-                .sensitivities_to(Params::All, InitialStates::All)
-                .solve(0.0, T, &x, &p),
-            solver.tableau(&ESDIRK34).gradient(0.0, T, &x, &p),
+            forward_and_adjoint!(solver.tableau(&ESDIRK34)),
         ),
-        (
-            "ESDIRK4(3)6L",
-            1e-11,
-            solver
-                .sensitivities_to(Params::All, InitialStates::All)
-                .solve(0.0, T, &x, &p),
-            solver.gradient(0.0, T, &x, &p),
-        ),
+        ("ESDIRK4(3)6L", 1e-11, forward_and_adjoint!(solver)),
     ] {
         let solution = result.unwrap_or_else(|f| panic!("{label}: {f}"));
         let gradient = gradient.unwrap_or_else(|f| panic!("{label}: {f}"));

@@ -98,6 +98,17 @@ pub struct Line {
     pub dots: bool,
 }
 
+impl Line {
+    /// A line named `label` of these segments, with a dot at each point if `dots`.
+    fn new(label: impl Into<String>, segments: Vec<Vec<(f64, f64)>>, dots: bool) -> Self {
+        Line {
+            label: label.into(),
+            segments,
+            dots,
+        }
+    }
+}
+
 /// One panel: a y axis with its label (and unit) and the lines drawn on it.
 #[derive(Clone, Debug)]
 pub struct Panel {
@@ -118,11 +129,7 @@ impl Panel {
 
     /// Adds a line, drawn in the next colour of the palette.
     pub fn line(mut self, label: impl Into<String>, segments: Vec<Vec<(f64, f64)>>) -> Self {
-        self.lines.push(Line {
-            label: label.into(),
-            segments,
-            dots: false,
-        });
+        self.lines.push(Line::new(label, segments, false));
         self
     }
 
@@ -132,11 +139,7 @@ impl Panel {
         label: impl Into<String>,
         segments: Vec<Vec<(f64, f64)>>,
     ) -> Self {
-        self.lines.push(Line {
-            label: label.into(),
-            segments,
-            dots: true,
-        });
+        self.lines.push(Line::new(label, segments, true));
         self
     }
 
@@ -322,29 +325,9 @@ impl Figure {
             }
         }
 
-        for (line, &colour) in panel.lines.iter().zip(PALETTE.iter().cycle()) {
-            let style = ShapeStyle::from(colour).stroke_width(2);
-            for (i, segment) in line.segments.iter().enumerate() {
-                let drawn = chart.draw_series(LineSeries::new(segment.iter().copied(), style))?;
-                if i == 0 {
-                    drawn
-                        .label(line.label.as_str())
-                        .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], style));
-                }
-                if line.dots {
-                    let dot = ShapeStyle::from(colour).filled();
-                    chart.draw_series(segment.iter().map(|&p| Circle::new(p, DOT_RADIUS, dot)))?;
-                }
-            }
-        }
+        draw_lines(&mut chart, &panel.lines)?;
 
-        chart
-            .configure_series_labels()
-            .position(panel.legend.position())
-            .label_font(("sans-serif", 15))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(160, 160, 160))
-            .draw()?;
+        draw_legend(&mut chart, panel.legend)?;
         Ok(())
     }
 }
@@ -394,21 +377,13 @@ impl XyFigure {
     /// Adds a guide: a reference curve that is not a solution (a switching surface, a
     /// nullcline), drawn dashed and grey under the lines, so a line running along it shows.
     pub fn guide(mut self, label: impl Into<String>, segments: Vec<Vec<(f64, f64)>>) -> Self {
-        self.guides.push(Line {
-            label: label.into(),
-            segments,
-            dots: false,
-        });
+        self.guides.push(Line::new(label, segments, false));
         self
     }
 
     /// Adds a line of points `(x, y)`, drawn in the next colour of the palette.
     pub fn line(mut self, label: impl Into<String>, segments: Vec<Vec<(f64, f64)>>) -> Self {
-        self.lines.push(Line {
-            label: label.into(),
-            segments,
-            dots: false,
-        });
+        self.lines.push(Line::new(label, segments, false));
         self
     }
 
@@ -499,17 +474,7 @@ impl XyFigure {
                 }
             }
         }
-        for (line, &colour) in self.lines.iter().zip(PALETTE.iter().cycle()) {
-            let style = ShapeStyle::from(colour).stroke_width(2);
-            for (i, segment) in line.segments.iter().enumerate() {
-                let drawn = chart.draw_series(LineSeries::new(segment.iter().copied(), style))?;
-                if i == 0 {
-                    drawn
-                        .label(line.label.as_str())
-                        .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], style));
-                }
-            }
-        }
+        draw_lines(&mut chart, &self.lines)?;
         if let Some((label, dots)) = &self.dots {
             let style = ShapeStyle::from(BLACK).filled();
             chart
@@ -518,16 +483,54 @@ impl XyFigure {
                 .legend(move |(x, y)| Circle::new((x + 10, y), DOT_RADIUS, style));
         }
 
-        chart
-            .configure_series_labels()
-            .position(self.legend.position())
-            .label_font(("sans-serif", 15))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(160, 160, 160))
-            .draw()?;
+        draw_legend(&mut chart, self.legend)?;
         root.present()?;
         Ok(())
     }
+}
+
+/// Draws `lines` in the palette's colours, each segment a polyline of its own, with a dot at
+/// every point of a line that asks for them ([`Line::dots`]); a line's first segment names it
+/// in the legend. The lines of [`Figure`]'s panels and of [`XyFigure`].
+fn draw_lines<'chart, 'svg: 'chart, CT>(
+    chart: &mut ChartContext<'chart, SVGBackend<'svg>, CT>,
+    lines: &[Line],
+) -> Result<(), Box<dyn Error>>
+where
+    CT: CoordTranslate<From = (f64, f64)>,
+{
+    for (line, &colour) in lines.iter().zip(PALETTE.iter().cycle()) {
+        let style = ShapeStyle::from(colour).stroke_width(2);
+        for (i, segment) in line.segments.iter().enumerate() {
+            let drawn = chart.draw_series(LineSeries::new(segment.iter().copied(), style))?;
+            if i == 0 {
+                drawn
+                    .label(line.label.as_str())
+                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], style));
+            }
+            if line.dots {
+                let dot = ShapeStyle::from(colour).filled();
+                chart.draw_series(segment.iter().map(|&p| Circle::new(p, DOT_RADIUS, dot)))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Draws the legend of `chart`'s labelled series at `at`, on a translucent white box: the
+/// legend of [`Figure`]'s panels and of [`XyFigure`].
+fn draw_legend<'chart, 'svg: 'chart, CT: CoordTranslate>(
+    chart: &mut ChartContext<'chart, SVGBackend<'svg>, CT>,
+    at: LegendAt,
+) -> Result<(), Box<dyn Error>> {
+    chart
+        .configure_series_labels()
+        .position(at.position())
+        .label_font(("sans-serif", 15))
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(160, 160, 160))
+        .draw()?;
+    Ok(())
 }
 
 impl LegendAt {

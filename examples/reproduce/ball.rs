@@ -18,7 +18,7 @@ use hysens::prelude::*;
 use num_dual::{Dual64, DualNum};
 
 use crate::ball_model::ball;
-use crate::table::{Bound, Row};
+use crate::table::{event_rows, Bound, Row};
 
 const CASE: &str = "Bouncing ball";
 
@@ -76,25 +76,11 @@ pub fn rows() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     // ∂(h, v)(T)/∂θ_k of the closed form.
     let derivatives: [[f64; 2]; 4] = std::array::from_fn(|k| closed_form(k, T).1.map(|d| d.eps));
 
-    // hybrid_ball.rs asserts as many events as the closed form has impacts.
-    let mut rows = vec![Row::new(
-        CASE,
-        "number of impacts",
-        impacts.len() as f64,
-        solution.events.len() as f64,
-        Bound::Exact,
-    )];
-    for (k, reference) in impacts.iter().enumerate() {
-        let t = solution.events.get(k).map_or(f64::NAN, |event| event.t);
-        // hybrid_ball.rs: impact times to 1e-7 absolute.
-        rows.push(Row::new(
-            CASE,
-            format!("t{}", k + 1),
-            reference.re,
-            t,
-            Bound::Absolute(1e-7),
-        ));
-    }
+    // hybrid_ball.rs asserts as many events as the closed form has impacts, and the impact
+    // times to 1e-7 absolute.
+    let impact_times: Vec<f64> = impacts.iter().map(|t| t.re).collect();
+    let time_bound = Bound::Absolute(1e-7);
+    let mut rows = event_rows(CASE, "impacts", &impact_times, &solution.events, time_bound);
     // hybrid_ball.rs: states and sensitivities to 1e-7 relative to max(|ref|, 1).
     let bound = Bound::RelativeToMax1(1e-7);
     for (i, of) in ["h", "v"].into_iter().enumerate() {

@@ -17,7 +17,7 @@
 use hysens::prelude::*;
 
 use crate::ex51_model::ex51;
-use crate::table::{Bound, Row};
+use crate::table::{event_time, Bound, Row};
 
 const CASE: &str = "S&R Ex. 5.1";
 
@@ -50,16 +50,15 @@ pub fn rows() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let adjoint = solver.gradient(0.0, 5.0, &x0, &p)?;
 
     // hybrid_ex51.rs asserts three events.
-    let mut rows = vec![Row::new(
+    let mut rows = vec![Row::count(
         CASE,
         "number of switches",
-        3.0,
-        forward.events.len() as f64,
-        Bound::Exact,
+        3,
+        forward.events.len(),
     )];
     for k in 0..3 {
         let i = k + 1;
-        let t = forward.events.get(k).map_or(f64::NAN, |event| event.t);
+        let t = event_time(&forward.events, k);
         // hybrid_ex51.rs: |t_i − t_i,ref| < 1e-7 (ESDIRK4(3)6L `t_tol`).
         rows.push(Row::new(
             CASE,

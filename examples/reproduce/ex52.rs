@@ -23,7 +23,7 @@
 use hysens::prelude::*;
 
 use crate::steel_model::{paper_parameters, steel};
-use crate::table::{Bound, Row};
+use crate::table::{event_rows, Bound, Row};
 
 const CASE: &str = "S&R Ex. 5.2 (EM steel)";
 
@@ -83,27 +83,11 @@ pub fn rows() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         .solve(0.0, 10.0, &x0, &p)?;
     let adjoint = solver.gradient(0.0, 10.0, &x0, &p)?;
 
-    // hybrid_memory.rs asserts 19 reversals.
-    let mut rows = vec![Row::new(
-        CASE,
-        "number of reversals",
-        REVERSALS.len() as f64,
-        forward.events.len() as f64,
-        Bound::Exact,
-    )];
-    for (k, &reference) in REVERSALS.iter().enumerate() {
-        let t = forward.events.get(k).map_or(f64::NAN, |event| event.t);
-        // hybrid_memory.rs: the first and the last reversal time to 1e-6 absolute (the global
-        // error of v over O(1) periods over |v̇| ~ 1); the same bound for every reversal here.
-        let row = Row::new(
-            CASE,
-            format!("t{}", k + 1),
-            reference,
-            t,
-            Bound::Absolute(1e-6),
-        );
-        rows.push(row);
-    }
+    // hybrid_memory.rs asserts 19 reversals, and the first and the last reversal time to 1e-6
+    // absolute (the global error of v over O(1) periods over |v̇| ~ 1); the same bound for
+    // every reversal here.
+    let time_bound = Bound::Absolute(1e-6);
+    let mut rows = event_rows(CASE, "reversals", &REVERSALS, &forward.events, time_bound);
     rows.extend([
         // hybrid_memory.rs: u(10), v(10) to 1e-6 absolute.
         Row::new(

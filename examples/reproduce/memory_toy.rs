@@ -36,6 +36,9 @@ const PARAMS: [&str; 2] = ["p1", "p2"];
 /// The bound of both tests.
 const BOUND: Bound = Bound::RelativeToMax1(1e-7);
 
+/// A computed derivative along the parameter named by its argument (NaN where there is none).
+type ValueAlong<'a> = &'a dyn Fn(&str) -> f64;
+
 /// The rows of the memory toy.
 pub fn rows() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let (x0, p) = (
@@ -52,30 +55,24 @@ pub fn rows() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         Row::new(CASE, "G", G, forward.cost, BOUND),
         Row::new(CASE, "y2(3)", Y2_3, forward.x.y2, BOUND),
     ];
-    for (j, name) in PARAMS.into_iter().enumerate() {
-        let value = forward.sensitivity("y2", name).unwrap_or(f64::NAN);
-        rows.push(Row::new(
-            CASE,
-            format!("dy2(3)/d{name}"),
-            DY2_3_DP[j],
-            value,
-            BOUND,
-        ));
-    }
-    for (j, name) in PARAMS.into_iter().enumerate() {
-        let value = forward.cost_gradient(name).unwrap_or(f64::NAN);
-        rows.push(Row::new(
-            CASE,
-            format!("dG/d{name} (FSA)"),
-            DG_DP[j],
-            value,
-            BOUND,
-        ));
-    }
-    for (j, name) in PARAMS.into_iter().enumerate() {
-        let value = adjoint.wrt(name).unwrap_or(f64::NAN);
-        let quantity = format!("dG/d{name} (adjoint)");
-        rows.push(Row::new(CASE, quantity, DG_DP[j], value, BOUND));
+    // The derivatives along each parameter: (of what, by which method, the references, the
+    // computed value along a parameter).
+    let derivatives: [(&str, &str, [f64; 2], ValueAlong); 3] = [
+        ("dy2(3)", "", DY2_3_DP, &|name| {
+            forward.sensitivity("y2", name).unwrap_or(f64::NAN)
+        }),
+        ("dG", " (FSA)", DG_DP, &|name| {
+            forward.cost_gradient(name).unwrap_or(f64::NAN)
+        }),
+        ("dG", " (adjoint)", DG_DP, &|name| {
+            adjoint.wrt(name).unwrap_or(f64::NAN)
+        }),
+    ];
+    for (of, method, references, value) in derivatives {
+        for (j, name) in PARAMS.into_iter().enumerate() {
+            let quantity = format!("{of}/d{name}{method}");
+            rows.push(Row::new(CASE, quantity, references[j], value(name), BOUND));
+        }
     }
     Ok(rows)
 }

@@ -17,24 +17,12 @@
 
 use hysens::prelude::*;
 
-use crate::robertson_model::robertson;
+use crate::robertson_model::{robertson, CLASSIC_RATES, CLASSIC_Y0};
 use crate::robertson_reference as reference;
 use crate::table::{Bound, Row};
 
 const CASE: &str = "Robertson";
 
-/// The classic rate constants.
-const K: robertson::P = robertson::P {
-    k1: 0.04,
-    k2: 3e7,
-    k3: 1e4,
-};
-/// The initial concentrations.
-const Y0: robertson::X = robertson::X {
-    y1: 1.0,
-    y2: 0.0,
-    y3: 0.0,
-};
 /// The state names, in the model's order.
 const STATES: [&str; 3] = ["y1", "y2", "y3"];
 /// The parameter names, in the model's order.
@@ -53,10 +41,11 @@ pub fn rows() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
 fn at_40() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let mut options = HybridOptions::new(1e-8, 1e-10);
     options.integrator.atol_y = [1e-10, 1e-14, 1e-10];
-    let solution = robertson::Model
-        .solver()
-        .options(options)
-        .solve(0.0, 40.0, &Y0, &K)?;
+    let solution =
+        robertson::Model
+            .solver()
+            .options(options)
+            .solve(0.0, 40.0, &CLASSIC_Y0, &CLASSIC_RATES)?;
     let rows = STATES.iter().enumerate().map(|(i, name)| {
         // esdirk_accuracy.rs: 1e-6 relative in every component.
         let quantity = format!("{name}(40)");
@@ -77,7 +66,7 @@ fn at_1e5() -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         .solver()
         .tolerances(1e-6, 1e-10)
         .sensitivities_to(Params::All, InitialStates::None)
-        .solve(0.0, 1e5, &Y0, &K)?;
+        .solve(0.0, 1e5, &CLASSIC_Y0, &CLASSIC_RATES)?;
     // robertson_fsa.rs: 1e-4 relative for every state and sensitivity.
     let bound = Bound::Relative(1e-4);
     let mut rows = Vec::new();

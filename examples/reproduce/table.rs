@@ -9,6 +9,8 @@
 //! parentheses when it is not already relative. The pass/fail verdict is the test's own
 //! comparison, not the converted one.
 
+use hysens::prelude::Event;
+
 /// The bound a test asserts on `|value − reference|`.
 #[derive(Clone, Copy, Debug)]
 pub enum Bound {
@@ -56,6 +58,16 @@ impl Row {
             value,
             bound,
         }
+    }
+
+    /// A count (events found, say) against the reference count, compared exactly.
+    pub fn count(
+        case: &'static str,
+        quantity: impl Into<String>,
+        reference: usize,
+        value: usize,
+    ) -> Self {
+        Row::new(case, quantity, reference as f64, value as f64, Bound::Exact)
     }
 
     /// The same row with the paper's printed value.
@@ -150,6 +162,31 @@ impl Row {
             self.passes()
         )
     }
+}
+
+/// The time of the `k`-th event in a solve's log; NaN if the solve found fewer events, so that
+/// the row of a missing event fails.
+pub fn event_time(events: &[Event], k: usize) -> f64 {
+    events.get(k).map_or(f64::NAN, |event| event.t)
+}
+
+/// The rows of a solve's event log against the reference event times: how many events there
+/// are (exact, the row "number of `events_called`", say "number of impacts"), then their times
+/// `t1, t2, …`, each within `time_bound`.
+pub fn event_rows(
+    case: &'static str,
+    events_called: &str,
+    reference_times: &[f64],
+    events: &[Event],
+    time_bound: Bound,
+) -> Vec<Row> {
+    let quantity = format!("number of {events_called}");
+    let count = Row::count(case, quantity, reference_times.len(), events.len());
+    let times = reference_times.iter().enumerate().map(|(k, &reference)| {
+        let quantity = format!("t{}", k + 1);
+        Row::new(case, quantity, reference, event_time(events, k), time_bound)
+    });
+    std::iter::once(count).chain(times).collect()
 }
 
 /// The column headers.

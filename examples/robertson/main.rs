@@ -39,7 +39,7 @@ mod model;
 mod plot;
 mod reference;
 
-use model::robertson;
+use model::{robertson, CLASSIC_RATES, CLASSIC_Y0};
 use plot::{Figure, LegendAt, Panel, Scale};
 
 /// Final time (s).
@@ -65,19 +65,6 @@ const PAPER_TABLE_1: [(&str, f64, f64); 8] = [
     ("NSENS", 77.0, 360.0),
     ("CPU time (s)", 0.09, 0.07),
 ];
-
-/// The initial concentrations.
-const Y0: robertson::X = robertson::X {
-    y1: 1.0,
-    y2: 0.0,
-    y3: 0.0,
-};
-/// The rate constants.
-const K: robertson::P = robertson::P {
-    k1: 0.04,
-    k2: 3e7,
-    k3: 1e4,
-};
 
 /// The relative difference of `computed` from `reference`.
 fn relative(computed: f64, reference: f64) -> f64 {
@@ -124,7 +111,7 @@ impl Run {
             .tolerances(RTOL, ATOL)
             .tableau(tableau)
             .sensitivities_to(Params::All, InitialStates::None)
-            .solve(0.0, T_END, &Y0, &K)?;
+            .solve(0.0, T_END, &CLASSIC_Y0, &CLASSIC_RATES)?;
         let seconds = start.elapsed().as_secs_f64();
         let mut run = Run {
             name: tableau.name,
@@ -164,7 +151,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     println!(
         "Robertson's kinetics, k = ({}, {:e}, {:e}), y(0) = (1, 0, 0), t in [0, {T_END:e}] s, \
          rtol {RTOL:e}, atol {ATOL:e}, FSA to k1, k2, k3",
-        K.k1, K.k2, K.k3
+        CLASSIC_RATES.k1, CLASSIC_RATES.k2, CLASSIC_RATES.k3
     );
     println!();
     println!("Solver statistics in the rows of Kristensen et al. 2005, Table 1");
@@ -331,7 +318,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         .tolerances(RTOL, ATOL)
         .sensitivities_to(Params::All, InitialStates::None)
         .samples(&times)
-        .solve(0.0, T_END, &Y0, &K)?;
+        .solve(0.0, T_END, &CLASSIC_Y0, &CLASSIC_RATES)?;
     let sample_s = |n: usize, i: usize, j: usize| {
         let of = robertson::X::NAMES[i];
         sampled
@@ -370,7 +357,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         let points = sampled.samples.iter().enumerate();
         vec![points.map(|(n, s)| (s.t, value(n))).collect()]
     };
-    let k = K.to_array();
+    let k = CLASSIC_RATES.to_array();
     // ∂ln y_i/∂ln k_j = (k_j / y_i) ∂y_i/∂k_j.
     let log_sensitivity =
         |i: usize, j: usize| curve(&|n| k[j] / sampled.samples[n].y[i] * sample_s(n, i, j));
@@ -384,7 +371,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         "robertson",
         format!(
             "Robertson's kinetics, k = ({}, {:e}, {:e}), rtol {RTOL:e}, atol {ATOL:e}",
-            K.k1, K.k2, K.k3
+            CLASSIC_RATES.k1, CLASSIC_RATES.k2, CLASSIC_RATES.k3
         ),
         "time t (s), log scale",
     )

@@ -44,3 +44,18 @@ pub mod robertson {
         }
     }
 }
+
+/// The classic rate constants `k = (0.04, 3e7, 1e4)`, the setting of the literature's values
+/// and of the references in `reference.rs` (with [`CLASSIC_Y0`]).
+pub const CLASSIC_RATES: robertson::P = robertson::P {
+    k1: 0.04,
+    k2: 3e7,
+    k3: 1e4,
+};
+
+/// The classic initial concentrations `y(0) = (1, 0, 0)`: all `A`.
+pub const CLASSIC_Y0: robertson::X = robertson::X {
+    y1: 1.0,
+    y2: 0.0,
+    y3: 0.0,
+};

@@ -8,36 +8,21 @@
 #[allow(unused_imports)] // one model of the shared file is not used here
 #[path = "../../../tests/support/models.rs"]
 mod models;
+#[path = "shared/probe_problems.rs"]
+mod probe_problems;
 
 use hysens::runtime::tableau::ESDIRK436L2SA;
 use hysens::runtime::{solve, solve_adjoint, AdjointGradient, AdjointProducts, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, ModelSizes, AdjointTape, TapeStep, HybridRun};
 use models::{robertson, vdp};
+use probe_problems::{robertson_to, van_der_pol_to};
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let repeat: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(100);
     let only_id = args.next();
     let only_how = args.next();
-    let p3 = robertson::Model::problem(
-        0.0,
-        1e5,
-        &robertson::X {
-            y1: 1.0,
-            y2: 0.0,
-            y3: 0.0,
-        },
-        &robertson::P {
-            k1: 0.04,
-            k2: 3e7,
-            k3: 1e4,
-        },
-    );
-    let p4 = vdp::Model::problem(
-        0.0,
-        500.0,
-        &vdp::X { y1: 2.0, y2: 0.0 },
-        &vdp::P { mu: 1e3 },
-    );
+    let p3 = robertson_to(1e5);
+    let p4 = van_der_pol_to(500.0);
     for how in ["plain", "fsa", "asa"] {
         if only_how.as_deref().is_some_and(|h| h != how) {
             continue;

@@ -6,10 +6,16 @@
 
 #[path = "../../../tests/support/models.rs"]
 mod models;
+#[path = "shared/probe_problems.rs"]
+mod probe_problems;
 
 use hysens::runtime::tableau::{ESDIRK23, ESDIRK34, ESDIRK436L2SA};
-use hysens::runtime::{HybridOptions, HybridOutputs, HybridProblem, HybridSolution, StepPlan};
+use hysens::runtime::{
+    solve, HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution,
+    LoggedStep, ModelSizes, SolveError, StepPlan, Tableau,
+};
 use models::{ex51, robertson, vdp};
+use probe_problems::{robertson_to, van_der_pol_to};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -71,8 +77,38 @@ fn options<const NY: usize>(rtol: f64, atol: f64) -> HybridOptions<NY, 0> {
     o
 }
 
+/// Solves `problem` on adaptive steps with tableau `t`, logging the steps into `steps` when
+/// given (what the models' `solve_with` does, for any model): the result and the solution.
+fn solve_adaptive<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
+    model: &M,
+    t: &Tableau<S>,
+    problem: &HybridProblem<'_, NY, 0, NP>,
+    options: &HybridOptions<NY, 0>,
+    steps: Option<&mut [LoggedStep]>,
+) -> (Result<(), SolveError>, HybridSolution<NY, 0, NP>)
+where
+    M: HybridModel<NY, 0, NP> + ModelSizes<N, NS>,
+{
+    let mut sol = HybridSolution::ZERO;
+    let mut out = HybridOutputs {
+        samples: &mut [],
+        events: None,
+        steps,
+    };
+    let run = HybridRun::new(model, t, problem, options).with_plan(StepPlan::Adaptive);
+    let r = solve(&run, &mut out, &mut sol);
+    (r, sol)
+}
+
 fn report<const NY: usize, const NP: usize>(
-    r: Result<(), hysens::runtime::SolveError>,
+    r: Result<(), SolveError>,
     sol: &HybridSolution<NY, 0, NP>,
 ) -> String {
     let s = &sol.stats;
@@ -97,66 +133,26 @@ fn report<const NY: usize, const NP: usize>(
     )
 }
 
-fn p1<const S: usize>(t: &hysens::runtime::Tableau<S>, fsa: bool) -> String {
+fn p1<const S: usize>(t: &Tableau<S>, fsa: bool) -> String {
     let problem = HybridProblem {
         sensitivities: fsa.then_some([[0.0]]),
         ..ex51::Model::problem(0.0, 5.0, &ex51::X { x: 0.0 }, &ex51::P { p: 2.9 })
     };
-    let options = options(1e-8, 1e-10);
-    let mut sol = HybridSolution::ZERO;
-    let mut out = HybridOutputs {
-        samples: &mut [],
-        events: None,
-        steps: None,
-    };
-    let r = ex51::Model.solve_with(
-        t,
-        &problem,
-        &options,
-        StepPlan::Adaptive,
-        &mut out,
-        &mut sol,
-    );
+    let (r, sol) = solve_adaptive(&ex51::Model, t, &problem, &options(1e-8, 1e-10), None);
     report(r, &sol)
 }
 
-fn p3<const S: usize>(id: &str, t: &hysens::runtime::Tableau<S>, fsa: bool) -> String {
+fn p3<const S: usize>(id: &str, t: &Tableau<S>, fsa: bool) -> String {
     let tf = if id == "P3b" { 4e10 } else { 1e5 };
     let problem = HybridProblem {
         sensitivities: fsa.then_some([[0.0; 3]; 3]),
-        ..robertson::Model::problem(
-            0.0,
-            tf,
-            &robertson::X {
-                y1: 1.0,
-                y2: 0.0,
-                y3: 0.0,
-            },
-            &robertson::P {
-                k1: 0.04,
-                k2: 3e7,
-                k3: 1e4,
-            },
-        )
+        ..robertson_to(tf)
     };
-    let options = options(1e-6, 1e-10);
-    let mut sol = HybridSolution::ZERO;
     // HY_LOG=1: where the steps go, from the step log (one line per decade of t)
     let logging = std::env::var_os("HY_LOG").is_some();
-    let mut log = vec![hysens::runtime::LoggedStep::ZERO; if logging { 100_000 } else { 0 }];
-    let mut out = HybridOutputs {
-        samples: &mut [],
-        events: None,
-        steps: logging.then_some(&mut log[..]),
-    };
-    let r = robertson::Model.solve_with(
-        t,
-        &problem,
-        &options,
-        StepPlan::Adaptive,
-        &mut out,
-        &mut sol,
-    );
+    let mut log = vec![LoggedStep::ZERO; if logging { 100_000 } else { 0 }];
+    let steps = logging.then_some(&mut log[..]);
+    let (r, sol) = solve_adaptive(&robertson::Model, t, &problem, &options(1e-6, 1e-10), steps);
     if logging {
         let n = sol.n_logged_steps;
         let (mut tt, mut decade, mut line) = (0.0_f64, i32::MIN, String::new());
@@ -176,31 +172,12 @@ fn p3<const S: usize>(id: &str, t: &hysens::runtime::Tableau<S>, fsa: bool) -> S
     report(r, &sol)
 }
 
-fn p4<const S: usize>(id: &str, t: &hysens::runtime::Tableau<S>, fsa: bool) -> String {
+fn p4<const S: usize>(id: &str, t: &Tableau<S>, fsa: bool) -> String {
     let tf = if id == "P4b" { 2000.0 } else { 500.0 };
     let problem = HybridProblem {
         sensitivities: fsa.then_some([[0.0]; 2]),
-        ..vdp::Model::problem(
-            0.0,
-            tf,
-            &vdp::X { y1: 2.0, y2: 0.0 },
-            &vdp::P { mu: 1000.0 },
-        )
+        ..van_der_pol_to(tf)
     };
-    let options = options(1e-6, 1e-8);
-    let mut sol = HybridSolution::ZERO;
-    let mut out = HybridOutputs {
-        samples: &mut [],
-        events: None,
-        steps: None,
-    };
-    let r = vdp::Model.solve_with(
-        t,
-        &problem,
-        &options,
-        StepPlan::Adaptive,
-        &mut out,
-        &mut sol,
-    );
+    let (r, sol) = solve_adaptive(&vdp::Model, t, &problem, &options(1e-6, 1e-8), None);
     report(r, &sol)
 }

@@ -31,8 +31,9 @@ type LS = NalgebraLU<f64>;
 const P: [f64; 4] = [5.0, -0.1, 10.0, 0.8];
 const T: f64 = 1.9;
 
-/// The P2 problem with the reset `z+ = 0` (`zero_z`) or `z+ = z-`, and the sensitivities in
-/// the error test or not (`sens_control`, diffsol's default is not).
+/// The P2 problem (the benchmark runner's equations) with the reset `z+ = 0` (`zero_z`) or
+/// `z+ = z-`, and the sensitivities in the error test or not (`sens_control`, diffsol's default
+/// is not).
 macro_rules! problem {
     ($zero_z:expr, $sens_control:expr) => {{
         let (zero_z, sens_control): (bool, bool) = ($zero_z, $sens_control);
@@ -43,53 +44,9 @@ macro_rules! problem {
                 .sens_atol([1e-10])
                 .param_scales(P.map(f64::abs));
         }
-        b.rhs_sens_implicit(
-            |u, p, _t, f| {
-                f[0] = u[1];
-                f[1] = -p[2];
-            },
-            |_u, _p, _t, v, jv| {
-                jv[0] = v[1];
-                jv[1] = 0.0;
-            },
-            |_u, _p, _t, v, fp| {
-                fp[0] = 0.0;
-                fp[1] = -v[2];
-            },
-        )
-        .init_sens(
-            |p, _t, u| {
-                u[0] = p[0];
-                u[1] = p[1];
-            },
-            |_p, _t, v, s| {
-                s[0] = v[0];
-                s[1] = v[1];
-            },
-            2,
-        )
-        .root_sens_implicit(
-            |u, _p, _t, r| r[0] = u[0],
-            |_u, _p, _t, v, rv| rv[0] = v[0],
-            |_u, _p, _t, _v, rp| rp[0] = 0.0,
-            1,
-        )
-        .reset_sens_implicit(
-            move |u, p, _t, r| {
-                r[0] = if zero_z { 0.0 } else { u[0] };
-                r[1] = -p[3] * u[1];
-            },
-            move |_u, p, _t, v, rv| {
-                rv[0] = if zero_z { 0.0 } else { v[0] };
-                rv[1] = -p[3] * v[1];
-            },
-            |u, _p, _t, v, rp| {
-                rp[0] = 0.0;
-                rp[1] = -u[1] * v[3];
-            },
-        )
-        .build()
-        .unwrap()
+        hysens_peers::p2_bouncing_ball_equations!(b, zero_z)
+            .build()
+            .unwrap()
     }};
 }
 

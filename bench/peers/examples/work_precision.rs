@@ -38,12 +38,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--budget" => {
-                budget = args
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .expect("--budget S")
-            }
+            "--budget" => budget = timing::budget_argument(&mut args, "--budget S"),
             "--out" => out = args.next().expect("--out DIR").into(),
             list => ids = list.split(',').map(String::from).collect(),
         }

@@ -16,12 +16,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--budget" => {
-                budget = args
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .expect("--budget SECONDS")
-            }
+            "--budget" => budget = timing::budget_argument(&mut args, "--budget SECONDS"),
             "--cases" => {
                 only = Some(
                     args.next()

@@ -110,3 +110,11 @@ fn run_guarded(r: &dyn Runner) -> RunResult {
         Err(format!("panicked: {msg}"))
     })
 }
+
+/// The seconds of a `--budget SECONDS` option, the next argument of `args` (of the benchmark
+/// and of the probes that time as it does); panics with `usage` if it is missing or not a
+/// number (at the caller's line).
+#[track_caller]
+pub fn budget_argument(args: &mut impl Iterator<Item = String>, usage: &str) -> f64 {
+    args.next().and_then(|v| v.parse().ok()).expect(usage)
+}
