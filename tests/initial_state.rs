@@ -25,7 +25,7 @@ mod models;
 use closed_form::{assert_close, check_gradient};
 use hysens::prelude::*;
 use hysens::runtime::HybridOptions;
-use models::{filled_tank, launch};
+use models::{filled_tank, launch, unparameterized};
 use num_dual::{Dual64, DualNum};
 
 /// The range from `(x0, h0)` at speed `s` and angle `θ`: `vx = s cos θ`, `vy = s sin θ`,
@@ -144,6 +144,43 @@ fn adjoint_equals_forward_for_every_tableau() {
     adjoint::every_tableau(
         "filled tank",
         &filled_tank::Model,
+        &problem,
+        &options,
+        false,
+    );
+}
+
+/// A model without parameters goes through every entry point with `NoParams` (the builder's
+/// solve with sensitivities to its initial state, its gradient, the model's own `gradient`,
+/// and the no-heap adjoint): `x = x0 e^{−t}`, `G = ∫ x dt = x0 (1 − e^{−T})`, `dG/dx0 = 1 −
+/// e^{−T}` (rtol 1e-12: the exponential's global error ~1e-11 relative).
+#[test]
+fn a_model_without_parameters_takes_no_params() {
+    let (x0, t_end) = (2.0, 1.5);
+    let start = unparameterized::X { x: x0 };
+    let solver = unparameterized::Model.solver().tolerances(1e-12, 1e-14);
+    let solution = solver
+        .sensitivities_to(Params::All, InitialStates::All)
+        .solve(0.0, t_end, &start, &NoParams)
+        .expect("solve");
+    let gradient = solver
+        .gradient(0.0, t_end, &start, &NoParams)
+        .expect("gradient");
+    let names = [Wrt::InitialState("x")];
+    let area = |v: &[Dual64]| v[0] * (1.0 - (-t_end).exp());
+    check_gradient(&solution, &gradient, &names, &[x0], area, 1e-10);
+    // The model's own `gradient` solves at the builder's default tolerances (rtol 1e-6).
+    let direct = unparameterized::Model
+        .gradient(0.0, t_end, &start)
+        .expect("the model's own gradient");
+    let exact = 1.0 - (-t_end).exp();
+    assert!((direct.initial_states[0] - exact).abs() < 1e-5 * exact);
+    assert_eq!(unparameterized::Model::parameters(), NoParams);
+    let problem = unparameterized::Model::problem(0.0, t_end, &start);
+    let options = HybridOptions::new(1e-10, 1e-12);
+    adjoint::every_tableau(
+        "no parameters",
+        &unparameterized::Model,
         &problem,
         &options,
         false,

@@ -278,7 +278,7 @@ fn an_algebraic_equation_without_a_solution_at_t0_is_an_inconsistent_start() {
     let solver = no_root::Model.solver();
     // From the guess z = 0, Newton's matrix g_z = 2z is singular at once.
     let failure = solver
-        .solve(0.0, 1.0, &no_root::X { y: 1.0 }, &[])
+        .solve(0.0, 1.0, &no_root::X { y: 1.0 }, &NoParams)
         .expect_err("0 = z² + 2 has no real root");
     assert!(
         matches!(
@@ -301,7 +301,7 @@ fn an_algebraic_equation_without_a_solution_at_t0_is_an_inconsistent_start() {
     // From another guess Newton wanders without converging: inconsistent too.
     let failure = solver
         .algebraic_guess(&no_root::Z { z: 1.0 })
-        .solve(0.0, 1.0, &no_root::X { y: 1.0 }, &[])
+        .solve(0.0, 1.0, &no_root::X { y: 1.0 }, &NoParams)
         .expect_err("no real root");
     assert!(
         matches!(failure.error, SolveError::InconsistentInitialValues { .. }),
@@ -310,7 +310,7 @@ fn an_algebraic_equation_without_a_solution_at_t0_is_an_inconsistent_start() {
     // Where the equation has a root (y = −2: z = ±1) the same guess finds it.
     let solution = solver
         .algebraic_guess(&no_root::Z { z: 0.5 })
-        .solve(0.0, 0.1, &no_root::X { y: -2.0 }, &[])
+        .solve(0.0, 0.1, &no_root::X { y: -2.0 }, &NoParams)
         .expect("z² = 1 − … has roots");
     let z = solution.z[0];
     assert!((z * z + solution.y[0] + 1.0).abs() < 1e-6, "{:?}", solution);

@@ -111,7 +111,9 @@ pub mod smooth {
 pub mod prelude {
     #[cfg(feature = "std")]
     pub use crate::solver::{Event, Gradient, SampleState, Solution, SolveFailure};
-    pub use crate::solver::{Fields, InitialStates, ModelTypes, Params, Solver, Variable, Wrt};
+    pub use crate::solver::{
+        Fields, InitialStates, ModelTypes, NoParams, Params, Solver, Variable, Wrt,
+    };
     pub use crate::{
         solve_adjoint, AdjointGradient, AdjointProducts, CostErrorTest, HybridModel, HybridOptions,
         ModelSizes, Options, SolveError, Stats,
@@ -133,7 +135,7 @@ pub use run::{
 };
 #[cfg(feature = "std")]
 pub use solver::{Event, Gradient, SampleState, Solution, SolveFailure};
-pub use solver::{Fields, InitialStates, ModelTypes, Params, Solver, Variable, Wrt};
+pub use solver::{Fields, InitialStates, ModelTypes, NoParams, Params, Solver, Variable, Wrt};
 pub use stack::stack_estimate;
 pub use stats::Stats;
 pub use tableau::{Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};

@@ -7,7 +7,8 @@
 //!   height;
 //! - integral costs limited to modes (`tests/mode_costs.rs`): two speeds, a relay that slides;
 //! - helpers that return the states (`tests/state_helpers.rs`): a ball written out and through
-//!   helpers, a DAE mode through a helper.
+//!   helpers, a DAE mode through a helper;
+//! - a model without parameters (`tests/initial_state.rs`), whose solves take `&NoParams`.
 #![allow(dead_code, unused_imports)] // each test binary uses a subset
 
 #[path = "../../examples/projectile/model.rs"]
@@ -483,5 +484,28 @@ pub mod dae_with_helper {
     #[cost(terminal)]
     fn level(x: &X) -> f64 {
         x.h
+    }
+}
+
+/// A model without parameters: `x' = −x`, `G = ∫ x dt` (its solves take `&NoParams`).
+#[hysens::hybrid_model]
+pub mod unparameterized {
+    /// The decaying state.
+    #[states]
+    pub struct X {
+        /// `x`.
+        pub x: f64,
+    }
+
+    /// The decay.
+    #[mode(initial)]
+    fn decay(x: &X) -> X {
+        X { x: -x.x }
+    }
+
+    /// The area under `x`.
+    #[cost(integral)]
+    fn area(x: &X) -> f64 {
+        x.x
     }
 }

@@ -57,13 +57,13 @@ fn problem_builders(variables: &Variables<'_>, target: &Target) -> TokenStream {
             p_args.push(arg);
         }
     }
-    let params_ty = parameters_type(variables);
+    let params_ty = parameters_type(variables, rt);
     let parameters_value = match copies.as_slice() {
         [params, inputs] => quote!(Parameters { params: #params, inputs: #inputs }),
         [one] => one.clone(),
-        _ => quote!([]),
+        _ => quote!(#rt::NoParams),
     };
-    let parameters_doc = "The parameters as the builder's `solve` and `gradient` take them (a copy of the `#[params]` struct, or for a model with `#[inputs]` a `Parameters` of both); `.to_array()` gives the runtime's parameter vector `p`: the parameter fields, then the input fields, in declaration order.";
+    let parameters_doc = "The parameters as the builder's `solve` and `gradient` take them (a copy of the `#[params]` struct, or for a model with `#[inputs]` a `Parameters` of both, or `NoParams` for a model with neither); `.to_array()` gives the runtime's parameter vector `p`: the parameter fields, then the input fields, in declaration order.";
     let problem_doc = match variables.algebraic {
         Some(a) => format!(
             "The problem of solving from `t0` to `tf` from the states `x0`, for the no-heap core path, without sensitivities, samples or data; set those fields as needed. The guess of the algebraic variables (made consistent by the solver) is zero; set it by name: `problem.z0 = {}::{{ .. }}.to_array()`. The builder `solver()` is the easier path.",

@@ -48,15 +48,15 @@ pub fn shell(model: &Model, variables: &Variables<'_>, target: &Target) -> Token
 
 /// The type of the runtime's parameter vector `p` for the builder: the `#[params]` struct, the
 /// `#[inputs]` struct, `Parameters` when the model has both (`p` holds the parameters, then the
-/// inputs), or `[f64; 0]` when it has neither.
-pub fn parameters_type(variables: &Variables<'_>) -> TokenStream {
+/// inputs), or the runtime's `NoParams` when it has neither.
+pub fn parameters_type(variables: &Variables<'_>, rt: &TokenStream) -> TokenStream {
     match (variables.params, variables.inputs) {
         (Some(_), Some(_)) => quote!(Parameters),
         (Some(s), None) | (None, Some(s)) => {
             let ty = &s.item.ident;
             quote!(#ty)
         }
-        (None, None) => quote!([f64; 0]),
+        (None, None) => quote!(#rt::NoParams),
     }
 }
 
@@ -73,7 +73,7 @@ fn model_types(variables: &Variables<'_>, target: &Target) -> TokenStream {
         }
         None => quote!([f64; 0]),
     };
-    let params = parameters_type(variables);
+    let params = parameters_type(variables, rt);
     quote! {
         impl #rt::ModelTypes<#ny, #nz, #np> for Model {
             type State = #states;

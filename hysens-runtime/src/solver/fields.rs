@@ -22,6 +22,21 @@ impl<const K: usize> Fields<K> for [f64; K] {
     }
 }
 
+/// The parameters of a model without `#[params]` and `#[inputs]`: what its solves take in
+/// their place (`solver().solve(t0, tf, &x0, &NoParams)`), so that every entry point has the
+/// same shape for every model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoParams;
+
+impl Fields<0> for NoParams {
+    fn to_array(&self) -> [f64; 0] {
+        []
+    }
+    fn from_array(_: [f64; 0]) -> Self {
+        NoParams
+    }
+}
+
 /// The types a model's solves take: its initial state, its algebraic variables and its
 /// parameters, each a [`Fields`] of the model's size.
 ///
@@ -33,7 +48,7 @@ impl<const K: usize> Fields<K> for [f64; K] {
 /// `#[hybrid_model]` implements it with the model's `#[states]` and `#[algebraic]` structs and
 /// its parameters: the `#[params]` struct, or for a model with `#[inputs]` the generated
 /// `Parameters { params, inputs }` (what `Model::parameters(&p, &u)` returns), as `p` holds
-/// both. A hand-written model implements it with arrays (`type State = [f64; 2];` …), or with
+/// both; for a model with neither, [`NoParams`]. A hand-written model implements it with arrays (`type State = [f64; 2];` …), or with
 /// structs of its own.
 pub trait ModelTypes<const NY: usize, const NZ: usize, const NP: usize> {
     /// The differential states (the initial state `x0`, the final state of a solution).

@@ -12,7 +12,7 @@ mod selection;
 #[cfg(feature = "std")]
 mod solution;
 
-pub use fields::{Fields, ModelTypes};
+pub use fields::{Fields, ModelTypes, NoParams};
 #[cfg(feature = "std")]
 pub use gradient::Gradient;
 pub use selection::{InitialStates, Params, Variable, Wrt};
