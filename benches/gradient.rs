@@ -40,7 +40,7 @@ fn gradient(c: &mut Criterion) {
     // The setting the benchmark claims: one event, and the gradient of the terminal cost.
     let check = fsa.solve(0.0, TF, &x0, &p).expect("the chain solves");
     assert_eq!(check.events.len(), 1, "the dose fires once");
-    assert!(check.cost_gradient("k0").is_some_and(f64::is_finite));
+    assert!(check.cost_gradient("k0").is_ok_and(f64::is_finite));
 
     // The adjoint transposes the FSA chain of the same discrete solve: the same gradient up
     // to round-off, for every rate. Round-off here is absolute, not relative to dG/dk_j: both

@@ -661,7 +661,7 @@ where
                         M::STATE_NAMES.get(i).map(|&n| Wrt::InitialState(n))
                     }
                 };
-                wrt.and_then(|w| solution.cost_gradient(w))
+                wrt.and_then(|w| solution.cost_gradient(w).ok())
                     .unwrap_or(f64::NAN)
             });
             evaluation.gradient = Some(DVector::from_iterator(n, gradient));

@@ -13,8 +13,8 @@ mod support;
 
 use event_models::ball;
 use hysens::runtime::{
-    Direction, GuardInfo, HybridModel, InitialMode, InitialStates, Memory, ModeInfo, Params,
-    Solver, Wrt,
+    Direction, GuardInfo, HybridModel, InitialMode, InitialStates, LookupError, Memory, ModeInfo,
+    Params, Solver, Wrt,
 };
 use num_dual::{Dual64, DualNum};
 use support::{check_model, Reference, Rng, Scalar, TestPoint, Vars};
@@ -230,12 +230,42 @@ fn a_subset_of_directions_gives_the_same_columns() {
             full.event_time_sensitivity(0, wrt)
         );
     }
-    // Directions not chosen are not there.
-    assert_eq!(subset.sensitivity("h", "g"), None);
-    assert_eq!(subset.sensitivity("h", Wrt::InitialState("h")), None);
-    // Names not in the model are not there either.
-    assert_eq!(full.sensitivity("height", "g"), None);
-    assert_eq!(full.sensitivity("h", "gravity"), None);
+    // A direction not chosen is an error that says how to choose it.
+    let not_chosen = subset.sensitivity("h", "g").unwrap_err();
+    assert_eq!(
+        not_chosen,
+        LookupError::NotChosen {
+            wrt: "parameter `g`".into()
+        }
+    );
+    assert!(
+        not_chosen.to_string().contains("sensitivities_to"),
+        "{not_chosen}"
+    );
+    let initial = subset.sensitivity("h", Wrt::InitialState("h"));
+    assert!(
+        matches!(initial, Err(LookupError::NotChosen { .. })),
+        "{initial:?}"
+    );
+    // A name not in the model is an error listing the model's names: a typo is never a
+    // silent `None`.
+    let unknown = full.sensitivity("height", "g").unwrap_err();
+    assert_eq!(
+        unknown.to_string(),
+        "unknown state or algebraic variable `height`; the model's: h, v"
+    );
+    let unknown = full.sensitivity("h", "gravity").unwrap_err();
+    assert_eq!(
+        unknown.to_string(),
+        "unknown parameter `gravity`; the model's: g, e"
+    );
+    let past_the_end = full
+        .event_time_sensitivity(full.events.len(), "g")
+        .unwrap_err();
+    assert!(matches!(
+        past_the_end,
+        LookupError::OutOfRange { what: "event", .. }
+    ));
 }
 
 /// Without initial states the solve carries only the parameter columns (the core's own path);
@@ -403,7 +433,13 @@ fn adjoint_gradient_equals_the_forward_one() {
             "dφ/d{wrt:?}: {a} vs {f}"
         );
     }
-    assert_eq!(adjoint.wrt("gravity"), None);
+    let unknown = adjoint.wrt("gravity").unwrap_err();
+    assert_eq!(
+        unknown.to_string(),
+        "unknown parameter `gravity`; the model's: g, e"
+    );
+    let unknown = adjoint.wrt(Wrt::InitialState("x")).unwrap_err();
+    assert_eq!(unknown.to_string(), "unknown state `x`; the model's: h, v");
 }
 
 /// The builder's adjoint trajectory `λ(t) = dφ/d(h, v)(t)` against the closed form started at

@@ -247,7 +247,7 @@ impl<P: Piece, const NX: usize, const K: usize> Report<P, NX, K> {
     }
 
     /// The gradient of `f` along every direction (NaN where the solve has none).
-    fn gradient(&self, f: impl Fn(Wrt<'static>) -> Option<f64>) -> [f64; K] {
+    fn gradient(&self, f: impl Fn(Wrt<'static>) -> Result<f64, LookupError>) -> [f64; K] {
         self.directions
             .map(|(_, wrt, _)| f(wrt).unwrap_or(f64::NAN))
     }

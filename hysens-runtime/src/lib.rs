@@ -110,7 +110,7 @@ pub mod smooth {
 /// What a user of the runtime needs, in one import: `use hysens_runtime::prelude::*;`.
 pub mod prelude {
     #[cfg(feature = "std")]
-    pub use crate::solver::{Event, Gradient, SampleState, Solution, SolveFailure};
+    pub use crate::solver::{Event, Gradient, LookupError, SampleState, Solution, SolveFailure};
     pub use crate::solver::{
         Fields, InitialStates, ModelTypes, NoParams, Params, Solver, Variable, Wrt,
     };
@@ -134,7 +134,7 @@ pub use run::{
     LoggedStep, Sample, StepKind, StepPlan,
 };
 #[cfg(feature = "std")]
-pub use solver::{Event, Gradient, SampleState, Solution, SolveFailure};
+pub use solver::{Event, Gradient, LookupError, SampleState, Solution, SolveFailure};
 pub use solver::{Fields, InitialStates, ModelTypes, NoParams, Params, Solver, Variable, Wrt};
 pub use stack::stack_estimate;
 pub use stats::Stats;

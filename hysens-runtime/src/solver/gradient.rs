@@ -5,7 +5,8 @@
 
 use std::vec;
 
-use super::selection::{index_of, Wrt};
+use super::lookup::{find, LookupError};
+use super::selection::Wrt;
 use super::solution::Raw;
 use super::{Fields, ModelTypes, ParamsOf, SolveFailure, Solver, StateOf};
 use std::vec::Vec;
@@ -44,14 +45,12 @@ pub struct Gradient<const NY: usize, const NP: usize> {
 
 impl<const NY: usize, const NP: usize> Gradient<NY, NP> {
     /// `dG/dθ` for a parameter (`"g"`) or an initial state (`Wrt::InitialState("v")`), by
-    /// name; `None` if the name is unknown.
-    pub fn wrt<'w>(&self, wrt: impl Into<Wrt<'w>>) -> Option<f64> {
-        match wrt.into() {
-            Wrt::Param(name) => Some(self.params[index_of(&self.parameter_names, name)?]),
-            Wrt::InitialState(name) => {
-                Some(self.initial_states[index_of(&self.state_names, name)?])
-            }
-        }
+    /// name; a name the model does not have is a [`LookupError`] listing the model's.
+    pub fn wrt<'w>(&self, wrt: impl Into<Wrt<'w>>) -> Result<f64, LookupError> {
+        Ok(match wrt.into() {
+            Wrt::Param(name) => self.params[find("parameter", &self.parameter_names, name)?],
+            Wrt::InitialState(name) => self.initial_states[find("state", &self.state_names, name)?],
+        })
     }
 }
 

@@ -8,6 +8,8 @@ mod extended;
 mod fields;
 #[cfg(feature = "std")]
 mod gradient;
+#[cfg(feature = "std")]
+mod lookup;
 mod selection;
 #[cfg(feature = "std")]
 mod solution;
@@ -15,6 +17,8 @@ mod solution;
 pub use fields::{Fields, ModelTypes, NoParams};
 #[cfg(feature = "std")]
 pub use gradient::Gradient;
+#[cfg(feature = "std")]
+pub use lookup::LookupError;
 pub use selection::{InitialStates, Params, Variable, Wrt};
 #[cfg(feature = "std")]
 use solution::Raw;

@@ -8,6 +8,7 @@ use std::fmt;
 use std::vec;
 use std::vec::Vec;
 
+use super::lookup::{describe, find, item, LookupError};
 use super::selection::{index_of, Variable, Wrt};
 use super::Fields;
 use crate::error::{Described, SolveError};
@@ -123,39 +124,61 @@ impl<X: Fields<NY>, const NY: usize, const NZ: usize, const NP: usize> Solution<
     }
 
     /// The column of the direction the caller names.
-    fn column(&self, wrt: Wrt<'_>) -> Option<usize> {
+    fn column(&self, wrt: Wrt<'_>) -> Result<usize, LookupError> {
         let variable = match wrt {
-            Wrt::Param(name) => Variable::Param(index_of(&self.parameter_names, name)?),
-            Wrt::InitialState(name) => Variable::InitialState(index_of(&self.state_names, name)?),
+            Wrt::Param(name) => Variable::Param(find("parameter", &self.parameter_names, name)?),
+            Wrt::InitialState(name) => {
+                Variable::InitialState(find("state", &self.state_names, name)?)
+            }
         };
-        self.directions.iter().position(|&d| d == variable)
+        let not_chosen = || LookupError::NotChosen { wrt: describe(wrt) };
+        self.directions
+            .iter()
+            .position(|&d| d == variable)
+            .ok_or_else(not_chosen)
+    }
+
+    /// The entry of the state or algebraic variable named `of` in `dy` or `dz`.
+    fn entry(&self, dy: &[f64; NY], dz: &[f64; NZ], of: &str) -> Result<f64, LookupError> {
+        if let Some(i) = index_of(&self.state_names, of) {
+            return Ok(dy[i]);
+        }
+        let mut known = self.state_names.to_vec();
+        known.extend(self.algebraic_names);
+        let kind = "state or algebraic variable";
+        let i = find(kind, &self.algebraic_names, of).map_err(|e| match e {
+            LookupError::UnknownName { name, .. } => LookupError::UnknownName { kind, name, known },
+            other => other,
+        })?;
+        Ok(dz[i])
     }
 
     /// `∂v(t)/∂θ` for the state or algebraic variable named `of` at the final time and the
-    /// direction `wrt` (a parameter name, or [`Wrt::InitialState`]); `None` if a name is
-    /// unknown or the direction was not chosen.
-    pub fn sensitivity<'w>(&self, of: &str, wrt: impl Into<Wrt<'w>>) -> Option<f64> {
+    /// direction `wrt` (a parameter name, or [`Wrt::InitialState`]). A name the model does not
+    /// have, or a direction the solve did not compute, is a [`LookupError`] that says so.
+    pub fn sensitivity<'w>(&self, of: &str, wrt: impl Into<Wrt<'w>>) -> Result<f64, LookupError> {
         let j = self.column(wrt.into())?;
-        match index_of(&self.state_names, of) {
-            Some(i) => Some(self.dy[j][i]),
-            None => Some(self.dz[j][index_of(&self.algebraic_names, of)?]),
-        }
+        self.entry(&self.dy[j], &self.dz[j], of)
     }
 
     /// `∂x(t)/∂θ` as the model's struct (each field the derivative of that state).
-    pub fn state_sensitivity<'w>(&self, wrt: impl Into<Wrt<'w>>) -> Option<X> {
-        Some(X::from_array(self.dy[self.column(wrt.into())?]))
+    pub fn state_sensitivity<'w>(&self, wrt: impl Into<Wrt<'w>>) -> Result<X, LookupError> {
+        Ok(X::from_array(self.dy[self.column(wrt.into())?]))
     }
 
     /// `dG/dθ` of the objective.
-    pub fn cost_gradient<'w>(&self, wrt: impl Into<Wrt<'w>>) -> Option<f64> {
-        Some(self.dcost[self.column(wrt.into())?])
+    pub fn cost_gradient<'w>(&self, wrt: impl Into<Wrt<'w>>) -> Result<f64, LookupError> {
+        Ok(self.dcost[self.column(wrt.into())?])
     }
 
     /// `dt_k/dθ` of event `k`.
-    pub fn event_time_sensitivity<'w>(&self, k: usize, wrt: impl Into<Wrt<'w>>) -> Option<f64> {
+    pub fn event_time_sensitivity<'w>(
+        &self,
+        k: usize,
+        wrt: impl Into<Wrt<'w>>,
+    ) -> Result<f64, LookupError> {
         let j = self.column(wrt.into())?;
-        self.events.get(k)?.dt.get(j).copied()
+        Ok(item("event", &self.events, k)?.dt[j])
     }
 
     /// `∂v(t_k)/∂θ` of the state or algebraic variable `of` at sample `k`.
@@ -164,13 +187,10 @@ impl<X: Fields<NY>, const NY: usize, const NZ: usize, const NP: usize> Solution<
         k: usize,
         of: &str,
         wrt: impl Into<Wrt<'w>>,
-    ) -> Option<f64> {
+    ) -> Result<f64, LookupError> {
         let j = self.column(wrt.into())?;
-        let sample = self.samples.get(k)?;
-        match index_of(&self.state_names, of) {
-            Some(i) => Some(sample.dy[j][i]),
-            None => Some(sample.dz[j][index_of(&self.algebraic_names, of)?]),
-        }
+        let sample = item("sample", &self.samples, k)?;
+        self.entry(&sample.dy[j], &sample.dz[j], of)
     }
 }
 
