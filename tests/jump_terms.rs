@@ -607,7 +607,7 @@ where
     M: HybridModel<NY, 0, NP> + ModelSizes<N, NS> + ModelTypes<NY, 0, NP>,
 {
     let mut log = vec![LoggedStep::ZERO; 100_000];
-    let mut events = vec![EventRecord::<NS>::ZERO; 16];
+    let mut events = vec![EventRecord::<NY, NS>::ZERO; 16];
     let mut fsa = HybridSolution::<NY, 0, NS>::ZERO;
     Solver::new(model)
         .tableau(tableau)
@@ -642,7 +642,7 @@ where
             sample_times: &[],
             sample_data: &[],
         };
-        let mut events = vec![EventRecord::<NP>::ZERO; 16];
+        let mut events = vec![EventRecord::<NY, NP>::ZERO; 16];
         let mut solution = HybridSolution::ZERO;
         solve(
             &HybridRun::new(model, tableau, &problem, &tight).with_plan(StepPlan::Replay(log)),

@@ -131,6 +131,28 @@ fn ball_stops_at_its_apex_after_a_bounce() {
         .expect("the ball reaches its apex");
     let gradient = solver.gradient(0.0, 10.0, &start, &p).expect("gradient");
     assert_eq!(solution.events.len(), 2, "one impact, then the apex");
+    // The events carry the state before and after them: the impact on the floor at `−w`,
+    // reset to `e w`; the apex at its height, at rest, kept by the stop.
+    let w = (u * u + 2.0 * g * h0).sqrt();
+    let [impact, apex] = [&solution.events[0], &solution.events[1]];
+    assert!(impact.y_before[0].abs() < 1e-12 && impact.y_after[0] == impact.y_before[0]);
+    assert_close("v before the impact", impact.y_before[1], -w, 1e-12);
+    assert_close("v after the impact", impact.y_after[1], e * w, 1e-12);
+    assert_eq!(
+        apex.y_after, apex.y_before,
+        "a terminal guard without a reset"
+    );
+    assert_close(
+        "apex height",
+        apex.y_before[0],
+        (e * w).powi(2) / (2.0 * g),
+        1e-12,
+    );
+    assert!(
+        apex.y_before[1].abs() < 1e-12,
+        "at rest: v = {}",
+        apex.y_before[1]
+    );
     let names = [
         Wrt::Param("g"),
         Wrt::Param("e"),

@@ -432,7 +432,7 @@ fn ex51_solve_with_sensitivities_does_not_allocate() {
     };
     let opts = HybridOptions::new(1e-8, 1e-10);
     let mut samples = [Sample::<1, 0, 1>::ZERO; 5];
-    let mut events = [EventRecord::<1>::ZERO; 8];
+    let mut events = [EventRecord::<1, 1>::ZERO; 8];
     let mut steps = [LoggedStep::ZERO; 2048];
     let mut sol = HybridSolution::ZERO;
     let (r, n) = count(|| {
@@ -478,7 +478,7 @@ fn ball_solve_with_sensitivities_does_not_allocate() {
     let p = [5.0, -0.1, 10.0, 0.8];
     let problem = ball_problem(p, 4.5);
     let opts = HybridOptions::new(1e-8, 1e-10);
-    let mut events = [EventRecord::<4>::ZERO; 8];
+    let mut events = [EventRecord::<2, 4>::ZERO; 8];
     let mut sol = HybridSolution::ZERO;
     let (r, n) = count(|| {
         let mut out = HybridOutputs {

@@ -119,7 +119,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// graph is Fig. 3 mirrored in the time axis.
 fn draw_figure_3(
     adjoint: &[hysens::runtime::AdjointPoint<1>],
-    switches: &[Event],
+    switches: &[Event<1>],
 ) -> Result<std::path::PathBuf, Box<dyn std::error::Error>> {
     // The mode of segment k: the one left at the first switch (k = 0), else the one entered at
     // switch k.

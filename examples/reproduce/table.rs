@@ -166,18 +166,18 @@ impl Row {
 
 /// The time of the `k`-th event in a solve's log; NaN if the solve found fewer events, so that
 /// the row of a missing event fails.
-pub fn event_time(events: &[Event], k: usize) -> f64 {
+pub fn event_time<const NY: usize>(events: &[Event<NY>], k: usize) -> f64 {
     events.get(k).map_or(f64::NAN, |event| event.t)
 }
 
 /// The rows of a solve's event log against the reference event times: how many events there
 /// are (exact, the row "number of `events_called`", say "number of impacts"), then their times
 /// `t1, t2, …`, each within `time_bound`.
-pub fn event_rows(
+pub fn event_rows<const NY: usize>(
     case: &'static str,
     events_called: &str,
     reference_times: &[f64],
-    events: &[Event],
+    events: &[Event<NY>],
     time_bound: Bound,
 ) -> Vec<Row> {
     let quantity = format!("number of {events_called}");

@@ -325,7 +325,7 @@ struct Drawn {
 }
 
 /// The index of the event nearest `t`.
-fn nearest_event(events: &[Event], t: f64) -> Option<usize> {
+fn nearest_event<const NY: usize>(events: &[Event<NY>], t: f64) -> Option<usize> {
     (0..events.len()).min_by(|&a, &b| (events[a].t - t).abs().total_cmp(&(events[b].t - t).abs()))
 }
 

@@ -207,7 +207,7 @@ impl<const NY: usize, const NZ: usize, const NP: usize> Sample<NY, NZ, NP> {
 
 /// One event (mode switch) in the event log.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct EventRecord<const NP: usize> {
+pub struct EventRecord<const NY: usize, const NP: usize> {
     /// Event time `t_i`.
     pub t: f64,
     /// Guard index.
@@ -216,19 +216,27 @@ pub struct EventRecord<const NP: usize> {
     pub from: usize,
     /// Mode entered.
     pub to: usize,
+    /// The differential state just before the event, `y(t_i⁻)` (on the guard's zero, to the
+    /// event location's round-off).
+    pub y_before: [f64; NY],
+    /// The differential state just after it, `y(t_i⁺)`: the guard's reset of `y_before` (the
+    /// same state for a guard without a reset).
+    pub y_after: [f64; NY],
     /// Event-time sensitivity `τ = dt_i/dp` of the discrete solution: the derivative of the
     /// root of the guard on the event step (it converges to the continuous `τ` of Serban &
     /// Recuero 2019, Eq. 6b, as the tolerance goes to zero). Zero without sensitivities.
     pub tau: [f64; NP],
 }
 
-impl<const NP: usize> EventRecord<NP> {
+impl<const NY: usize, const NP: usize> EventRecord<NY, NP> {
     /// All zero (to initialize storage).
     pub const ZERO: Self = EventRecord {
         t: 0.0,
         guard: 0,
         from: 0,
         to: 0,
+        y_before: [0.0; NY],
+        y_after: [0.0; NY],
         tau: [0.0; NP],
     };
 }
@@ -280,7 +288,7 @@ pub struct HybridOutputs<'a, const NY: usize, const NZ: usize, const NP: usize> 
     /// One entry per sample time (must hold `sample_times.len()` entries).
     pub samples: &'a mut [Sample<NY, NZ, NP>],
     /// Event log (`None`: not recorded).
-    pub events: Option<&'a mut [EventRecord<NP>]>,
+    pub events: Option<&'a mut [EventRecord<NY, NP>]>,
     /// Step log (`None`: not recorded).
     pub steps: Option<&'a mut [LoggedStep]>,
 }

@@ -27,7 +27,7 @@ use hysens::runtime::{
 pub struct Run<const NY: usize, const NZ: usize, const NP: usize> {
     pub result: Result<(), SolveError>,
     pub sol: HybridSolution<NY, NZ, NP>,
-    pub events: Vec<EventRecord<NP>>,
+    pub events: Vec<EventRecord<NY, NP>>,
     pub samples: Vec<Sample<NY, NZ, NP>>,
     pub steps: Vec<LoggedStep>,
 }

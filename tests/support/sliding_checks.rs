@@ -54,7 +54,7 @@ pub struct CountedSolves<const NY: usize, const NS: usize, const NP: usize> {
     /// The forward solve's solution (`NS` sensitivity columns).
     pub forward: HybridSolution<NY, 0, NS>,
     /// The forward solve's event log.
-    pub events: [EventRecord<NS>; 8],
+    pub events: [EventRecord<NY, NS>; 8],
     /// The adjoint gradient.
     pub gradient: AdjointGradient<NY, NP>,
 }

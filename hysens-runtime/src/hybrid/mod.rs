@@ -700,6 +700,8 @@ where
             guard,
             from: mode,
             to,
+            y_before: *pre.y,
+            y_after: post.y,
             tau: post.tau,
         };
         self.log_event(record, outputs, sol)?;

@@ -137,7 +137,7 @@ where
     /// Appends `record` to the event log, if one is kept, and counts it.
     pub(super) fn log_event(
         &mut self,
-        record: EventRecord<NP>,
+        record: EventRecord<NY, NP>,
         outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
         sol: &mut HybridSolution<NY, NZ, NP>,
     ) -> Result<(), SolveError> {

@@ -22,7 +22,7 @@ const FIRST_EVENT_CAPACITY: usize = 64;
 
 /// One mode switch.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Event {
+pub struct Event<const NY: usize> {
     /// Event time `t_i`.
     pub t: f64,
     /// The guard that fired.
@@ -31,6 +31,11 @@ pub struct Event {
     pub from: &'static str,
     /// The mode entered.
     pub to: &'static str,
+    /// The differential state just before the event, `y(t_i⁻)`, in the model's state order.
+    pub y_before: [f64; NY],
+    /// The differential state just after it, `y(t_i⁺)`: the guard's reset of `y_before` (the
+    /// same state for a guard without a reset).
+    pub y_after: [f64; NY],
     /// `dt_i/dθ_j` for each direction of [`Solution::directions`] (empty without
     /// sensitivities): the derivative of the event time of the discrete solution.
     pub dt: Vec<f64>,
@@ -71,7 +76,7 @@ pub struct Solution<X, const NY: usize, const NZ: usize, const NP: usize> {
     /// The objective `G = ∫ L dt + Σ_k ℓ_k + φ(t_f)` (as far as computed).
     pub cost: f64,
     /// The event log.
-    pub events: Vec<Event>,
+    pub events: Vec<Event<NY>>,
     /// One entry per sample time.
     pub samples: Vec<SampleState<X, NY, NZ>>,
     /// Solver statistics.
@@ -249,7 +254,7 @@ impl<X, const NY: usize, const NZ: usize, const NP: usize> std::error::Error
 pub(super) struct Raw<const NY: usize, const NZ: usize, const K: usize> {
     result: Result<(), SolveError>,
     solution: HybridSolution<NY, NZ, K>,
-    events: Vec<EventRecord<K>>,
+    events: Vec<EventRecord<NY, K>>,
     samples: Vec<Sample<NY, NZ, K>>,
 }
 
@@ -258,7 +263,7 @@ impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
     pub fn new(
         result: Result<(), SolveError>,
         solution: HybridSolution<NY, NZ, K>,
-        mut events: Vec<EventRecord<K>>,
+        mut events: Vec<EventRecord<NY, K>>,
         mut samples: Vec<Sample<NY, NZ, K>>,
     ) -> Self {
         events.truncate(solution.n_events);
@@ -354,6 +359,8 @@ impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
                 guard: M::GUARDS.get(e.guard).map_or("", |g| g.name),
                 from: mode_name(e.from),
                 to: mode_name(e.to),
+                y_before: e.y_before,
+                y_after: e.y_after,
                 dt: columns.iter().map(|&j| e.tau[j]).collect(),
             })
             .collect();
