@@ -161,7 +161,8 @@ fn steel_adjoint_equals_forward() {
 
 /// The adjoint trajectory of the EM oscillator, a DAE with memory, against the continuous
 /// adjoint tabulated for it (`REFERENCE_ADJOINT_*`, 7 digits): `λ(0⁺)` and `λ` right after the
-/// four reversals of the paper's Fig. 8 window, at rtol 1e-8 on `[0, 10]`. The points carry the
+/// four reversals of the paper's Fig. 8 window (and the left limits just before them, where
+/// `λ₁` jumps and `λ₂` does not), at rtol 1e-8 on `[0, 10]`. The points carry the
 /// algebraic stress along (`λ = ȳ − g_yᵀ g_z⁻ᵀ z̄`): held fixed instead, `λ₁` was off by up to
 /// 8e-3 right after a reversal. Measured: 3.8e-6 at `t0`, ≤ 3.1e-7 after the reversals;
 /// 1e-5 is the reference's 7 digits with the solution's global error.
@@ -198,7 +199,7 @@ fn steel_adjoint_trajectory_meets_the_reference() {
     let solution = solver
         .solve(0.0, 10.0, &x0, &p)
         .expect("the oscillator solves");
-    for (t_ref, l1_plus, _, l2) in REFERENCE_ADJOINT_JUMPS {
+    for (t_ref, l1_plus, l1_minus, l2) in REFERENCE_ADJOINT_JUMPS {
         let k = (0..solution.events.len())
             .min_by(|&a, &b| {
                 let (da, db) = (solution.events[a].t - t_ref, solution.events[b].t - t_ref);
@@ -221,5 +222,19 @@ fn steel_adjoint_trajectory_meets_the_reference() {
             "λ₂({t_ref}) = {} vs {l2}",
             right.y[1]
         );
+        // The left limit, the last point of the segment the reversal ends (`left_limit.rs`):
+        // λ₁ jumps, λ₂ is continuous (the paper's Fig. 8).
+        let left = gradient
+            .adjoint
+            .iter()
+            .rfind(|a| a.segment == k)
+            .expect("a point");
+        assert_eq!(left.t, right.t, "the left limit sits at the reversal");
+        assert!(
+            close(left.y[0], l1_minus),
+            "λ₁({t_ref}⁻) = {} vs {l1_minus}",
+            left.y[0]
+        );
+        assert!(close(left.y[1], l2), "λ₂({t_ref}⁻) = {} vs {l2}", left.y[1]);
     }
 }

@@ -113,7 +113,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// Serban & Recuero's Fig. 3: the adjoint on `[0, 5]`, from the gradient's discrete adjoint
-/// (one point per step boundary; [`hysens::runtime::AdjointPoint`]), each mode segment a curve
+/// (one point per step boundary, and both limits at each switch;
+/// [`hysens::runtime::AdjointPoint`]), each mode segment a curve
 /// of its own, so its jumps at the switches (Eq. 44) show as gaps. The library's `λ = dG/dx`
 /// is the negative of the paper's multiplier (its §3.2 convention A, `dG/dx0 = −λ(0)`), whose
 /// graph is Fig. 3 mirrored in the time axis.
@@ -152,7 +153,10 @@ fn draw_figure_3(
     .events("switch", switches.iter().map(|e| e.t).collect())
     .panel(
         Panel::new("λ = dG/dx (dimensionless)")
-            .line_with_dots("λ in mode A: λ' = λ − 1 (dots: step boundaries)", in_a)
+            .line_with_dots(
+                "λ in mode A: λ' = λ − 1 (dots: step boundaries, limits at the switches)",
+                in_a,
+            )
             .line_with_dots("λ in mode B: λ' = 2λ − 1, λ(5) = 0", in_b)
             .legend(LegendAt::UpperRight),
     )

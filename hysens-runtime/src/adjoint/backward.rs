@@ -15,6 +15,7 @@ use super::checkpoint::Checkpoint;
 use super::cost::add_scalar_seed;
 use super::cost::integral_seeds;
 use super::jump::{jump_transpose, PreEventAdjoint, RestartAdjoint, StateAdjoint};
+use super::left_limit::left_limit;
 use super::length::length_transpose;
 use super::start::{consistent_algebraic_transpose, initial_point, InitialState};
 use super::step::{StageLu, StageSeeds, Sweep};
@@ -220,9 +221,22 @@ where
             match &step.event {
                 None => self.sweep.step(step, step.shifted, costate, cache, stats)?,
                 Some(event) => {
-                    event_step(&self.sweep, step, event, costate, cache, stats)?;
+                    let observed = self.trajectory.observe.is_some();
+                    let left =
+                        event_step(&self.sweep, step, event, costate, cache, stats, observed)?;
                     stats.events += 1;
                     self.trajectory.segment = self.trajectory.segment.saturating_sub(1);
+                    // The left limit at the event, in the segment it ends.
+                    if let Some((y, z)) = left {
+                        let before = Costate {
+                            y,
+                            z,
+                            ..Costate::ZERO
+                        };
+                        let (model, p) = (self.sweep.model, self.sweep.p);
+                        let at = State::before_event(step);
+                        self.trajectory.point(model, p, event.t, &at, &before);
+                    }
                 }
             }
             self.point(step.t, &State::start_of(step));
@@ -241,9 +255,11 @@ pub struct AdjointPoint<const NY: usize> {
     /// The time: a step boundary, a sample time or an event time.
     pub t: f64,
     /// The mode segment: 0 before the first event, `k` between the `k`-th and the next. At an
-    /// event time, the point of the new segment is the right limit; the adjoint jumps there
-    /// (its left limit is not a point of the discrete chain: the last point of the previous
-    /// segment is the start of the step to the event).
+    /// event time there are two points: the right limit in the new segment (a point of the
+    /// discrete chain) and the left limit in the segment the event ends (what a perturbation
+    /// of the state just before the event does, through the event time it moves:
+    /// `left_limit.rs`); the adjoint jumps between them (Serban & Recuero 2019, Eq. 44 for
+    /// Ex. 5.1). A grazing event (`ḣ = 0`) has no left limit.
     pub segment: usize,
     /// `λ(t)`. Two points at one time in one segment: the jump of a sampled cost (the later
     /// point, in backward order, is the left limit). For an index-1 DAE, `z` follows `y`
@@ -269,6 +285,16 @@ impl<'s, const NY: usize, const NZ: usize> State<'s, NY, NZ> {
             mode: step.mode,
             y: &step.ys[0],
             z: &step.zs[0],
+            memory: &step.memory,
+        }
+    }
+
+    /// The end of a step to an event, just before the event.
+    fn before_event<const S: usize>(step: &'s TapeStep<S, NY, NZ>) -> Self {
+        State {
+            mode: step.mode,
+            y: &step.ys[S - 1],
+            z: &step.zs[S - 1],
             memory: &step.memory,
         }
     }
@@ -456,7 +482,8 @@ fn event_step<
     costate: &mut Costate<NY, NZ, NP>,
     cache: &mut StageLu<NY, NZ, N>,
     stats: &mut AdjointStats,
-) -> Result<(), SolveError>
+    with_left_limit: bool,
+) -> Result<Option<LeftLimit<NY, NZ>>, SolveError>
 where
     M: AdjointProducts<NY, NZ, NP>,
 {
@@ -484,6 +511,9 @@ where
         costate,
         stats,
     )?;
+    let left = with_left_limit
+        .then(|| left_limit(sweep.model, step.mode, event.guard, &before, &pre))
+        .flatten();
     // (4)ᵀ the event step's cost quadrature, whose stage times move with t_n and H.
     let mut seeds = StageSeeds::ZERO;
     integral_seeds(
@@ -509,8 +539,12 @@ where
         costate,
         cache,
         stats,
-    )
+    )?;
+    Ok(left)
 }
+
+/// The adjoints `(ȳ, z̄)` of the state just before an event (`left_limit.rs`).
+type LeftLimit<const NY: usize, const NZ: usize> = ([f64; NY], [f64; NZ]);
 
 /// Steps (6)ᵀ and (5)ᵀ of `jump.rs` at the event `event` from `mode` (`before`: the end of the
 /// event step): folds the adjoint of the consistent `w⁺` in the new mode into the restart's,

@@ -41,6 +41,7 @@ mod checkpoint;
 mod cost;
 mod initial;
 mod jump;
+mod left_limit;
 mod length;
 mod start;
 mod step;
