@@ -17,8 +17,11 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion};
 use hysens::runtime::{HybridOptions, HybridOutputs, HybridProblem, HybridSolution};
 
+#[path = "../tests/support/facade_robertson.rs"]
+mod facade_robertson;
 #[path = "../tests/support/models.rs"]
 mod models;
+use facade_robertson::{CLASSIC_RATES, CLASSIC_Y0};
 use models::{ball, ex51, robertson, vdp};
 
 /// Registers `plain` and `fsa` benchmarks of one problem.
@@ -94,18 +97,8 @@ fn solves(c: &mut Criterion) {
         HybridOptions::new(1e-8, 1e-10)
     );
 
-    let y0 = robertson::X {
-        y1: 1.0,
-        y2: 0.0,
-        y3: 0.0,
-    };
-    let k = robertson::P {
-        k1: 0.04,
-        k2: 3e7,
-        k3: 1e4,
-    };
     for (name, tf) in [("P3_robertson_1e5", 1e5), ("P3_robertson_4e10", 4e10)] {
-        let p3 = robertson::Model::problem(0.0, tf, &y0, &k);
+        let p3 = robertson::Model::problem(0.0, tf, &CLASSIC_Y0, &CLASSIC_RATES);
         bench_problem!(
             c,
             name,

@@ -20,7 +20,9 @@
 //! - `runtime.rs`: helpers for the tests that call the runtime's core API, the problems of the
 //!   models there and closed-form values; `adjoint.rs`: the adjoint against the forward
 //!   sensitivities; `filippov.rs`: the plain-Rust twin of a switching surface;
-//! - `counting_alloc.rs`: the counting allocator of every test that counts allocations.
+//! - `counting_alloc.rs`: the counting allocator of every test that counts allocations;
+//! - `facade_robertson.rs`: the classic Robertson problem's initial state and rate constants
+//!   (the benchmarks' too), beside `models.rs`.
 //!
 //! Models used by one test only are declared in that test, next to what checks them.
 //!
