@@ -12,7 +12,9 @@ use hysens::runtime::HybridOutputs;
 
 use super::models::{ex51, ex51_batch};
 
-/// The solver of P1 with forward sensitivities to every parameter and initial state.
+/// The solver of P1 with forward sensitivities to every parameter and initial state: the
+/// default 6-stage ESDIRK tableau, one state, no algebraic variable, one parameter, and two
+/// sensitivity columns (`p` and `x0`).
 pub type P1FsaSolver = Solver<'static, ex51::Model, 6, 1, 0, 1, 1, 2>;
 
 /// The solver, `n` items `(x0, p)` and a summary slot (no samples, events or steps) per item.

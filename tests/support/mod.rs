@@ -22,7 +22,9 @@
 //!   sensitivities; `filippov.rs`: the plain-Rust twin of a switching surface;
 //! - `counting_alloc.rs`: the counting allocator of every test that counts allocations;
 //! - `facade_robertson.rs`: the classic Robertson problem's initial state and rate constants
-//!   (the benchmarks' too), beside `models.rs`.
+//!   (the benchmarks' too), beside `models.rs`;
+//! - `facade_batch.rs`: the P1 batch workload and its sequential baseline, of the `batch`
+//!   benchmark and the `batch_speedup` example, beside `models.rs`.
 //!
 //! Models used by one test only are declared in that test, next to what checks them.
 //!
