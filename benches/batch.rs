@@ -17,24 +17,25 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use hysens::batch::Slot;
 use hysens::prelude::*;
-use hysens::runtime::HybridOutputs;
 
+#[path = "../tests/support/facade_batch.rs"]
+mod facade_batch;
 #[path = "../tests/support/models.rs"]
 mod models;
-use models::{ex51, ex51_batch};
+use facade_batch::{p1_fsa_batch, solve_one_after_another};
 
 /// Solves per batch.
 const N: usize = 64;
 
+/// The sequential counterpart of an owning batch: `solve` of every item, one after the other,
+/// collected in item order.
+fn one_after_another<T, R>(items: &[T], solve: impl Fn(&T) -> R) -> Vec<R> {
+    items.iter().map(solve).collect()
+}
+
 fn batches(c: &mut Criterion) {
-    let solver = ex51::Model
-        .solver()
-        .tolerances(1e-8, 1e-10)
-        .sensitivities_to(Params::All, InitialStates::All);
-    let items = ex51_batch(N);
-    let mut slots: Vec<_> = items.iter().map(|_| Slot::summary()).collect();
+    let (solver, items, mut slots) = p1_fsa_batch(N);
 
     // The batch is the sequential solves, before anything is timed.
     solver
@@ -57,15 +58,7 @@ fn batches(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(3));
     group.bench_function("sequential_into", |b| {
         b.iter(|| {
-            for (slot, (x0, p)) in slots.iter_mut().zip(&items) {
-                let mut outputs = HybridOutputs {
-                    samples: &mut [],
-                    events: None,
-                    steps: None,
-                };
-                slot.result =
-                    solver.solve_into(0.0, 5.0, black_box(x0), p, &mut outputs, &mut slot.solution);
-            }
+            solve_one_after_another(&solver, black_box(&items), &mut slots);
             black_box(&slots);
         })
     });
@@ -78,22 +71,16 @@ fn batches(c: &mut Criterion) {
         })
     });
     group.bench_function("sequential_owned", |b| {
-        b.iter(|| {
-            black_box(&items)
-                .iter()
-                .map(|(x0, p)| solver.solve(0.0, 5.0, x0, p))
-                .collect::<Vec<_>>()
-        })
+        b.iter(|| one_after_another(black_box(&items), |(x0, p)| solver.solve(0.0, 5.0, x0, p)))
     });
     group.bench_function("parallel_owned", |b| {
         b.iter(|| solver.solve_batch(0.0, 5.0, black_box(&items)))
     });
     group.bench_function("sequential_gradient", |b| {
         b.iter(|| {
-            black_box(&items)
-                .iter()
-                .map(|(x0, p)| solver.gradient(0.0, 5.0, x0, p))
-                .collect::<Vec<_>>()
+            one_after_another(black_box(&items), |(x0, p)| {
+                solver.gradient(0.0, 5.0, x0, p)
+            })
         })
     });
     group.bench_function("parallel_gradient", |b| {

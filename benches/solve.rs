@@ -15,11 +15,32 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use hysens::runtime::{HybridOptions, HybridOutputs, HybridProblem, HybridSolution};
+use hysens::runtime::{HybridOptions, HybridOutputs, HybridProblem, HybridSolution, SolveError};
 
 #[path = "../tests/support/models.rs"]
 mod models;
 use models::{ball, ex51, robertson, vdp};
+use models::{CLASSIC_RATES, CLASSIC_Y0};
+
+/// One solve by `solve` (a model's plain or sensitivity entry point) into fresh storage that
+/// keeps no samples, events or steps, and what `read` takes from the solution (returned, so
+/// that the solve is not optimised away).
+fn solve_summary_only<const NY: usize, const NZ: usize, const NP: usize, R>(
+    solve: impl FnOnce(
+        &mut HybridOutputs<'_, NY, NZ, NP>,
+        &mut HybridSolution<NY, NZ, NP>,
+    ) -> Result<(), SolveError>,
+    read: impl FnOnce(&HybridSolution<NY, NZ, NP>) -> R,
+) -> R {
+    let mut solution = HybridSolution::ZERO;
+    let mut outputs = HybridOutputs {
+        samples: &mut [],
+        events: None,
+        steps: None,
+    };
+    solve(&mut outputs, &mut solution).expect("the benchmark problem solves");
+    read(&solution)
+}
 
 /// Registers `plain` and `fsa` benchmarks of one problem.
 macro_rules! bench_problem {
@@ -31,35 +52,27 @@ macro_rules! bench_problem {
             .measurement_time(Duration::from_secs(3));
         group.bench_function("plain", |b| {
             b.iter(|| {
-                let mut solution = HybridSolution::ZERO;
-                let mut outputs = HybridOutputs {
-                    samples: &mut [],
-                    events: None,
-                    steps: None,
-                };
-                model
-                    .solve(black_box(&problem), &options, &mut outputs, &mut solution)
-                    .expect("the benchmark problem solves");
-                solution.y
+                solve_summary_only(
+                    |outputs, solution| {
+                        model.solve(black_box(&problem), &options, outputs, solution)
+                    },
+                    |solution| solution.y,
+                )
             })
         });
         group.bench_function("fsa", |b| {
             b.iter(|| {
-                let mut solution = HybridSolution::ZERO;
-                let mut outputs = HybridOutputs {
-                    samples: &mut [],
-                    events: None,
-                    steps: None,
-                };
-                model
-                    .solve_with_sensitivities(
-                        black_box(&problem),
-                        &options,
-                        &mut outputs,
-                        &mut solution,
-                    )
-                    .expect("the benchmark problem solves");
-                (solution.sy, solution.cost_gradient)
+                solve_summary_only(
+                    |outputs, solution| {
+                        model.solve_with_sensitivities(
+                            black_box(&problem),
+                            &options,
+                            outputs,
+                            solution,
+                        )
+                    },
+                    |solution| (solution.sy, solution.cost_gradient),
+                )
             })
         });
         group.finish();
@@ -94,18 +107,8 @@ fn solves(c: &mut Criterion) {
         HybridOptions::new(1e-8, 1e-10)
     );
 
-    let y0 = robertson::X {
-        y1: 1.0,
-        y2: 0.0,
-        y3: 0.0,
-    };
-    let k = robertson::P {
-        k1: 0.04,
-        k2: 3e7,
-        k3: 1e4,
-    };
     for (name, tf) in [("P3_robertson_1e5", 1e5), ("P3_robertson_4e10", 4e10)] {
-        let p3 = robertson::Model::problem(0.0, tf, &y0, &k);
+        let p3 = robertson::Model::problem(0.0, tf, &CLASSIC_Y0, &CLASSIC_RATES);
         bench_problem!(
             c,
             name,

@@ -14,13 +14,13 @@
 
 use std::time::{Duration, Instant};
 
-use hysens::batch::{Slot, TooFewSlots};
-use hysens::prelude::*;
-use hysens::runtime::HybridOutputs;
+use hysens::batch::{Batch, Slot, TooFewSlots};
 
+#[path = "../tests/support/facade_batch.rs"]
+mod facade_batch;
 #[path = "../tests/support/models.rs"]
 mod models;
-use models::{ex51, ex51_batch};
+use facade_batch::{p1_fsa_batch, solve_one_after_another};
 
 /// Solves per batch.
 const N: usize = 64;
@@ -41,23 +41,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "parallel" => (false, true),
         other => return Err(format!("unknown mode {other:?}").into()),
     };
-    let solver = ex51::Model
-        .solver()
-        .tolerances(1e-8, 1e-10)
-        .sensitivities_to(Params::All, InitialStates::All);
-    let items = ex51_batch(N);
-    let mut slots: Vec<_> = items.iter().map(|_| Slot::summary()).collect();
+    let (solver, items, mut slots) = p1_fsa_batch(N);
 
     let run_sequential = |slots: &mut [Slot<'_, 1, 0, 2>]| -> Duration {
         let start = Instant::now();
-        for (slot, (x0, p)) in slots.iter_mut().zip(&items) {
-            let mut outputs = HybridOutputs {
-                samples: &mut [],
-                events: None,
-                steps: None,
-            };
-            slot.result = solver.solve_into(0.0, 5.0, x0, p, &mut outputs, &mut slot.solution);
-        }
+        solve_one_after_another(&solver, &items, slots);
         start.elapsed()
     };
     let run_parallel = |slots: &mut [Slot<'_, 1, 0, 2>]| -> Result<Duration, TooFewSlots> {

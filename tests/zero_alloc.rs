@@ -187,18 +187,9 @@ fn adjoint_solve_does_not_allocate() {
         solve_adjoint, AdjointGradient, AdjointTape, HybridRun, TapeStep, ESDIRK34,
     };
     use models::robertson;
+    use models::{CLASSIC_RATES, CLASSIC_Y0};
     let model = robertson::Model;
-    let x0 = robertson::X {
-        y1: 1.0,
-        y2: 0.0,
-        y3: 0.0,
-    };
-    let p = robertson::P {
-        k1: 0.04,
-        k2: 3e7,
-        k3: 1e4,
-    };
-    let mut problem = robertson::Model::problem(0.0, 40.0, &x0, &p);
+    let mut problem = robertson::Model::problem(0.0, 40.0, &CLASSIC_Y0, &CLASSIC_RATES);
     let times = [0.0, 0.4, 4.0];
     problem.sample_times = &times;
     let options = HybridOptions::new(1e-6, 1e-10);

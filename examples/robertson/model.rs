@@ -46,7 +46,8 @@ pub mod robertson {
 }
 
 /// The classic rate constants `k = (0.04, 3e7, 1e4)`, the setting of the literature's values
-/// and of the references in `reference.rs` (with [`CLASSIC_Y0`]).
+/// and of the references in `reference.rs` (with [`CLASSIC_Y0`]); the benchmarks and the tests
+/// that solve the classic problem take them from here (through `tests/support/models.rs`).
 pub const CLASSIC_RATES: robertson::P = robertson::P {
     k1: 0.04,
     k2: 3e7,

@@ -21,7 +21,13 @@
 //!   models there and closed-form values; `adjoint.rs`: the adjoint against the forward
 //!   sensitivities; `filippov.rs`: the plain-Rust twin of a switching surface;
 //! - `sliding_checks.rs`: the sliding tests' adjoint-against-forward and no-heap checks;
-//! - `counting_alloc.rs`: the counting allocator of every test that counts allocations.
+//! - `language_models.rs`: the models of the tests of the model language's features (terminal
+//!   guards, `#[initial_state]`, integral costs limited to modes, helpers that return the
+//!   states, a model without parameters); `closed_form.rs`: their objectives and gradients
+//!   against closed forms differentiated with num-dual;
+//! - `counting_alloc.rs`: the counting allocator of every test that counts allocations;
+//! - `facade_batch.rs`: the P1 batch workload and its sequential baseline, of the `batch`
+//!   benchmark and the `batch_speedup` example, beside `models.rs`.
 //!
 //! Models used by one test only are declared in that test, next to what checks them.
 //!

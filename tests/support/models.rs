@@ -78,7 +78,7 @@ pub mod ball {
 /// P3: Robertson's kinetics (`examples/robertson/model.rs`, included here).
 #[path = "../../examples/robertson/model.rs"]
 mod robertson_model;
-pub use robertson_model::robertson;
+pub use robertson_model::{robertson, CLASSIC_RATES, CLASSIC_Y0};
 
 /// P3's classic rate constants `(k1, k2, k3)`, for the tests that call the integrator with
 /// arrays.
