@@ -16,8 +16,7 @@
 //! Eq. 44, `λ⁻ = λ⁺ ẋ⁺/ẋ⁻`.
 
 use super::jump::PreEventAdjoint;
-use crate::linalg::Lu;
-use crate::model::{HybridModel, ModeJacobian, Point, ScalarPartials};
+use crate::model::{algebraic_rate, HybridModel, Point, ScalarPartials};
 
 /// `(ȳ, z̄)` just before the event of `guard` out of `mode` at `before` (module docs), from the
 /// adjoints `pre` of the jump's inputs; `None` where the guard's rate `ḣ` vanishes (a grazing
@@ -34,7 +33,7 @@ where
 {
     let (mut ydot, mut residual) = ([0.0; NY], [0.0; NZ]);
     model.residual(mode, before, &mut ydot, &mut residual);
-    let zdot = algebraic_rate(model, mode, before, &ydot)?;
+    let zdot = algebraic_rate(model, mode, before, &ydot).ok()?;
     let mut h = ScalarPartials::ZERO;
     model.guard_partials(guard, before, &mut h);
     let hdot = h.rate(&ydot, &zdot);
@@ -50,30 +49,4 @@ where
     let y = core::array::from_fn(|i| pre.sy[i] - h.y[i] * c);
     let z = core::array::from_fn(|i| pre.sz[i] - h.z[i] * c);
     Some((y, z))
-}
-
-/// `ż = −g_z⁻¹ (g_y ẏ + g_t)` on the constraint of `mode` at `at`; `None` if `g_z` is singular.
-fn algebraic_rate<M, const NY: usize, const NZ: usize, const NP: usize>(
-    model: &M,
-    mode: usize,
-    at: &Point<'_, NY, NZ, NP>,
-    ydot: &[f64; NY],
-) -> Option<[f64; NZ]>
-where
-    M: HybridModel<NY, NZ, NP>,
-{
-    if NZ == 0 {
-        return Some([0.0; NZ]);
-    }
-    let mut jac = ModeJacobian::ZERO;
-    model.jacobian(mode, at, &mut jac);
-    let (mut ft, mut gt) = ([0.0; NY], [0.0; NZ]);
-    model.time_partials(mode, at, &mut ft, &mut gt);
-    let mut rate = gt;
-    for (r, out) in rate.iter_mut().enumerate() {
-        *out += jac.gy[r].iter().zip(ydot).map(|(a, v)| a * v).sum::<f64>();
-        *out = -*out;
-    }
-    Lu::factor(jac.gz).ok()?.solve(&mut rate);
-    Some(rate)
 }

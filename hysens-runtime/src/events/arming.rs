@@ -18,8 +18,7 @@
 
 use super::{sign, MAX_GUARDS};
 use crate::error::SolveError;
-use crate::linalg::Lu;
-use crate::model::{Direction, HybridModel, ModeJacobian, Point, ScalarPartials};
+use crate::model::{algebraic_rate, Direction, HybridModel, ModeJacobian, Point, ScalarPartials};
 
 /// A guard is zero within this many units of round-off of its terms (module docs).
 pub(crate) const ZERO_ULPS: f64 = 8.0;
@@ -281,39 +280,6 @@ where
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(a, b)| a * b).sum()
-}
-
-/// `ż = −g_z⁻¹ (g_y ẏ + g_t)` in `mode` at `at`, from the time-differentiated constraint
-/// (Serban & Recuero 2019, below Eq. 6; zero-size when `NZ = 0`).
-pub(crate) fn algebraic_rate<M, const NY: usize, const NZ: usize, const NP: usize>(
-    model: &M,
-    mode: usize,
-    at: &Point<'_, NY, NZ, NP>,
-    ydot: &[f64; NY],
-) -> Result<[f64; NZ], SolveError>
-where
-    M: HybridModel<NY, NZ, NP>,
-{
-    let mut zdot = [0.0; NZ];
-    if NZ == 0 {
-        return Ok(zdot);
-    }
-    let mut jac = ModeJacobian::ZERO;
-    model.jacobian(mode, at, &mut jac);
-    let mut ft = [0.0; NY];
-    let mut gt = [0.0; NZ];
-    model.time_partials(mode, at, &mut ft, &mut gt);
-    for r in 0..NZ {
-        let mut v = gt[r];
-        for c in 0..NY {
-            v += jac.gy[r][c] * ydot[c];
-        }
-        zdot[r] = -v;
-    }
-    let lu =
-        Lu::factor(jac.gz).map_err(|e| SolveError::from_lu(e, at.t, mode, "g_z at an event"))?;
-    lu.solve(&mut zdot);
-    Ok(zdot)
 }
 
 #[cfg(test)]

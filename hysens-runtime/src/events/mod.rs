@@ -82,7 +82,8 @@ pub(crate) mod locate;
 mod polish;
 mod reset;
 
-pub(crate) use arming::{algebraic_rate, arming_sign, fires_at_entry, AfterEvent, Armed, Entry};
+pub(crate) use crate::model::algebraic_rate;
+pub(crate) use arming::{arming_sign, fires_at_entry, AfterEvent, Armed, Entry};
 pub(crate) use grazing::is_grazing;
 pub(crate) use locate::detect;
 pub(crate) use polish::polish;

@@ -97,7 +97,8 @@ where
     let mut ydot_m = [0.0; NY];
     let mut gtmp = [0.0; NZ];
     model.residual(pre.mode, &at, &mut ydot_m, &mut gtmp);
-    let zdot_m = algebraic_rate(model, pre.mode, &at, &ydot_m)?;
+    let zdot_m = algebraic_rate(model, pre.mode, &at, &ydot_m)
+        .map_err(|e| SolveError::from_lu(e, at.t, pre.mode, "g_z at an event"))?;
     let mut hp = ScalarPartials::ZERO;
     model.guard_partials(guard, &at, &mut hp);
     let hdot = hp.rate(&ydot_m, &zdot_m);

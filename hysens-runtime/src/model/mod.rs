@@ -23,6 +23,7 @@
 
 mod adapter;
 mod hybrid;
+mod rates;
 
 pub use crate::linalg::ModeJacobian;
 pub use adapter::ModeAdapter;
@@ -31,6 +32,7 @@ pub use hybrid::{
     AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
     ModelSizes, Point, ResetJacobian, ScalarPartials,
 };
+pub(crate) use rates::algebraic_rate;
 
 /// One smooth mode: residual kernels and their derivatives.
 ///
