@@ -20,16 +20,35 @@ use hysens::runtime::smooth::{Esdirk, SmoothMode, StepLength, StepRecord, Trial}
 use hysens::runtime::tableau::{ESDIRK23, ESDIRK34, ESDIRK436L2SA};
 use hysens::runtime::{
     solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, EventRecord,
-    Fields, HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution, LoggedStep,
-    ModeJacobian, ModelSizes, ModelTypes, Options, Sample, SolveError, Solver, StepKind, StepPlan,
-    Tableau, TapeStep,
+    Fields, HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution,
+    LoggedStep, ModeJacobian, ModelSizes, ModelTypes, Options, Sample, SolveError, Solver,
+    StepKind, StepPlan, Tableau, TapeStep,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
+#[path = "support/language_models.rs"]
+mod language_models;
 #[path = "support/models.rs"]
 mod models;
+use language_models::launch;
 use models::{ball, ex51, relay, robertson, vdp};
+
+/// Whether a successful solve ended where it should: at `t_f`, or inside the span in the
+/// stopped mode of a terminal guard (`ModeInfo::terminal`).
+fn ends_at_its_end<M, const NY: usize, const NZ: usize, const NP: usize>(
+    _: &M,
+    solution: &HybridSolution<NY, NZ, NP>,
+    problem: &HybridProblem<'_, NY, NZ, NP>,
+) -> bool
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    match M::MODES.get(solution.mode).is_some_and(|m| m.terminal) {
+        true => problem.t0 <= solution.t && solution.t <= problem.tf,
+        false => solution.t == problem.tf,
+    }
+}
 
 /// Any `f64`, with the awkward ones (NaN, ±∞, ±0, subnormal, extreme) well represented.
 fn wild() -> impl Strategy<Value = f64> {
@@ -292,7 +311,11 @@ macro_rules! check_call {
         }
         match result {
             Ok(()) => {
-                prop_assert_eq!(solution.t, problem.tf);
+                prop_assert!(
+                    ends_at_its_end(&model, &solution, &problem),
+                    "{:?}",
+                    solution
+                );
                 prop_assert!(finite(&solution.y) && finite(&solution.z), "{:?}", solution);
                 prop_assert!(solution.sy.iter().all(|r| finite(r)), "{:?}", solution);
                 prop_assert!(finite(&[solution.cost]), "{:?}", solution);
@@ -339,6 +362,22 @@ proptest! {
     ) {
         let problem = ex51::Model::problem(0.0, 5.0, &ex51::X { x }, &ex51::P { p });
         check_call!(ex51::Model, problem, [[seed]], &c, k);
+    }
+
+    /// The projectile example's launch: a terminal guard ends the solve, the initial velocity
+    /// is mapped from the parameters (`#[initial_state]`).
+    #[test]
+    fn launch_never_panics(
+        y in array_or_wild([0.0, 1.5, 0.0, 0.0]),
+        q in array_or_wild([9.81, 12.0, 0.6]),
+        seed in or_wild(0.1),
+        c in call(10.0),
+        k in options(),
+    ) {
+        let start = launch::X { x: y[0], y: y[1], vx: y[2], vy: y[3] };
+        let p = launch::P { g: q[0], speed: q[1], angle: q[2] };
+        let problem = launch::Model::problem(0.0, 10.0, &start, &p);
+        check_call!(launch::Model, problem, [[seed, 0.0, 0.0]; 4], &c, k);
     }
 
     /// P2, the bouncing ball: repeated impacts with resets; Zeno if γ < 1 and T is long.
@@ -842,7 +881,11 @@ where
         n
     );
     if result.is_ok() {
-        prop_assert_eq!(solution.t, problem.tf);
+        prop_assert!(
+            ends_at_its_end(model, &solution, problem),
+            "{:?}",
+            solution
+        );
         prop_assert!(solution.cost.is_finite(), "{:?}", solution);
         prop_assert!(
             gradient.p.iter().chain(&gradient.y0).all(|g| g.is_finite()),
@@ -972,6 +1015,23 @@ proptest! {
     ) {
         let problem = ex51::Model::problem(0.0, 5.0, &ex51::X { x }, &ex51::P { p });
         check_adjoint_call(&ex51::Model, problem, [[seed]], &c, &k, tape)?;
+    }
+
+    /// The adjoint on the projectile example's launch (a terminal guard, an initial state
+    /// mapped from the parameters).
+    #[test]
+    fn adjoint_on_launch_never_panics(
+        y in array_or_wild([0.0, 1.5, 0.0, 0.0]),
+        q in array_or_wild([9.81, 12.0, 0.6]),
+        seed in or_wild(0.1),
+        c in call(10.0),
+        k in options(),
+        tape in tape_slots(),
+    ) {
+        let start = launch::X { x: y[0], y: y[1], vx: y[2], vy: y[3] };
+        let p = launch::P { g: q[0], speed: q[1], angle: q[2] };
+        let problem = launch::Model::problem(0.0, 10.0, &start, &p);
+        check_adjoint_call(&launch::Model, problem, [[seed, 0.0, 0.0]; 4], &c, &k, tape)?;
     }
 
     /// The adjoint on the bouncing ball (resets, Zeno for long spans).

@@ -17,6 +17,8 @@ use counting_alloc::count;
 mod corpus;
 #[path = "support/event_models.rs"]
 mod event_models;
+#[path = "support/language_models.rs"]
+mod language_models;
 #[path = "support/models.rs"]
 mod models;
 #[path = "support/runtime.rs"]
@@ -489,4 +491,60 @@ fn ball_solve_with_sensitivities_does_not_allocate() {
     // The counter works: an allocation inside `count` is seen.
     let (_, m) = count(|| std::hint::black_box(Box::new(1u64)));
     assert!(m >= 1);
+}
+
+/// The model language's newer features allocate nothing either: a terminal guard ending the
+/// solve, an initial state mapped from the parameters (`#[initial_state]`), both through the
+/// forward sensitivities and the adjoint (the projectile example's launch model).
+#[test]
+fn terminal_guards_and_initial_states_do_not_allocate() {
+    use hysens::runtime::{AdjointGradient, AdjointTape, TapeStep};
+    use language_models::launch;
+    let start = launch::X {
+        x: 0.0,
+        y: 1.5,
+        vx: 0.0,
+        vy: 0.0,
+    };
+    let p = launch::P {
+        g: 9.81,
+        speed: 12.0,
+        angle: 0.6,
+    };
+    let problem = launch::Model::problem(0.0, 100.0, &start, &p);
+    let options = HybridOptions::new(1e-8, 1e-10);
+    let mut events = [EventRecord::ZERO; 4];
+    let mut tape = [TapeStep::ZERO; 256];
+    let (mut forward, mut adjoint) = (HybridSolution::ZERO, HybridSolution::ZERO);
+    let mut gradient = AdjointGradient::ZERO;
+    let (result, allocations) = count(|| {
+        let mut outputs = HybridOutputs {
+            samples: &mut [],
+            events: Some(&mut events),
+            steps: None,
+        };
+        launch::Model.solve_with_sensitivities(&problem, &options, &mut outputs, &mut forward)?;
+        let mut outputs = HybridOutputs {
+            samples: &mut [],
+            events: None,
+            steps: None,
+        };
+        let tape = AdjointTape::full(&mut tape);
+        launch::Model.solve_adjoint(
+            &problem,
+            &options,
+            tape,
+            &mut outputs,
+            &mut adjoint,
+            &mut gradient,
+        )
+    });
+    assert_eq!(result, Ok(()));
+    assert_eq!(
+        (forward.n_events, forward.t),
+        (1, events[0].t),
+        "the landing ends the solve"
+    );
+    assert!((gradient.p[2] - forward.cost_gradient[2]).abs() < 1e-10 * gradient.p[2].abs());
+    assert_eq!(allocations, 0);
 }

@@ -4,12 +4,14 @@
 //! the gradient with respect to `y0` carried back to `x` and `p`, is `adjoint/initial.rs`.
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
+use crate::linalg::all_finite;
 use crate::model::{HybridModel, Memory, ResetJacobian};
 use crate::run::HybridProblem;
 
 /// The problem the solve starts from: `problem` with `y0 = I(t0, x, p)` and, with
 /// sensitivities, `∂y0/∂p = I_x S + I_p`; `problem` itself for a model without an initial-state
-/// map.
+/// map, and for a non-finite given state, parameter or seed (which the driver then reports as
+/// such, keeping the given state).
 pub(crate) fn mapped_problem<'a, M, const NY: usize, const NZ: usize, const NP: usize>(
     model: &M,
     problem: &HybridProblem<'a, NY, NZ, NP>,
@@ -17,7 +19,11 @@ pub(crate) fn mapped_problem<'a, M, const NY: usize, const NZ: usize, const NP: 
 where
     M: HybridModel<NY, NZ, NP>,
 {
-    if !M::HAS_INITIAL_STATE {
+    let seeds_finite = problem
+        .sensitivities
+        .is_none_or(|s| s.iter().all(all_finite));
+    if !M::HAS_INITIAL_STATE || !all_finite(&problem.y0) || !all_finite(&problem.p) || !seeds_finite
+    {
         return *problem;
     }
     let memory = Memory {
