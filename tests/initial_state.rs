@@ -22,7 +22,7 @@ mod closed_form;
 #[path = "support/language_models.rs"]
 mod models;
 
-use closed_form::{assert_close, check_gradient};
+use closed_form::{assert_close, check_gradient, forward_and_adjoint};
 use hysens::prelude::*;
 use hysens::runtime::HybridOptions;
 use models::{filled_tank, launch, unparameterized};
@@ -42,12 +42,8 @@ fn the_range_and_its_gradient_include_the_launch() {
         vx: 100.0,
         vy: -100.0,
     };
-    let solver = launch::Model.solver().tolerances(1e-12, 1e-14);
-    let solution = solver
-        .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, 100.0, &start, &p)
-        .expect("the projectile lands");
-    let gradient = solver.gradient(0.0, 100.0, &start, &p).expect("gradient");
+    let (solution, gradient) =
+        forward_and_adjoint!(launch::Model, (1e-12, 1e-14), 100.0, &start, &p);
     let range = |v: &[Dual64]| {
         let [g, speed, angle, x0, h0] = [v[0], v[1], v[2], v[3], v[4]];
         let (vx, vy) = (speed * angle.cos(), speed * angle.sin());
@@ -103,12 +99,8 @@ fn a_dae_starts_from_the_mapped_state() {
     let (k, fill, x, t_end) = (0.4, 0.75, 2.0, 3.0);
     let p = filled_tank::P { k, fill };
     let start = filled_tank::X { h: x };
-    let solver = filled_tank::Model.solver().tolerances(1e-12, 1e-14);
-    let solution = solver
-        .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, t_end, &start, &p)
-        .expect("solve");
-    let gradient = solver.gradient(0.0, t_end, &start, &p).expect("gradient");
+    let (solution, gradient) =
+        forward_and_adjoint!(filled_tank::Model, (1e-12, 1e-14), t_end, &start, &p);
     let cost = |v: &[Dual64]| {
         let [k, fill, x] = [v[0], v[1], v[2]];
         let h0 = fill * x;
@@ -158,14 +150,13 @@ fn adjoint_equals_forward_for_every_tableau() {
 fn a_model_without_parameters_takes_no_params() {
     let (x0, t_end) = (2.0, 1.5);
     let start = unparameterized::X { x: x0 };
-    let solver = unparameterized::Model.solver().tolerances(1e-12, 1e-14);
-    let solution = solver
-        .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, t_end, &start, &NoParams)
-        .expect("solve");
-    let gradient = solver
-        .gradient(0.0, t_end, &start, &NoParams)
-        .expect("gradient");
+    let (solution, gradient) = forward_and_adjoint!(
+        unparameterized::Model,
+        (1e-12, 1e-14),
+        t_end,
+        &start,
+        &NoParams
+    );
     let names = [Wrt::InitialState("x")];
     let area = |v: &[Dual64]| v[0] * (1.0 - (-t_end).exp());
     check_gradient(&solution, &gradient, &names, &[x0], area, 1e-10);

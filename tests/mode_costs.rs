@@ -17,7 +17,7 @@ mod closed_form;
 #[path = "support/language_models.rs"]
 mod models;
 
-use closed_form::check_gradient;
+use closed_form::{check_gradient, forward_and_adjoint};
 use hysens::prelude::*;
 use hysens::runtime::HybridOptions;
 use models::{relay, two_speeds};
@@ -30,12 +30,8 @@ fn a_cost_in_one_mode_against_the_closed_form() {
     let (va, vc, level, x0, t_end) = (1.5, 0.7, 1.0, 0.2, 2.0);
     let p = two_speeds::P { va, vc, level };
     let start = two_speeds::X { x: x0 };
-    let solver = two_speeds::Model.solver().tolerances(1e-10, 1e-12);
-    let solution = solver
-        .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, t_end, &start, &p)
-        .expect("solve");
-    let gradient = solver.gradient(0.0, t_end, &start, &p).expect("gradient");
+    let (solution, gradient) =
+        forward_and_adjoint!(two_speeds::Model, (1e-10, 1e-12), t_end, &start, &p);
     let names = [
         Wrt::Param("va"),
         Wrt::Param("vc"),
@@ -68,12 +64,8 @@ fn a_cost_of_one_side_is_shared_by_the_sliding_mode() {
     let (up, down, x0, t_end) = (1.0, 2.0, -0.5, 3.0);
     let p = relay::P { up, down };
     let start = relay::X { x: x0 };
-    let solver = relay::Model.solver().tolerances(1e-10, 1e-12);
-    let solution = solver
-        .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, t_end, &start, &p)
-        .expect("solve");
-    let gradient = solver.gradient(0.0, t_end, &start, &p).expect("gradient");
+    let (solution, gradient) =
+        forward_and_adjoint!(relay::Model, (1e-10, 1e-12), t_end, &start, &p);
     assert_eq!(solution.mode, "wall_sliding");
     let names = [Wrt::Param("up"), Wrt::Param("down"), Wrt::InitialState("x")];
     let time_above = |v: &[Dual64]| {

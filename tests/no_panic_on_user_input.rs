@@ -881,11 +881,7 @@ where
         n
     );
     if result.is_ok() {
-        prop_assert!(
-            ends_at_its_end(model, &solution, problem),
-            "{:?}",
-            solution
-        );
+        prop_assert!(ends_at_its_end(model, &solution, problem), "{:?}", solution);
         prop_assert!(solution.cost.is_finite(), "{:?}", solution);
         prop_assert!(
             gradient.p.iter().chain(&gradient.y0).all(|g| g.is_finite()),

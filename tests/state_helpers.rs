@@ -7,11 +7,14 @@
 //! operations in the same order).
 #![deny(missing_docs)]
 
+#[path = "support/event_models.rs"]
+mod event_models;
 #[path = "support/language_models.rs"]
 mod models;
 
+use event_models::{with_helpers, written_out};
 use hysens::prelude::*;
-use models::{dae_with_helper, with_helpers, written_out};
+use models::dae_with_helper;
 
 /// The two balls give the same numbers, bit for bit: states, sensitivities, event times and
 /// their derivatives, cost and gradient, forward and adjoint.

@@ -23,13 +23,16 @@
 mod adjoint;
 #[path = "support/closed_form.rs"]
 mod closed_form;
+#[path = "support/event_models.rs"]
+mod event_models;
 #[path = "support/language_models.rs"]
 mod models;
 
-use closed_form::{assert_close, check_gradient, derivatives, value};
+use closed_form::{assert_close, check_gradient, derivatives, forward_and_adjoint, value};
+use event_models::bounce_to_apex;
 use hysens::prelude::*;
 use hysens::runtime::{Fields, Gradient, HybridOptions, Solution};
-use models::{bounce_to_apex, dae_decay, tank};
+use models::{dae_decay, tank};
 use num_dual::{Dual64, DualNum};
 
 /// A solve that a terminal guard stops, from its owned FSA solution and adjoint gradient,
@@ -67,12 +70,7 @@ fn tank_drains_to_its_level_at_the_closed_form_time() {
     let (k, level, h0) = (0.3, 0.25, 2.0);
     let p = tank::P { k, level };
     let start = tank::X { h: h0 };
-    let solver = tank::Model.solver().tolerances(1e-12, 1e-14);
-    let solution = solver
-        .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, 100.0, &start, &p)
-        .expect("the tank drains");
-    let gradient = solver.gradient(0.0, 100.0, &start, &p).expect("gradient");
+    let (solution, gradient) = forward_and_adjoint!(tank::Model, (1e-12, 1e-14), 100.0, &start, &p);
     let names = [Wrt::Param("k"), Wrt::Param("level"), Wrt::InitialState("h")];
     check_stop(
         &solution,
@@ -101,12 +99,8 @@ fn dae_decay_stops_with_its_algebraic_state() {
     let (k, level, y0) = (0.7, 0.2, 1.3);
     let p = dae_decay::P { k, level };
     let start = dae_decay::X { y: y0 };
-    let solver = dae_decay::Model.solver().tolerances(1e-12, 1e-14);
-    let solution = solver
-        .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, 100.0, &start, &p)
-        .expect("the decay reaches its level");
-    let gradient = solver.gradient(0.0, 100.0, &start, &p).expect("gradient");
+    let (solution, gradient) =
+        forward_and_adjoint!(dae_decay::Model, (1e-12, 1e-14), 100.0, &start, &p);
     let names = [Wrt::Param("k"), Wrt::Param("level"), Wrt::InitialState("y")];
     check_stop(&solution, &gradient, &names, &[k, level, y0], |v| {
         let [k, level, y0] = [v[0], v[1], v[2]];
@@ -124,12 +118,8 @@ fn ball_stops_at_its_apex_after_a_bounce() {
     let (g, e, h0, u) = (9.81, 0.8, 1.2, 1.0);
     let p = bounce_to_apex::P { g, e };
     let start = bounce_to_apex::X { y: h0, v: -u };
-    let solver = bounce_to_apex::Model.solver().tolerances(1e-12, 1e-14);
-    let solution = solver
-        .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, 10.0, &start, &p)
-        .expect("the ball reaches its apex");
-    let gradient = solver.gradient(0.0, 10.0, &start, &p).expect("gradient");
+    let (solution, gradient) =
+        forward_and_adjoint!(bounce_to_apex::Model, (1e-12, 1e-14), 10.0, &start, &p);
     assert_eq!(solution.events.len(), 2, "one impact, then the apex");
     // The events carry the state before and after them: the impact on the floor at `−w`,
     // reset to `e w`; the apex at its height, at rest, kept by the stop.
@@ -195,12 +185,7 @@ fn a_start_on_the_level_stops_at_t0() {
     let (k, level) = (0.3, 0.25);
     let p = tank::P { k, level };
     let start = tank::X { h: level };
-    let solver = tank::Model.solver().tolerances(1e-10, 1e-12);
-    let solution = solver
-        .sensitivities_to(Params::All, InitialStates::All)
-        .solve(0.0, 100.0, &start, &p)
-        .expect("stops at once");
-    let gradient = solver.gradient(0.0, 100.0, &start, &p).expect("gradient");
+    let (solution, gradient) = forward_and_adjoint!(tank::Model, (1e-10, 1e-12), 100.0, &start, &p);
     assert_eq!((solution.t, solution.events.len()), (0.0, 1));
     let names = [Wrt::Param("k"), Wrt::Param("level"), Wrt::InitialState("h")];
     check_stop(

@@ -65,3 +65,22 @@ pub fn check_gradient<X: Fields<NY>, const NY: usize, const NZ: usize, const NP:
         assert_close(&format!("dG/d{wrt:?}: FSA vs adjoint"), fsa, adjoint, 1e-10);
     }
 }
+
+/// `(solution, gradient)` of `$model` on `[0, $tf]` from `$x0` with `$p` at `($rtol, $atol)`:
+/// the owned solve with sensitivities to every parameter and initial state, and the adjoint
+/// gradient — the two sides [`check_gradient`] compares.
+macro_rules! forward_and_adjoint {
+    ($model:expr, ($rtol:expr, $atol:expr), $tf:expr, $x0:expr, $p:expr) => {{
+        let solver = $model.solver().tolerances($rtol, $atol);
+        let all = hysens::runtime::Params::All;
+        let solution = solver
+            .sensitivities_to(all, hysens::runtime::InitialStates::All)
+            .solve(0.0, $tf, $x0, $p)
+            .expect("the forward solve");
+        let gradient = solver
+            .gradient(0.0, $tf, $x0, $p)
+            .expect("the adjoint gradient");
+        (solution, gradient)
+    }};
+}
+pub(crate) use forward_and_adjoint;

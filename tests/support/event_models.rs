@@ -11,7 +11,11 @@
 //!   (`steel`), the memory toy (`memory_toy`, `examples/reproduce`'s), Example 5.1 with all
 //!   three cost kinds (`ex51_costs`), a switched DAE whose guard reads the algebraic variable
 //!   (`switched_dae`), a near-tangent guard (`graze`) and two guards with simultaneous roots
-//!   (`twin_guards`).
+//!   (`twin_guards`);
+//! - ball variants of the model language's features: a ball stopped at its apex by a terminal
+//!   guard (`bounce_to_apex`, `tests/terminal_events.rs`), and a ball with drag written out and
+//!   through helpers that return the states (`written_out`, `with_helpers`,
+//!   `tests/state_helpers.rs`).
 //!
 //! The example models are included from their files, not copied.
 // Each test binary that includes this file uses a subset of its models.
@@ -432,5 +436,193 @@ pub mod twin_guards {
     #[guard(m0 -> m2, either)]
     fn second(x: &X) -> f64 {
         x.y - 1.0
+    }
+}
+
+/// A ball thrown down, bouncing once (`v⁺ = −e v⁻`) and stopped at its next apex.
+#[hybrid_model]
+pub mod bounce_to_apex {
+    /// Height and velocity.
+    #[states]
+    pub struct X {
+        /// Height.
+        pub y: f64,
+        /// Velocity.
+        pub v: f64,
+    }
+
+    /// Gravity and restitution.
+    #[params]
+    pub struct P {
+        /// Gravitational acceleration.
+        pub g: f64,
+        /// Coefficient of restitution.
+        pub e: f64,
+    }
+
+    /// Free flight.
+    #[mode(initial)]
+    fn flight(x: &X, p: &P) -> X {
+        X { y: x.v, v: -p.g }
+    }
+
+    /// The impact.
+    #[guard(flight -> flight, falling)]
+    fn impact(x: &X) -> f64 {
+        x.y
+    }
+
+    /// The bounce.
+    #[reset(impact)]
+    fn bounce(x: &X, p: &P) -> X {
+        X {
+            y: x.y,
+            v: -p.e * x.v,
+        }
+    }
+
+    /// The apex: the velocity falls through zero (only after the bounce: the ball starts
+    /// moving down).
+    #[guard(flight -> stop, falling)]
+    fn apex(x: &X) -> f64 {
+        x.v
+    }
+
+    /// The apex height and time.
+    #[cost(terminal)]
+    fn apex_height_and_time(x: &X, t: f64) -> f64 {
+        x.y + t
+    }
+}
+
+/// A ball with linear drag, bouncing, written out.
+#[hybrid_model]
+pub mod written_out {
+    /// Height and velocity.
+    #[states]
+    pub struct X {
+        /// Height.
+        pub h: f64,
+        /// Velocity.
+        pub v: f64,
+    }
+
+    /// Gravity, drag, restitution, launch speed.
+    #[params]
+    pub struct P {
+        /// Gravity.
+        pub g: f64,
+        /// Linear drag coefficient.
+        pub c: f64,
+        /// Restitution.
+        pub e: f64,
+        /// Launch speed.
+        pub v0: f64,
+    }
+
+    /// Thrown up from the given height.
+    #[initial_state]
+    fn thrown(x: &X, p: &P) -> X {
+        X { h: x.h, v: p.v0 }
+    }
+
+    /// Flight with drag.
+    #[mode(initial)]
+    fn flight(x: &X, p: &P) -> X {
+        X {
+            h: x.v,
+            v: -p.g - p.c * x.v,
+        }
+    }
+
+    /// The floor.
+    #[guard(flight -> flight, falling)]
+    fn impact(x: &X) -> f64 {
+        x.h
+    }
+
+    /// The bounce.
+    #[reset(impact)]
+    fn bounce(x: &X, p: &P) -> X {
+        X {
+            h: x.h,
+            v: -p.e * x.v,
+        }
+    }
+
+    /// The height over time.
+    #[cost(integral)]
+    fn height(x: &X) -> f64 {
+        x.h
+    }
+}
+
+/// The same ball through helpers.
+#[hybrid_model]
+pub mod with_helpers {
+    /// Height and velocity.
+    #[states]
+    pub struct X {
+        /// Height.
+        pub h: f64,
+        /// Velocity.
+        pub v: f64,
+    }
+
+    /// Gravity, drag, restitution, launch speed.
+    #[params]
+    pub struct P {
+        /// Gravity.
+        pub g: f64,
+        /// Linear drag coefficient.
+        pub c: f64,
+        /// Restitution.
+        pub e: f64,
+        /// Launch speed.
+        pub v0: f64,
+    }
+
+    /// The state moving at `speed` from the height of `x`.
+    fn moving(x: &X, speed: f64) -> X {
+        X { h: x.h, v: speed }
+    }
+
+    /// Free fall with drag.
+    fn free_fall(x: &X, p: &P) -> X {
+        let drag = p.c * x.v;
+        X {
+            h: x.v,
+            v: -p.g - drag,
+        }
+    }
+
+    /// Thrown up from the given height.
+    #[initial_state]
+    fn thrown(x: &X, p: &P) -> X {
+        moving(x, p.v0)
+    }
+
+    /// Flight with drag.
+    #[mode(initial)]
+    fn flight(x: &X, p: &P) -> X {
+        free_fall(x, p)
+    }
+
+    /// The floor.
+    #[guard(flight -> flight, falling)]
+    fn impact(x: &X) -> f64 {
+        x.h
+    }
+
+    /// The bounce.
+    #[reset(impact)]
+    fn bounce(x: &X, p: &P) -> X {
+        moving(x, -p.e * x.v)
+    }
+
+    /// The height over time.
+    #[cost(integral)]
+    fn height(x: &X) -> f64 {
+        x.h
     }
 }

@@ -1,13 +1,13 @@
-//! The models of the tests of the model language's features, each declared once:
+//! The models of the tests of the model language's features, each declared once (the ball
+//! variants among them live with the other balls in `event_models.rs`):
 //!
 //! - terminal guards (`tests/terminal_events.rs`): a tank draining to a level (Torricelli), a
-//!   decay written as an index-1 DAE stopped at a level, a ball stopped at its apex after a
-//!   bounce; and the `projectile` example's launch (`tests/initial_state.rs` too);
+//!   decay written as an index-1 DAE stopped at a level; and the `projectile` example's launch
+//!   (`tests/initial_state.rs` too);
 //! - `#[initial_state]` (`tests/initial_state.rs`): a DAE tank filled to a fraction of a given
 //!   height;
 //! - integral costs limited to modes (`tests/mode_costs.rs`): two speeds, a relay that slides;
-//! - helpers that return the states (`tests/state_helpers.rs`): a ball written out and through
-//!   helpers, a DAE mode through a helper;
+//! - helpers that return the states (`tests/state_helpers.rs`): a DAE mode through a helper;
 //! - a model without parameters (`tests/initial_state.rs`), whose solves take `&NoParams`.
 #![allow(dead_code, unused_imports)] // each test binary uses a subset
 
@@ -103,62 +103,6 @@ pub mod dae_decay {
     #[cost(terminal)]
     fn time_and_flux(z: &Z, t: f64) -> f64 {
         t + z.z
-    }
-}
-
-/// A ball thrown down, bouncing once (`v⁺ = −e v⁻`) and stopped at its next apex.
-#[hysens::hybrid_model]
-pub mod bounce_to_apex {
-    /// Height and velocity.
-    #[states]
-    pub struct X {
-        /// Height.
-        pub y: f64,
-        /// Velocity.
-        pub v: f64,
-    }
-
-    /// Gravity and restitution.
-    #[params]
-    pub struct P {
-        /// Gravitational acceleration.
-        pub g: f64,
-        /// Coefficient of restitution.
-        pub e: f64,
-    }
-
-    /// Free flight.
-    #[mode(initial)]
-    fn flight(x: &X, p: &P) -> X {
-        X { y: x.v, v: -p.g }
-    }
-
-    /// The impact.
-    #[guard(flight -> flight, falling)]
-    fn impact(x: &X) -> f64 {
-        x.y
-    }
-
-    /// The bounce.
-    #[reset(impact)]
-    fn bounce(x: &X, p: &P) -> X {
-        X {
-            y: x.y,
-            v: -p.e * x.v,
-        }
-    }
-
-    /// The apex: the velocity falls through zero (only after the bounce: the ball starts
-    /// moving down).
-    #[guard(flight -> stop, falling)]
-    fn apex(x: &X) -> f64 {
-        x.v
-    }
-
-    /// The apex height and time.
-    #[cost(terminal)]
-    fn apex_height_and_time(x: &X, t: f64) -> f64 {
-        x.y + t
     }
 }
 
@@ -310,138 +254,6 @@ pub mod relay {
     #[cost(integral, modes(above))]
     fn time_above() -> f64 {
         1.0
-    }
-}
-
-/// A ball with linear drag, bouncing, written out.
-#[hysens::hybrid_model]
-pub mod written_out {
-    /// Height and velocity.
-    #[states]
-    pub struct X {
-        /// Height.
-        pub h: f64,
-        /// Velocity.
-        pub v: f64,
-    }
-
-    /// Gravity, drag, restitution, launch speed.
-    #[params]
-    pub struct P {
-        /// Gravity.
-        pub g: f64,
-        /// Linear drag coefficient.
-        pub c: f64,
-        /// Restitution.
-        pub e: f64,
-        /// Launch speed.
-        pub v0: f64,
-    }
-
-    /// Thrown up from the given height.
-    #[initial_state]
-    fn thrown(x: &X, p: &P) -> X {
-        X { h: x.h, v: p.v0 }
-    }
-
-    /// Flight with drag.
-    #[mode(initial)]
-    fn flight(x: &X, p: &P) -> X {
-        X {
-            h: x.v,
-            v: -p.g - p.c * x.v,
-        }
-    }
-
-    /// The floor.
-    #[guard(flight -> flight, falling)]
-    fn impact(x: &X) -> f64 {
-        x.h
-    }
-
-    /// The bounce.
-    #[reset(impact)]
-    fn bounce(x: &X, p: &P) -> X {
-        X {
-            h: x.h,
-            v: -p.e * x.v,
-        }
-    }
-
-    /// The height over time.
-    #[cost(integral)]
-    fn height(x: &X) -> f64 {
-        x.h
-    }
-}
-
-/// The same ball through helpers.
-#[hysens::hybrid_model]
-pub mod with_helpers {
-    /// Height and velocity.
-    #[states]
-    pub struct X {
-        /// Height.
-        pub h: f64,
-        /// Velocity.
-        pub v: f64,
-    }
-
-    /// Gravity, drag, restitution, launch speed.
-    #[params]
-    pub struct P {
-        /// Gravity.
-        pub g: f64,
-        /// Linear drag coefficient.
-        pub c: f64,
-        /// Restitution.
-        pub e: f64,
-        /// Launch speed.
-        pub v0: f64,
-    }
-
-    /// The state moving at `speed` from the height of `x`.
-    fn moving(x: &X, speed: f64) -> X {
-        X { h: x.h, v: speed }
-    }
-
-    /// Free fall with drag.
-    fn free_fall(x: &X, p: &P) -> X {
-        let drag = p.c * x.v;
-        X {
-            h: x.v,
-            v: -p.g - drag,
-        }
-    }
-
-    /// Thrown up from the given height.
-    #[initial_state]
-    fn thrown(x: &X, p: &P) -> X {
-        moving(x, p.v0)
-    }
-
-    /// Flight with drag.
-    #[mode(initial)]
-    fn flight(x: &X, p: &P) -> X {
-        free_fall(x, p)
-    }
-
-    /// The floor.
-    #[guard(flight -> flight, falling)]
-    fn impact(x: &X) -> f64 {
-        x.h
-    }
-
-    /// The bounce.
-    #[reset(impact)]
-    fn bounce(x: &X, p: &P) -> X {
-        moving(x, -p.e * x.v)
-    }
-
-    /// The height over time.
-    #[cost(integral)]
-    fn height(x: &X) -> f64 {
-        x.h
     }
 }
 

@@ -6,22 +6,25 @@
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 use super::AdjointGradient;
+use crate::error::SolveError;
+use crate::linalg::all_finite;
 use crate::model::{HybridModel, Memory, ResetJacobian};
 use crate::run::HybridProblem;
 
 /// Carries `gradient.y0` (with respect to the mapped `y0`) back to the caller's states, and
-/// adds its part to `gradient.p` (through `I_p` and the caller's seed); nothing for a model
-/// without an initial-state map. `problem` is the caller's (before the map).
+/// adds its part to `gradient.p` (through `I_p` and the caller's seed), after a backward pass
+/// over the problem `fsa/initial.rs` mapped. `problem` is the caller's (before the map).
+///
+/// Errors: a non-finite gradient (a huge seed or map derivative overflowing), as
+/// [`SolveError::NonFiniteValue`] at `t0`.
 pub(crate) fn chain_initial_state<M, const NY: usize, const NZ: usize, const NP: usize>(
     model: &M,
     problem: &HybridProblem<'_, NY, NZ, NP>,
     gradient: &mut AdjointGradient<NY, NP>,
-) where
+) -> Result<(), SolveError>
+where
     M: HybridModel<NY, NZ, NP>,
 {
-    if !M::HAS_INITIAL_STATE {
-        return;
-    }
     let memory = Memory {
         y: problem.y0,
         z: problem.z0,
@@ -46,4 +49,12 @@ pub(crate) fn chain_initial_state<M, const NY: usize, const NZ: usize, const NP:
         }
     }
     gradient.y0 = given;
+    if !all_finite(&gradient.p) || !all_finite(&gradient.y0) {
+        return Err(SolveError::NonFiniteValue {
+            t: problem.t0,
+            mode: 0,
+            what: "adjoint gradient",
+        });
+    }
+    Ok(())
 }

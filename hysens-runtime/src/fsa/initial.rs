@@ -9,13 +9,13 @@ use crate::model::{HybridModel, Memory, ResetJacobian};
 use crate::run::HybridProblem;
 
 /// The problem the solve starts from: `problem` with `y0 = I(t0, x, p)` and, with
-/// sensitivities, `∂y0/∂p = I_x S + I_p`; `problem` itself for a model without an initial-state
-/// map, and for a non-finite given state, parameter or seed (which the driver then reports as
-/// such, keeping the given state).
+/// sensitivities, `∂y0/∂p = I_x S + I_p`; `None` (solve `problem` itself) for a model without
+/// an initial-state map, and for a non-finite given state, parameter or seed (which the driver
+/// then reports as such, keeping the given state).
 pub(crate) fn mapped_problem<'a, M, const NY: usize, const NZ: usize, const NP: usize>(
     model: &M,
     problem: &HybridProblem<'a, NY, NZ, NP>,
-) -> HybridProblem<'a, NY, NZ, NP>
+) -> Option<HybridProblem<'a, NY, NZ, NP>>
 where
     M: HybridModel<NY, NZ, NP>,
 {
@@ -24,7 +24,7 @@ where
         .is_none_or(|s| s.iter().all(all_finite));
     if !M::HAS_INITIAL_STATE || !all_finite(&problem.y0) || !all_finite(&problem.p) || !seeds_finite
     {
-        return *problem;
+        return None;
     }
     let memory = Memory {
         y: problem.y0,
@@ -46,9 +46,9 @@ where
         }
         seeds
     });
-    HybridProblem {
+    Some(HybridProblem {
         y0,
         sensitivities,
         ..*problem
-    }
+    })
 }

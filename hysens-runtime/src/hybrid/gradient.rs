@@ -144,12 +144,13 @@ where
     let given = forward.problem;
     // The solve starts from y0 = I(t0, x, p) (`fsa/initial.rs`); the gradient with respect to
     // it is carried back to the caller's x and p (with the caller's seed ∂x/∂p) at the end.
-    let mapped = match M::HAS_INITIAL_STATE {
-        true => HybridProblem {
+    let map = mapped_problem(forward.model, given);
+    let mapped = match map {
+        Some(mapped) => HybridProblem {
             sensitivities: None,
-            ..mapped_problem(forward.model, given)
+            ..mapped
         },
-        false => *given,
+        None => *given,
     };
     let forward = &HybridRun {
         problem: &mapped,
@@ -189,8 +190,10 @@ where
         observe,
         &mut resume,
     )?;
-    chain_initial_state(forward.model, given, gradient);
-    Ok(())
+    match map {
+        Some(_) => chain_initial_state(forward.model, given, gradient),
+        None => Ok(()),
+    }
 }
 
 /// The accepted steps of the solve [`solve_adjoint`] would record: entries of a full

@@ -166,7 +166,7 @@ where
 {
     const { assert!(N == NY + NZ, "ModelSizes<N, _> must have N = NY + NZ") };
     let fsa = run.problem.sensitivities.is_some();
-    let problem = mapped_problem(run.model, run.problem);
+    let problem = mapped_problem(run.model, run.problem).unwrap_or(*run.problem);
     let run = HybridRun {
         problem: &problem,
         ..*run
