@@ -19,11 +19,13 @@ pub(crate) fn mapped_problem<'a, M, const NY: usize, const NZ: usize, const NP: 
 where
     M: HybridModel<NY, NZ, NP>,
 {
+    if !M::HAS_INITIAL_STATE {
+        return None;
+    }
     let seeds_finite = problem
         .sensitivities
         .is_none_or(|s| s.iter().all(all_finite));
-    if !M::HAS_INITIAL_STATE || !all_finite(&problem.y0) || !all_finite(&problem.p) || !seeds_finite
-    {
+    if !all_finite(&problem.y0) || !all_finite(&problem.p) || !seeds_finite {
         return None;
     }
     let memory = Memory {
