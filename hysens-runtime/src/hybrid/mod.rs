@@ -166,10 +166,11 @@ where
 {
     const { assert!(N == NY + NZ, "ModelSizes<N, _> must have N = NY + NZ") };
     let fsa = run.problem.sensitivities.is_some();
-    let problem = mapped_problem(run.model, run.problem).unwrap_or(*run.problem);
-    let run = HybridRun {
-        problem: &problem,
-        ..*run
+    // The solve starts from y0 = I(t0, x, p) for a model with an initial-state map.
+    let mapped = mapped_problem(run.model, run.problem);
+    let run = match &mapped {
+        Some(problem) => HybridRun { problem, ..*run },
+        None => *run,
     };
     self::run::<M, S, NY, NZ, NP, N, _>(&run, outputs, solution, fsa, &mut NoTape, None)
 }
