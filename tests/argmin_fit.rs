@@ -13,9 +13,7 @@
 //!   traits), never a panic, also inside argmin's `Executor`.
 #![cfg(feature = "argmin")]
 
-use hysens::argmin::core::{
-    CostFunction, Error, Executor, Gradient, Jacobian, Operator, State,
-};
+use hysens::argmin::core::{CostFunction, Error, Executor, Gradient, Jacobian, Operator, State};
 use hysens::argmin::solver::gaussnewton::GaussNewton;
 use hysens::argmin::solver::linesearch::MoreThuenteLineSearch;
 use hysens::argmin::solver::quasinewton::LBFGS;
