@@ -696,102 +696,64 @@ enum Need {
     Jacobian,
 }
 
+/// One argmin trait for one fit type: its associated types, and its one method, which takes
+/// what `need` asks for from `Fit::evaluate` by `pick`. The four traits differ only in
+/// these, so the impl header and bounds are written once here.
+macro_rules! argmin_trait {
+    (
+        $fit:ty, $trait:ident { $($assoc:ident = $assoc_ty:ty),* },
+        $(#[doc = $doc:literal])*
+        fn $method:ident -> $out:ty = ($need:expr, $pick:expr)
+    ) => {
+        impl<
+                'a,
+                M,
+                const S: usize,
+                const NY: usize,
+                const NZ: usize,
+                const NP: usize,
+                const N: usize,
+                const NS: usize,
+            > $trait for $fit
+        where
+            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
+        {
+            $(type $assoc = $assoc_ty;)*
+
+            $(#[doc = $doc])*
+            fn $method(&self, theta: &DVector<f64>) -> Result<$out, Error> {
+                Ok(self.evaluate(theta.as_slice(), $need, $pick)?)
+            }
+        }
+    };
+}
+
 /// The argmin traits, for `Fit` and `&Fit` alike.
 macro_rules! argmin_traits {
     ($($fit:ty),*) => {$(
-        impl<
-                'a,
-                M,
-                const S: usize,
-                const NY: usize,
-                const NZ: usize,
-                const NP: usize,
-                const N: usize,
-                const NS: usize,
-            > CostFunction for $fit
-        where
-            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
-        {
-            type Param = DVector<f64>;
-            type Output = f64;
-
+        argmin_trait!(
+            $fit, CostFunction { Param = DVector<f64>, Output = f64 },
             /// The objective `G(θ)` (with its gradient by the adjoint, kept for the next
             /// call, unless [`Fit::derivatives_with_values`] is off).
-            fn cost(&self, theta: &DVector<f64>) -> Result<f64, Error> {
-                Ok(self.evaluate(theta.as_slice(), Need::Cost, |e| Some(e.cost))?)
-            }
-        }
-
-        impl<
-                'a,
-                M,
-                const S: usize,
-                const NY: usize,
-                const NZ: usize,
-                const NP: usize,
-                const N: usize,
-                const NS: usize,
-            > Gradient for $fit
-        where
-            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
-        {
-            type Param = DVector<f64>;
-            type Gradient = DVector<f64>;
-
+            fn cost -> f64 = (Need::Cost, |e: &Evaluation| Some(e.cost))
+        );
+        argmin_trait!(
+            $fit, Gradient { Param = DVector<f64>, Gradient = DVector<f64> },
             /// `dG/dθ` by the discrete adjoint (or from the forward sensitivities of the
             /// residuals' solve at the same `θ`).
-            fn gradient(&self, theta: &DVector<f64>) -> Result<DVector<f64>, Error> {
-                let pick = |e: &Evaluation| e.gradient.clone();
-                Ok(self.evaluate(theta.as_slice(), Need::Gradient, pick)?)
-            }
-        }
-
-        impl<
-                'a,
-                M,
-                const S: usize,
-                const NY: usize,
-                const NZ: usize,
-                const NP: usize,
-                const N: usize,
-                const NS: usize,
-            > Operator for $fit
-        where
-            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
-        {
-            type Param = DVector<f64>;
-            type Output = DVector<f64>;
-
+            fn gradient -> DVector<f64> = (Need::Gradient, |e: &Evaluation| e.gradient.clone())
+        );
+        argmin_trait!(
+            $fit, Operator { Param = DVector<f64>, Output = DVector<f64> },
             /// The residuals `r_k = v(t_k) − d_k` (with their Jacobian, kept for the next
             /// call, unless [`Fit::derivatives_with_values`] is off).
-            fn apply(&self, theta: &DVector<f64>) -> Result<DVector<f64>, Error> {
-                let pick = |e: &Evaluation| e.residuals.clone();
-                Ok(self.evaluate(theta.as_slice(), Need::Residuals, pick)?)
-            }
-        }
-
-        impl<
-                'a,
-                M,
-                const S: usize,
-                const NY: usize,
-                const NZ: usize,
-                const NP: usize,
-                const N: usize,
-                const NS: usize,
-            > Jacobian for $fit
-        where
-            M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
-        {
-            type Param = DVector<f64>;
-            type Jacobian = DMatrix<f64>;
-
+            fn apply -> DVector<f64> = (Need::Residuals, |e: &Evaluation| e.residuals.clone())
+        );
+        argmin_trait!(
+            $fit, Jacobian { Param = DVector<f64>, Jacobian = DMatrix<f64> },
             /// `J_kj = ∂v(t_k)/∂θ_j` from the forward sensitivities at the samples.
-            fn jacobian(&self, theta: &DVector<f64>) -> Result<DMatrix<f64>, Error> {
-                let pick = |e: &Evaluation| e.jacobian.clone();
-                Ok(self.evaluate(theta.as_slice(), Need::Jacobian, pick)?)
-            }
-        }
+            fn jacobian -> DMatrix<f64> = (Need::Jacobian, |e: &Evaluation| e.jacobian.clone())
+        );
     )*};
 }
 

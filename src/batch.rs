@@ -65,6 +65,12 @@ type Item<M, const NY: usize, const NZ: usize, const NP: usize> = (
     <M as ModelTypes<NY, NZ, NP>>::State,
     <M as ModelTypes<NY, NZ, NP>>::Params,
 );
+/// Why one item's solve or gradient failed, with the solution up to the error.
+type Failure<M, const NY: usize, const NZ: usize, const NP: usize> =
+    SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>;
+/// One item's owned solve: its solution, or its failure.
+type Solved<M, const NY: usize, const NZ: usize, const NP: usize> =
+    Result<Solution<StateOf<M, NY, NZ, NP>, NY, NZ, NP>, Failure<M, NY, NZ, NP>>;
 
 /// Caller storage for one solve of [`Batch::solve_batch_into`]: the outputs it writes (samples,
 /// event and step logs, as for [`Solver::solve_into`]), its summary and its result.
@@ -199,29 +205,22 @@ where
     /// Solves every item `(x0, p)` on `[t0, tf]` in parallel with [`Solver::solve`]: result
     /// `k` is item `k`'s owned [`Solution`], or its [`SolveFailure`] with the solution up to
     /// the error. Equal to the sequential solves, bit for bit.
-    #[allow(clippy::type_complexity)]
     fn solve_batch(
         &self,
         t0: f64,
         tf: f64,
         items: &[Item<M, NY, NZ, NP>],
-    ) -> Vec<
-        Result<
-            Solution<StateOf<M, NY, NZ, NP>, NY, NZ, NP>,
-            SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>,
-        >,
-    >;
+    ) -> Vec<Solved<M, NY, NZ, NP>>;
 
     /// The objective and its gradient with respect to every parameter and initial state for
     /// every item, in parallel with [`Solver::gradient`] (the discrete adjoint): result `k`
     /// is item `k`'s, or its [`SolveFailure`]. Equal to the sequential gradients, bit for bit.
-    #[allow(clippy::type_complexity)]
     fn gradient_batch(
         &self,
         t0: f64,
         tf: f64,
         items: &[Item<M, NY, NZ, NP>],
-    ) -> Vec<Result<Gradient<NY, NP>, SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>>>
+    ) -> Vec<Result<Gradient<NY, NP>, Failure<M, NY, NZ, NP>>>
     where
         M: AdjointProducts<NY, NZ, NP>;
 
@@ -262,12 +261,7 @@ where
         t0: f64,
         tf: f64,
         items: &[Item<M, NY, NZ, NP>],
-    ) -> Vec<
-        Result<
-            Solution<StateOf<M, NY, NZ, NP>, NY, NZ, NP>,
-            SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>,
-        >,
-    > {
+    ) -> Vec<Solved<M, NY, NZ, NP>> {
         items
             .par_iter()
             .map(|(x0, p)| self.solve(t0, tf, x0, p))
@@ -279,7 +273,7 @@ where
         t0: f64,
         tf: f64,
         items: &[Item<M, NY, NZ, NP>],
-    ) -> Vec<Result<Gradient<NY, NP>, SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>>>
+    ) -> Vec<Result<Gradient<NY, NP>, Failure<M, NY, NZ, NP>>>
     where
         M: AdjointProducts<NY, NZ, NP>,
     {

@@ -13,11 +13,11 @@
 //!   traits), never a panic, also inside argmin's `Executor`.
 #![cfg(feature = "argmin")]
 
-use hysens::argmin::core::{CostFunction, Executor, Gradient, Jacobian, Operator, State};
+use hysens::argmin::core::{CostFunction, Error, Executor, Gradient, Jacobian, Operator, State};
 use hysens::argmin::solver::gaussnewton::GaussNewton;
 use hysens::argmin::solver::linesearch::MoreThuenteLineSearch;
 use hysens::argmin::solver::quasinewton::LBFGS;
-use hysens::argmin::{DVector, Fit, FitCounts, FitError};
+use hysens::argmin::{DMatrix, DVector, Fit, FitCounts, FitError};
 use hysens::hybrid_model;
 use hysens::runtime::{InitialStates, Params, SolveError, Wrt};
 
@@ -59,6 +59,50 @@ fn fit_error(error: &hysens::argmin::core::Error) -> FitError {
         .downcast_ref::<FitError>()
         .unwrap_or_else(|| panic!("not a FitError: {error}"))
         .clone()
+}
+
+/// Checks `jacobian`, the residual Jacobian of `fit` at `theta`, column by column against
+/// central differences of the residuals (step `1e-6·max(|θ_j|, 1)`), to `1e-6` of its
+/// largest entry.
+fn assert_jacobian_matches_central_differences<F>(
+    fit: &F,
+    theta: &DVector<f64>,
+    jacobian: &DMatrix<f64>,
+) where
+    F: Operator<Param = DVector<f64>, Output = DVector<f64>>,
+{
+    let scale = jacobian.amax();
+    for j in 0..theta.len() {
+        let delta = 1e-6 * theta[j].abs().max(1.0);
+        let (mut plus, mut minus) = (theta.clone(), theta.clone());
+        plus[j] += delta;
+        minus[j] -= delta;
+        let column = (fit.apply(&plus).unwrap() - fit.apply(&minus).unwrap()) / (2.0 * delta);
+        for k in 0..jacobian.nrows() {
+            let (exact, differences) = (jacobian[(k, j)], column[k]);
+            assert!(
+                (exact - differences).abs() <= 1e-6 * scale,
+                "J[{k}, {j}] = {exact:e}, central differences {differences:e}"
+            );
+        }
+    }
+}
+
+/// The outcome of each of the four argmin trait methods of `fit` at `theta` (cost,
+/// gradient, residuals, Jacobian), their values dropped.
+fn every_trait_method<F>(fit: &F, theta: &DVector<f64>) -> [Result<(), Error>; 4]
+where
+    F: CostFunction<Param = DVector<f64>, Output = f64>
+        + Gradient<Param = DVector<f64>, Gradient = DVector<f64>>
+        + Operator<Param = DVector<f64>, Output = DVector<f64>>
+        + Jacobian<Param = DVector<f64>, Jacobian = DMatrix<f64>>,
+{
+    [
+        fit.cost(theta).map(|_| ()),
+        fit.gradient(theta).map(|_| ()),
+        fit.apply(theta).map(|_| ()),
+        fit.jacobian(theta).map(|_| ()),
+    ]
 }
 
 #[test]
@@ -223,21 +267,7 @@ fn residual_jacobian_equals_central_differences() {
     let theta = fit.initial_guess();
     let jacobian = fit.jacobian(&theta).unwrap();
     assert_eq!(jacobian.shape(), (times.len(), 3));
-    let scale = jacobian.amax();
-    for j in 0..3 {
-        let delta = 1e-6 * theta[j].abs().max(1.0);
-        let (mut plus, mut minus) = (theta.clone(), theta.clone());
-        plus[j] += delta;
-        minus[j] -= delta;
-        let column = (fit.apply(&plus).unwrap() - fit.apply(&minus).unwrap()) / (2.0 * delta);
-        for k in 0..times.len() {
-            let (exact, differences) = (jacobian[(k, j)], column[k]);
-            assert!(
-                (exact - differences).abs() <= 1e-6 * scale,
-                "J[{k}, {j}] = {exact:e}, central differences {differences:e}"
-            );
-        }
-    }
+    assert_jacobian_matches_central_differences(&fit, &theta, &jacobian);
 }
 
 /// A relay: a mass driven by a spring force `f` (an algebraic variable) whose rest position
@@ -341,21 +371,7 @@ fn algebraic_observation_of_a_dae() {
         "adjoint vs Jᵀr",
     );
     // The Jacobian: central differences, with the same events on both sides.
-    let scale = jacobian.amax();
-    for j in 0..3 {
-        let delta = 1e-6 * theta[j].abs().max(1.0);
-        let (mut plus, mut minus) = (theta.clone(), theta.clone());
-        plus[j] += delta;
-        minus[j] -= delta;
-        let column = (fit.apply(&plus).unwrap() - fit.apply(&minus).unwrap()) / (2.0 * delta);
-        for k in 0..times.len() {
-            let (exact, differences) = (jacobian[(k, j)], column[k]);
-            assert!(
-                (exact - differences).abs() <= 1e-6 * scale,
-                "J[{k}, {j}] = {exact:e}, central differences {differences:e}"
-            );
-        }
-    }
+    assert_jacobian_matches_central_differences(&fit, &theta, &jacobian);
 }
 
 #[test]
@@ -375,13 +391,7 @@ fn failures_are_argmin_errors_not_panics() {
     .samples(&times, &data)
     .observe("h")
     .unwrap();
-    let failures = [
-        fit.cost(&good).map(|_| ()),
-        fit.gradient(&good).map(|_| ()),
-        fit.apply(&good).map(|_| ()),
-        fit.jacobian(&good).map(|_| ()),
-    ];
-    for failure in failures {
+    for failure in every_trait_method(&fit, &good) {
         let error = fit_error(&failure.unwrap_err());
         assert!(
             matches!(
@@ -438,12 +448,7 @@ fn failures_are_argmin_errors_not_panics() {
         [f64::NEG_INFINITY, f64::NAN],
     ] {
         let bad = DVector::from_vec(bad.to_vec());
-        for failure in [
-            fit.cost(&bad).map(|_| ()),
-            fit.gradient(&bad).map(|_| ()),
-            fit.apply(&bad).map(|_| ()),
-            fit.jacobian(&bad).map(|_| ()),
-        ] {
+        for failure in every_trait_method(&fit, &bad) {
             let error = fit_error(&failure.unwrap_err());
             assert!(matches!(error, FitError::Solve { .. }), "{error:?}");
         }
@@ -523,6 +528,21 @@ fn failures_are_argmin_errors_not_panics() {
     assert_eq!(fit.covariance(&TRUTH, 0.01), Err(FitError::Singular));
 }
 
+/// The cost and its gradient of `fit` at `theta`, after which its residuals and their
+/// Jacobian are evaluated too (in the order argmin's methods would ask).
+fn cost_gradient_residuals_jacobian<F>(fit: &F, theta: &DVector<f64>) -> (f64, DVector<f64>)
+where
+    F: CostFunction<Param = DVector<f64>, Output = f64>
+        + Gradient<Param = DVector<f64>, Gradient = DVector<f64>>
+        + Operator<Param = DVector<f64>, Output = DVector<f64>>
+        + Jacobian<Param = DVector<f64>, Jacobian = DMatrix<f64>>,
+{
+    let values = (fit.cost(theta).unwrap(), fit.gradient(theta).unwrap());
+    fit.apply(theta).unwrap();
+    fit.jacobian(theta).unwrap();
+    values
+}
+
 #[test]
 fn derivatives_with_values_decides_what_a_cost_solves() {
     let times = times();
@@ -543,10 +563,7 @@ fn derivatives_with_values_decides_what_a_cost_solves() {
     };
     // Eager (the default): the cost brings its gradient, the residuals their Jacobian.
     let eager = fit(true);
-    let cost = eager.cost(&theta).unwrap();
-    let gradient = eager.gradient(&theta).unwrap();
-    eager.apply(&theta).unwrap();
-    eager.jacobian(&theta).unwrap();
+    let values = cost_gradient_residuals_jacobian(&eager, &theta);
     let expected = FitCounts {
         plain: 0,
         forward_sensitivities: 1,
@@ -555,19 +572,17 @@ fn derivatives_with_values_decides_what_a_cost_solves() {
     };
     assert_eq!(eager.counts(), expected);
     assert_eq!(eager.counts().solves(), 2);
-    // Lazy: values alone are plain solves; derivatives solve again.
+    // Lazy: values alone are plain solves; derivatives solve again. The same numbers.
     let lazy = fit(false);
-    assert_eq!(lazy.cost(&theta).unwrap(), cost);
-    assert_eq!(lazy.gradient(&theta).unwrap(), gradient);
-    lazy.apply(&theta).unwrap();
-    lazy.jacobian(&theta).unwrap();
-    let expected = FitCounts {
-        plain: 2,
-        forward_sensitivities: 1,
-        adjoint: 1,
-        reused: 0,
-    };
-    assert_eq!(lazy.counts(), expected);
+    assert_eq!(cost_gradient_residuals_jacobian(&lazy, &theta), values);
+    assert_eq!(
+        lazy.counts(),
+        FitCounts {
+            plain: 2,
+            reused: 0,
+            ..expected
+        }
+    );
     // Changing the point solves again.
     let other = DVector::from_vec(vec![9.5, 0.7]);
     lazy.cost(&other).unwrap();
