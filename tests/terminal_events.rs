@@ -68,9 +68,20 @@ fn check_stop<X: Fields<NY>, const NY: usize, const NZ: usize, const NP: usize>(
 #[test]
 fn tank_drains_to_its_level_at_the_closed_form_time() {
     let (k, level, h0) = (0.3, 0.25, 2.0);
+    let solution = tank_stops(k, level, h0, (1e-12, 1e-14));
+    assert_close("h(t*)", solution.y[0], level, 1e-12);
+    // The final state's sensitivities are total derivatives: h(t*) = level whatever k.
+    let dh_dk = solution.sensitivity("h", "k").unwrap();
+    assert!(dh_dk.abs() < 1e-12, "dh(t*)/dk = {dh_dk}");
+}
+
+/// The tank from `h0` solved at `(rtol, atol)` to its stop, checked against
+/// [`tank_closed_form`] by [`check_stop`] in every direction (`k`, `level`, `h0`); returns
+/// the forward solution.
+fn tank_stops(k: f64, level: f64, h0: f64, (rtol, atol): (f64, f64)) -> Solution<tank::X, 1, 0, 2> {
     let p = tank::P { k, level };
     let start = tank::X { h: h0 };
-    let (solution, gradient) = forward_and_adjoint!(tank::Model, (1e-12, 1e-14), 100.0, &start, &p);
+    let (solution, gradient) = forward_and_adjoint!(tank::Model, (rtol, atol), 100.0, &start, &p);
     let names = [Wrt::Param("k"), Wrt::Param("level"), Wrt::InitialState("h")];
     check_stop(
         &solution,
@@ -79,10 +90,7 @@ fn tank_drains_to_its_level_at_the_closed_form_time() {
         &[k, level, h0],
         tank_closed_form,
     );
-    assert_close("h(t*)", solution.y[0], level, 1e-12);
-    // The final state's sensitivities are total derivatives: h(t*) = level whatever k.
-    let dh_dk = solution.sensitivity("h", "k").unwrap();
-    assert!(dh_dk.abs() < 1e-12, "dh(t*)/dk = {dh_dk}");
+    solution
 }
 
 /// `[T, T + ∫ h dt]` of the tank at `[k, level, h0]`.
@@ -183,18 +191,8 @@ fn a_horizon_before_the_stop_ends_the_solve_as_usual() {
 #[test]
 fn a_start_on_the_level_stops_at_t0() {
     let (k, level) = (0.3, 0.25);
-    let p = tank::P { k, level };
-    let start = tank::X { h: level };
-    let (solution, gradient) = forward_and_adjoint!(tank::Model, (1e-10, 1e-12), 100.0, &start, &p);
+    let solution = tank_stops(k, level, level, (1e-10, 1e-12));
     assert_eq!((solution.t, solution.events.len()), (0.0, 1));
-    let names = [Wrt::Param("k"), Wrt::Param("level"), Wrt::InitialState("h")];
-    check_stop(
-        &solution,
-        &gradient,
-        &names,
-        &[k, level, level],
-        tank_closed_form,
-    );
 }
 
 /// Samples up to the stop are recorded (their sensitivities the usual fixed-time ones);
