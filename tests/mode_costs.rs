@@ -17,9 +17,8 @@ mod closed_form;
 #[path = "support/language_models.rs"]
 mod models;
 
-use closed_form::{check_gradient, forward_and_adjoint};
+use closed_form::{adjoint_equals_forward, check_gradient, forward_and_adjoint};
 use hysens::prelude::*;
-use hysens::runtime::HybridOptions;
 use models::{relay, two_speeds};
 use num_dual::{Dual64, DualNum};
 
@@ -93,10 +92,8 @@ fn adjoint_equals_forward_for_every_tableau() {
         level: 1.0,
     };
     let problem = two_speeds::Model::problem(0.0, 2.0, &two_speeds::X { x: 0.2 }, &p);
-    let options = HybridOptions::new(1e-10, 1e-12);
-    adjoint::every_tableau("two speeds", &two_speeds::Model, &problem, &options, true);
+    adjoint_equals_forward!("two speeds", two_speeds::Model, problem, events: true);
     let p = relay::P { up: 1.0, down: 2.0 };
     let problem = relay::Model::problem(0.0, 3.0, &relay::X { x: -0.5 }, &p);
-    let options = HybridOptions::new(1e-10, 1e-12);
-    adjoint::every_tableau("relay", &relay::Model, &problem, &options, true);
+    adjoint_equals_forward!("relay", relay::Model, problem, events: true);
 }

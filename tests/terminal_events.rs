@@ -28,10 +28,12 @@ mod event_models;
 #[path = "support/language_models.rs"]
 mod models;
 
-use closed_form::{assert_close, check_gradient, derivatives, forward_and_adjoint, value};
+use closed_form::{
+    adjoint_equals_forward, assert_close, check_gradient, derivatives, forward_and_adjoint, value,
+};
 use event_models::bounce_to_apex;
 use hysens::prelude::*;
-use hysens::runtime::{Fields, Gradient, HybridOptions, Solution};
+use hysens::runtime::{Fields, Gradient, Solution};
 use models::{dae_decay, tank};
 use num_dual::{Dual64, DualNum};
 
@@ -235,23 +237,12 @@ fn adjoint_equals_forward_for_every_tableau_and_from_checkpoints() {
         level: 0.25,
     };
     let problem = tank::Model::problem(0.0, 100.0, &tank::X { h: 2.0 }, &p);
-    adjoint::every_tableau("tank", &tank::Model, &problem, &options(), true);
+    adjoint_equals_forward!("tank", tank::Model, problem, events: true);
     let p = dae_decay::P { k: 0.7, level: 0.2 };
     let problem = dae_decay::Model::problem(0.0, 100.0, &dae_decay::X { y: 1.3 }, &p);
-    adjoint::every_tableau("DAE decay", &dae_decay::Model, &problem, &options(), true);
+    adjoint_equals_forward!("DAE decay", dae_decay::Model, problem, events: true);
     let p = bounce_to_apex::P { g: 9.81, e: 0.8 };
     let start = bounce_to_apex::X { y: 1.2, v: -1.0 };
     let problem = bounce_to_apex::Model::problem(0.0, 10.0, &start, &p);
-    adjoint::every_tableau(
-        "ball to apex",
-        &bounce_to_apex::Model,
-        &problem,
-        &options(),
-        true,
-    );
-}
-
-/// rtol 1e-10, atol 1e-12 for a model of any size.
-fn options<const NY: usize, const NZ: usize>() -> HybridOptions<NY, NZ> {
-    HybridOptions::new(1e-10, 1e-12)
+    adjoint_equals_forward!("ball to apex", bounce_to_apex::Model, problem, events: true);
 }
