@@ -22,7 +22,9 @@ mod closed_form;
 #[path = "support/language_models.rs"]
 mod models;
 
-use closed_form::{adjoint_equals_forward, assert_close, check_gradient, forward_and_adjoint};
+use closed_form::{
+    adjoint_equals_forward, assert_close, check_gradient, directions, forward_and_adjoint,
+};
 use hysens::prelude::*;
 use models::{filled_tank, launch, unparameterized};
 use num_dual::{Dual64, DualNum};
@@ -57,13 +59,7 @@ fn the_range_and_its_gradient_include_the_launch() {
         let t = (vy + (vy * vy + g * h0 * 2.0).sqrt()) / g;
         x0 + vx * t
     };
-    let names = [
-        Wrt::Param("g"),
-        Wrt::Param("speed"),
-        Wrt::Param("angle"),
-        Wrt::InitialState("x"),
-        Wrt::InitialState("y"),
-    ];
+    let names = directions(&["g", "speed", "angle"], &["x", "y"]);
     let values = [g, speed, angle, x0, h0];
     check_gradient(&solution, &gradient, &names, &values, range, 1e-10);
     for velocity in ["vx", "vy"] {
@@ -104,7 +100,7 @@ fn a_dae_starts_from_the_mapped_state() {
         let decay = (-k * t_end).exp();
         h0 * (-decay + 1.0) + h0 * h0 * decay * decay
     };
-    let names = [Wrt::Param("k"), Wrt::Param("fill"), Wrt::InitialState("h")];
+    let names = directions(&["k", "fill"], &["h"]);
     check_gradient(&solution, &gradient, &names, &[k, fill, x], cost, 1e-9);
 }
 
@@ -136,7 +132,7 @@ fn a_model_without_parameters_takes_no_params() {
         &start,
         &NoParams
     );
-    let names = [Wrt::InitialState("x")];
+    let names = directions(&[], &["x"]);
     let area = |v: &[Dual64]| v[0] * (1.0 - (-t_end).exp());
     check_gradient(&solution, &gradient, &names, &[x0], area, 1e-10);
     // The model's own `gradient` solves at the builder's default tolerances (rtol 1e-6).

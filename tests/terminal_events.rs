@@ -29,7 +29,8 @@ mod event_models;
 mod models;
 
 use closed_form::{
-    adjoint_equals_forward, assert_close, check_gradient, derivatives, forward_and_adjoint, value,
+    adjoint_equals_forward, assert_close, check_gradient, derivatives, directions,
+    forward_and_adjoint, value,
 };
 use event_models::bounce_to_apex;
 use hysens::prelude::*;
@@ -84,7 +85,7 @@ fn tank_stops(k: f64, level: f64, h0: f64, (rtol, atol): (f64, f64)) -> Solution
     let p = tank::P { k, level };
     let start = tank::X { h: h0 };
     let (solution, gradient) = forward_and_adjoint!(tank::Model, (rtol, atol), 100.0, &start, &p);
-    let names = [Wrt::Param("k"), Wrt::Param("level"), Wrt::InitialState("h")];
+    let names = directions(&["k", "level"], &["h"]);
     check_stop(
         &solution,
         &gradient,
@@ -111,7 +112,7 @@ fn dae_decay_stops_with_its_algebraic_state() {
     let start = dae_decay::X { y: y0 };
     let (solution, gradient) =
         forward_and_adjoint!(dae_decay::Model, (1e-12, 1e-14), 100.0, &start, &p);
-    let names = [Wrt::Param("k"), Wrt::Param("level"), Wrt::InitialState("y")];
+    let names = directions(&["k", "level"], &["y"]);
     check_stop(&solution, &gradient, &names, &[k, level, y0], |v| {
         let [k, level, y0] = [v[0], v[1], v[2]];
         let t = (y0 / level).ln() / k;
@@ -153,12 +154,7 @@ fn ball_stops_at_its_apex_after_a_bounce() {
         "at rest: v = {}",
         apex.y_before[1]
     );
-    let names = [
-        Wrt::Param("g"),
-        Wrt::Param("e"),
-        Wrt::InitialState("y"),
-        Wrt::InitialState("v"),
-    ];
+    let names = directions(&["g", "e"], &["y", "v"]);
     check_stop(&solution, &gradient, &names, &[g, e, h0, -u], |v| {
         let [g, e, h0, v0] = [v[0], v[1], v[2], v[3]];
         let w = (v0 * v0 + g * h0 * 2.0).sqrt();

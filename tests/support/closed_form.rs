@@ -43,6 +43,15 @@ pub fn derivatives<const K: usize>(
         .collect()
 }
 
+/// The directions `params` (parameters) then `states` (initial states), in that order: the
+/// `names` of [`check_gradient`].
+pub fn directions<'a>(params: &[&'a str], states: &[&'a str]) -> Vec<Wrt<'a>> {
+    let params = params.iter().map(|&name| Wrt::Param(name));
+    params
+        .chain(states.iter().map(|&name| Wrt::InitialState(name)))
+        .collect()
+}
+
 /// The objective `G` and its gradient in every direction of `names` (parameters and initial
 /// states, in the order of `values`), by the forward sensitivities of `solution` and by the
 /// adjoint `gradient`, against the closed form `objective` (to `tol` relative), and the two
