@@ -173,67 +173,45 @@ struct Call {
     replay: Option<Vec<LoggedStep>>,
 }
 
-fn call(tf: f64) -> impl Strategy<Value = Call> {
-    let logged = (
-        wild(),
-        prop::sample::select(vec![
-            StepKind::Free,
-            StepKind::Landing,
-            StepKind::EventTrial,
-        ]),
-    )
-        .prop_map(|(h, kind)| LoggedStep { h, kind });
-    (
-        or_wild(0.0),
-        or_wild(tf),
-        prop::collection::vec(prop_oneof![15 => 0.0..tf, 1 => wild()], 0..4),
-        prop::collection::vec(or_wild(1.0), 0..4),
-        0..8u8,
-        prop_oneof![3 => Just(4usize), 1 => 0..4usize],
-        prop::option::of(prop_oneof![3 => Just(64usize), 1 => 0..6usize]),
-        prop::option::of(prop_oneof![3 => Just(20_000usize), 1 => 0..60usize]),
-        0..3usize,
-        any::<bool>(),
-        prop::option::weighted(0.05, prop::collection::vec(logged, 0..40)),
-    )
-        .prop_map(
-            |(
-                t0,
-                tf,
-                mut sample_times,
-                mut sample_data,
-                shape,
-                sample_slots,
-                event_slots,
-                step_slots,
-                tableau,
-                sensitivities,
-                replay,
-            )| {
-                // Mostly sorted sample times with one datum each or none (the valid cases),
-                // sometimes as drawn.
-                match shape {
-                    0 => {}
-                    1 => sample_data.clear(),
-                    _ => {
-                        sample_times.sort_by(f64::total_cmp);
-                        sample_data.resize(sample_times.len(), 0.5);
-                    }
-                }
-                Call {
-                    t0,
-                    tf,
-                    sample_times,
-                    sample_data,
-                    sample_slots,
-                    event_slots,
-                    step_slots,
-                    tableau,
-                    sensitivities,
-                    replay,
-                }
-            },
-        )
+/// A step of a replayed plan: any length, any kind.
+fn logged_step() -> impl Strategy<Value = LoggedStep> {
+    let kind = prop::sample::select(vec![
+        StepKind::Free,
+        StepKind::Landing,
+        StepKind::EventTrial,
+    ]);
+    (wild(), kind).prop_map(|(h, kind)| LoggedStep { h, kind })
+}
+
+prop_compose! {
+    /// A call on the span `[0, tf]`, either end sometimes wild, with mostly sorted sample
+    /// times with one datum each or none (the valid cases), sometimes as drawn (`shape` 0).
+    fn call(tf: f64)(
+        t0 in or_wild(0.0),
+        tf in or_wild(tf),
+        mut sample_times in prop::collection::vec(prop_oneof![15 => 0.0..tf, 1 => wild()], 0..4),
+        mut sample_data in prop::collection::vec(or_wild(1.0), 0..4),
+        shape in 0..8u8,
+        sample_slots in prop_oneof![3 => Just(4usize), 1 => 0..4usize],
+        event_slots in prop::option::of(prop_oneof![3 => Just(64usize), 1 => 0..6usize]),
+        step_slots in prop::option::of(prop_oneof![3 => Just(20_000usize), 1 => 0..60usize]),
+        tableau in 0..3usize,
+        sensitivities in any::<bool>(),
+        replay in prop::option::weighted(0.05, prop::collection::vec(logged_step(), 0..40)),
+    ) -> Call {
+        match shape {
+            0 => {}
+            1 => sample_data.clear(),
+            _ => {
+                sample_times.sort_by(f64::total_cmp);
+                sample_data.resize(sample_times.len(), 0.5);
+            }
+        }
+        Call {
+            t0, tf, sample_times, sample_data, sample_slots, event_slots, step_slots, tableau,
+            sensitivities, replay,
+        }
+    }
 }
 
 impl Call {
