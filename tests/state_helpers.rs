@@ -71,16 +71,13 @@ fn a_model_through_helpers_is_the_model_written_out() {
 #[test]
 fn a_dae_mode_through_a_helper() {
     let (k, h0, t_end) = (0.4, 2.0, 3.0);
+    let p = dae_with_helper::P { k };
+    let start = dae_with_helper::X { h: h0 };
     let solution = dae_with_helper::Model
         .solver()
         .tolerances(1e-12, 1e-14)
         .sensitivities_to(Params::All, InitialStates::None)
-        .solve(
-            0.0,
-            t_end,
-            &dae_with_helper::X { h: h0 },
-            &dae_with_helper::P { k },
-        )
+        .solve(0.0, t_end, &start, &p)
         .expect("solve");
     let exact = h0 * (-k * t_end).exp();
     assert!((solution.cost - exact).abs() < 1e-10 * exact);
