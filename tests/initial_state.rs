@@ -22,26 +22,35 @@ mod closed_form;
 #[path = "support/language_models.rs"]
 mod models;
 
-use closed_form::{assert_close, check_gradient, forward_and_adjoint};
+use closed_form::{
+    adjoint_equals_forward, assert_close, check_gradient, directions, forward_and_adjoint,
+};
 use hysens::prelude::*;
-use hysens::runtime::HybridOptions;
 use models::{filled_tank, launch, unparameterized};
 use num_dual::{Dual64, DualNum};
+
+/// The gravity of every launch here.
+const G: f64 = 9.81;
+
+/// The launch's start and parameters: from `(x, y)` with the caller's velocity `(vx, vy)`
+/// (which the launch replaces), at `speed` and `angle` under [`G`].
+fn launch_at(
+    (x, y): (f64, f64),
+    (vx, vy): (f64, f64),
+    speed: f64,
+    angle: f64,
+) -> (launch::X, launch::P) {
+    (launch::X { x, y, vx, vy }, launch::P { g: G, speed, angle })
+}
 
 /// The range from `(x0, h0)` at speed `s` and angle `θ`: `vx = s cos θ`, `vy = s sin θ`,
 /// `T = (vy + √(vy² + 2 g h0))/g`, `R = x0 + vx T`. The caller's velocity is replaced by the
 /// launch, so `dR/dvx0 = dR/dvy0 = 0`.
 #[test]
 fn the_range_and_its_gradient_include_the_launch() {
-    let (g, speed, angle, x0, h0) = (9.81, 12.0, 0.6, 0.5, 1.5);
-    let p = launch::P { g, speed, angle };
+    let (g, speed, angle, x0, h0) = (G, 12.0, 0.6, 0.5, 1.5);
     // The caller's velocity is overwritten by the launch.
-    let start = launch::X {
-        x: x0,
-        y: h0,
-        vx: 100.0,
-        vy: -100.0,
-    };
+    let (start, p) = launch_at((x0, h0), (100.0, -100.0), speed, angle);
     let (solution, gradient) =
         forward_and_adjoint!(launch::Model, (1e-12, 1e-14), 100.0, &start, &p);
     let range = |v: &[Dual64]| {
@@ -50,13 +59,7 @@ fn the_range_and_its_gradient_include_the_launch() {
         let t = (vy + (vy * vy + g * h0 * 2.0).sqrt()) / g;
         x0 + vx * t
     };
-    let names = [
-        Wrt::Param("g"),
-        Wrt::Param("speed"),
-        Wrt::Param("angle"),
-        Wrt::InitialState("x"),
-        Wrt::InitialState("y"),
-    ];
+    let names = directions(&["g", "speed", "angle"], &["x", "y"]);
     let values = [g, speed, angle, x0, h0];
     check_gradient(&solution, &gradient, &names, &values, range, 1e-10);
     for velocity in ["vx", "vy"] {
@@ -70,23 +73,13 @@ fn the_range_and_its_gradient_include_the_launch() {
 /// to the angle vanishes there (to the solution's round-off).
 #[test]
 fn the_range_from_the_ground_is_stationary_at_45_degrees() {
-    let p = launch::P {
-        g: 9.81,
-        speed: 12.0,
-        angle: core::f64::consts::FRAC_PI_4,
-    };
-    let start = launch::X {
-        x: 0.0,
-        y: 0.0,
-        vx: 0.0,
-        vy: 0.0,
-    };
+    let (start, p) = launch_at((0.0, 0.0), (0.0, 0.0), 12.0, core::f64::consts::FRAC_PI_4);
     let gradient = launch::Model
         .solver()
         .tolerances(1e-12, 1e-14)
         .gradient(0.0, 100.0, &start, &p)
         .expect("gradient");
-    assert_close("R", gradient.cost, 144.0 / 9.81, 1e-12);
+    assert_close("R", gradient.cost, 144.0 / G, 1e-12);
     let slope = gradient.wrt("angle").unwrap();
     assert!(slope.abs() < 1e-10, "dR/dθ at 45° = {slope:e}");
 }
@@ -107,7 +100,7 @@ fn a_dae_starts_from_the_mapped_state() {
         let decay = (-k * t_end).exp();
         h0 * (-decay + 1.0) + h0 * h0 * decay * decay
     };
-    let names = [Wrt::Param("k"), Wrt::Param("fill"), Wrt::InitialState("h")];
+    let names = directions(&["k", "fill"], &["h"]);
     check_gradient(&solution, &gradient, &names, &[k, fill, x], cost, 1e-9);
 }
 
@@ -116,30 +109,12 @@ fn a_dae_starts_from_the_mapped_state() {
 /// checkpoints (`support/adjoint.rs`, 1e-10 relative).
 #[test]
 fn adjoint_equals_forward_for_every_tableau() {
-    let p = launch::P {
-        g: 9.81,
-        speed: 12.0,
-        angle: 0.6,
-    };
-    let start = launch::X {
-        x: 0.5,
-        y: 1.5,
-        vx: 0.0,
-        vy: 0.0,
-    };
+    let (start, p) = launch_at((0.5, 1.5), (0.0, 0.0), 12.0, 0.6);
     let problem = launch::Model::problem(0.0, 100.0, &start, &p);
-    let options = HybridOptions::new(1e-10, 1e-12);
-    adjoint::every_tableau("launch", &launch::Model, &problem, &options, true);
+    adjoint_equals_forward!("launch", launch::Model, problem, events: true);
     let p = filled_tank::P { k: 0.4, fill: 0.75 };
     let problem = filled_tank::Model::problem(0.0, 3.0, &filled_tank::X { h: 2.0 }, &p);
-    let options = HybridOptions::new(1e-10, 1e-12);
-    adjoint::every_tableau(
-        "filled tank",
-        &filled_tank::Model,
-        &problem,
-        &options,
-        false,
-    );
+    adjoint_equals_forward!("filled tank", filled_tank::Model, problem, events: false);
 }
 
 /// A model without parameters goes through every entry point with `NoParams` (the builder's
@@ -157,7 +132,7 @@ fn a_model_without_parameters_takes_no_params() {
         &start,
         &NoParams
     );
-    let names = [Wrt::InitialState("x")];
+    let names = directions(&[], &["x"]);
     let area = |v: &[Dual64]| v[0] * (1.0 - (-t_end).exp());
     check_gradient(&solution, &gradient, &names, &[x0], area, 1e-10);
     // The model's own `gradient` solves at the builder's default tolerances (rtol 1e-6).
@@ -168,12 +143,5 @@ fn a_model_without_parameters_takes_no_params() {
     assert!((direct.initial_states[0] - exact).abs() < 1e-5 * exact);
     assert_eq!(unparameterized::Model::parameters(), NoParams);
     let problem = unparameterized::Model::problem(0.0, t_end, &start);
-    let options = HybridOptions::new(1e-10, 1e-12);
-    adjoint::every_tableau(
-        "no parameters",
-        &unparameterized::Model,
-        &problem,
-        &options,
-        false,
-    );
+    adjoint_equals_forward!("no parameters", unparameterized::Model, problem, events: false);
 }

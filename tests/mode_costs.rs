@@ -17,9 +17,7 @@ mod closed_form;
 #[path = "support/language_models.rs"]
 mod models;
 
-use closed_form::{check_gradient, forward_and_adjoint};
-use hysens::prelude::*;
-use hysens::runtime::HybridOptions;
+use closed_form::{adjoint_equals_forward, check_gradient, directions, forward_and_adjoint};
 use models::{relay, two_speeds};
 use num_dual::{Dual64, DualNum};
 
@@ -32,12 +30,7 @@ fn a_cost_in_one_mode_against_the_closed_form() {
     let start = two_speeds::X { x: x0 };
     let (solution, gradient) =
         forward_and_adjoint!(two_speeds::Model, (1e-10, 1e-12), t_end, &start, &p);
-    let names = [
-        Wrt::Param("va"),
-        Wrt::Param("vc"),
-        Wrt::Param("level"),
-        Wrt::InitialState("x"),
-    ];
+    let names = directions(&["va", "vc", "level"], &["x"]);
     let cost = |v: &[Dual64]| {
         let [va, vc, level, x0] = [v[0], v[1], v[2], v[3]];
         let t1 = (level - x0) / va;
@@ -67,7 +60,7 @@ fn a_cost_of_one_side_is_shared_by_the_sliding_mode() {
     let (solution, gradient) =
         forward_and_adjoint!(relay::Model, (1e-10, 1e-12), t_end, &start, &p);
     assert_eq!(solution.mode, "wall_sliding");
-    let names = [Wrt::Param("up"), Wrt::Param("down"), Wrt::InitialState("x")];
+    let names = directions(&["up", "down"], &["x"]);
     let time_above = |v: &[Dual64]| {
         let [up, down, x0] = [v[0], v[1], v[2]];
         let t1 = -x0 / up;
@@ -93,10 +86,8 @@ fn adjoint_equals_forward_for_every_tableau() {
         level: 1.0,
     };
     let problem = two_speeds::Model::problem(0.0, 2.0, &two_speeds::X { x: 0.2 }, &p);
-    let options = HybridOptions::new(1e-10, 1e-12);
-    adjoint::every_tableau("two speeds", &two_speeds::Model, &problem, &options, true);
+    adjoint_equals_forward!("two speeds", two_speeds::Model, problem, events: true);
     let p = relay::P { up: 1.0, down: 2.0 };
     let problem = relay::Model::problem(0.0, 3.0, &relay::X { x: -0.5 }, &p);
-    let options = HybridOptions::new(1e-10, 1e-12);
-    adjoint::every_tableau("relay", &relay::Model, &problem, &options, true);
+    adjoint_equals_forward!("relay", relay::Model, problem, events: true);
 }

@@ -16,13 +16,13 @@
 //! `max_events ≤ 40`.
 #![deny(missing_docs)]
 
-use hysens::runtime::smooth::{Esdirk, SmoothMode, StepLength, StepRecord, Trial};
+use hysens::runtime::smooth::{Esdirk, StepLength, StepRecord, Trial};
 use hysens::runtime::tableau::{ESDIRK23, ESDIRK34, ESDIRK436L2SA};
 use hysens::runtime::{
     solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, EventRecord,
     Fields, HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution,
-    LoggedStep, ModeJacobian, ModelSizes, ModelTypes, Options, Sample, SolveError, Solver,
-    StepKind, StepPlan, Tableau, TapeStep,
+    LoggedStep, ModelSizes, ModelTypes, Options, Sample, SolveError, Solver, StepKind, StepPlan,
+    Tableau, TapeStep,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -31,8 +31,11 @@ use proptest::test_runner::TestCaseError;
 mod language_models;
 #[path = "support/models.rs"]
 mod models;
+#[path = "support/smooth_modes.rs"]
+mod smooth_modes;
 use language_models::launch;
 use models::{ball, ex51, relay, robertson, vdp};
+use smooth_modes::ModeOf;
 
 /// Whether a successful solve ended where it should: at `t_f`, or inside the span in the
 /// stopped mode of a terminal guard (`ModeInfo::terminal`).
@@ -170,67 +173,189 @@ struct Call {
     replay: Option<Vec<LoggedStep>>,
 }
 
-fn call(tf: f64) -> impl Strategy<Value = Call> {
-    let logged = (
-        wild(),
-        prop::sample::select(vec![
-            StepKind::Free,
-            StepKind::Landing,
-            StepKind::EventTrial,
-        ]),
-    )
-        .prop_map(|(h, kind)| LoggedStep { h, kind });
-    (
-        or_wild(0.0),
-        or_wild(tf),
-        prop::collection::vec(prop_oneof![15 => 0.0..tf, 1 => wild()], 0..4),
-        prop::collection::vec(or_wild(1.0), 0..4),
-        0..8u8,
-        prop_oneof![3 => Just(4usize), 1 => 0..4usize],
-        prop::option::of(prop_oneof![3 => Just(64usize), 1 => 0..6usize]),
-        prop::option::of(prop_oneof![3 => Just(20_000usize), 1 => 0..60usize]),
-        0..3usize,
-        any::<bool>(),
-        prop::option::weighted(0.05, prop::collection::vec(logged, 0..40)),
-    )
-        .prop_map(
-            |(
-                t0,
-                tf,
-                mut sample_times,
-                mut sample_data,
-                shape,
-                sample_slots,
-                event_slots,
-                step_slots,
-                tableau,
-                sensitivities,
-                replay,
-            )| {
-                // Mostly sorted sample times with one datum each or none (the valid cases),
-                // sometimes as drawn.
-                match shape {
-                    0 => {}
-                    1 => sample_data.clear(),
-                    _ => {
-                        sample_times.sort_by(f64::total_cmp);
-                        sample_data.resize(sample_times.len(), 0.5);
-                    }
-                }
-                Call {
-                    t0,
-                    tf,
-                    sample_times,
-                    sample_data,
-                    sample_slots,
-                    event_slots,
-                    step_slots,
-                    tableau,
-                    sensitivities,
-                    replay,
-                }
-            },
-        )
+/// A step of a replayed plan: any length, any kind.
+fn logged_step() -> impl Strategy<Value = LoggedStep> {
+    let kind = prop::sample::select(vec![
+        StepKind::Free,
+        StepKind::Landing,
+        StepKind::EventTrial,
+    ]);
+    (wild(), kind).prop_map(|(h, kind)| LoggedStep { h, kind })
+}
+
+prop_compose! {
+    /// A call on the span `[0, tf]`, either end sometimes wild, with mostly sorted sample
+    /// times with one datum each or none (the valid cases), sometimes as drawn (`shape` 0).
+    fn call(tf: f64)(
+        t0 in or_wild(0.0),
+        tf in or_wild(tf),
+        mut sample_times in prop::collection::vec(prop_oneof![15 => 0.0..tf, 1 => wild()], 0..4),
+        mut sample_data in prop::collection::vec(or_wild(1.0), 0..4),
+        shape in 0..8u8,
+        sample_slots in prop_oneof![3 => Just(4usize), 1 => 0..4usize],
+        event_slots in prop::option::of(prop_oneof![3 => Just(64usize), 1 => 0..6usize]),
+        step_slots in prop::option::of(prop_oneof![3 => Just(20_000usize), 1 => 0..60usize]),
+        tableau in 0..3usize,
+        sensitivities in any::<bool>(),
+        replay in prop::option::weighted(0.05, prop::collection::vec(logged_step(), 0..40)),
+    ) -> Call {
+        match shape {
+            0 => {}
+            1 => sample_data.clear(),
+            _ => {
+                sample_times.sort_by(f64::total_cmp);
+                sample_data.resize(sample_times.len(), 0.5);
+            }
+        }
+        Call {
+            t0, tf, sample_times, sample_data, sample_slots, event_slots, step_slots, tableau,
+            sensitivities, replay,
+        }
+    }
+}
+
+impl Call {
+    /// `problem` with this call's span, sample times and data, and `seeds` if the call asks
+    /// for sensitivities.
+    fn problem<'a, const NY: usize, const NZ: usize, const NP: usize>(
+        &'a self,
+        problem: HybridProblem<'a, NY, NZ, NP>,
+        seeds: [[f64; NP]; NY],
+    ) -> HybridProblem<'a, NY, NZ, NP> {
+        HybridProblem {
+            t0: self.t0,
+            tf: self.tf,
+            sensitivities: self.sensitivities.then_some(seeds),
+            sample_times: &self.sample_times,
+            sample_data: &self.sample_data,
+            ..problem
+        }
+    }
+
+    /// The replayed step plan, or adaptive steps.
+    fn plan(&self) -> StepPlan<'_> {
+        match &self.replay {
+            Some(log) => StepPlan::Replay(log),
+            None => StepPlan::Adaptive,
+        }
+    }
+
+    /// Output storage of this call's sizes: its sample and event slots, and its step slots if
+    /// `step_log` (else no step log).
+    fn storage<const NY: usize, const NZ: usize, const NP: usize>(
+        &self,
+        step_log: bool,
+    ) -> Storage<NY, NZ, NP> {
+        Storage {
+            samples: vec![Sample::ZERO; self.sample_slots],
+            events: self.event_slots.map(|n| vec![EventRecord::ZERO; n]),
+            steps: self
+                .step_slots
+                .filter(|_| step_log)
+                .map(|n| vec![LoggedStep::ZERO; n]),
+        }
+    }
+}
+
+/// A solve's output storage, owned ([`Call::storage`]).
+struct Storage<const NY: usize, const NZ: usize, const NP: usize> {
+    samples: Vec<Sample<NY, NZ, NP>>,
+    events: Option<Vec<EventRecord<NY, NP>>>,
+    steps: Option<Vec<LoggedStep>>,
+}
+
+impl<const NY: usize, const NZ: usize, const NP: usize> Storage<NY, NZ, NP> {
+    /// The storage as a solve takes it.
+    fn outputs(&mut self) -> HybridOutputs<'_, NY, NZ, NP> {
+        HybridOutputs {
+            samples: &mut self.samples,
+            events: self.events.as_deref_mut(),
+            steps: self.steps.as_deref_mut(),
+        }
+    }
+}
+
+/// `$body` with `$tableau` the tableau a call's index picks: ESDIRK2(3), ESDIRK3(4), or
+/// ESDIRK4(3)6L[2]SA.
+macro_rules! with_tableau {
+    ($index:expr, |$tableau:ident| $body:expr) => {
+        match $index {
+            0 => {
+                let $tableau = &ESDIRK23;
+                $body
+            }
+            1 => {
+                let $tableau = &ESDIRK34;
+                $body
+            }
+            _ => {
+                let $tableau = &ESDIRK436L2SA;
+                $body
+            }
+        }
+    };
+}
+
+/// `cases` cases a test, without failure persistence (no regression files are written).
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+// The problems of the benchmark models (`support/models.rs`) and of the projectile example's
+// launch, as their generated `problem` gives them, from states, parameters and algebraic
+// guesses each sensible or wild; the tests override the span, samples and seeds by `Call`.
+
+/// P1, Ex. 5.1, on [0, 5].
+fn ex51_problem() -> impl Strategy<Value = HybridProblem<'static, 1, 0, 1>> {
+    (or_wild(0.0), or_wild(2.9))
+        .prop_map(|(x, p)| ex51::Model::problem(0.0, 5.0, &ex51::X { x }, &ex51::P { p }))
+}
+
+/// The launch, on [0, 10].
+fn launch_problem() -> impl Strategy<Value = HybridProblem<'static, 4, 0, 3>> {
+    let y = array_or_wild([0.0, 1.5, 0.0, 0.0]);
+    let q = array_or_wild([9.81, 12.0, 0.6]);
+    (y, q).prop_map(|(y, q)| {
+        launch::Model::problem(0.0, 10.0, &Fields::from_array(y), &Fields::from_array(q))
+    })
+}
+
+/// P2, the ball, on [0, 1.9].
+fn ball_problem() -> impl Strategy<Value = HybridProblem<'static, 2, 0, 4>> {
+    let y = array_or_wild([5.0, -0.1]);
+    let q = array_or_wild([5.0, -0.1, 10.0, 0.8]);
+    (y, q).prop_map(|(y, q)| {
+        ball::Model::problem(0.0, 1.9, &Fields::from_array(y), &Fields::from_array(q))
+    })
+}
+
+/// P3, Robertson, on [0, 1e5].
+fn robertson_problem() -> impl Strategy<Value = HybridProblem<'static, 3, 0, 3>> {
+    let y = array_or_wild([1.0, 0.0, 0.0]);
+    let q = array_or_wild([0.04, 3e7, 1e4]);
+    (y, q).prop_map(|(y, q)| {
+        robertson::Model::problem(0.0, 1e5, &Fields::from_array(y), &Fields::from_array(q))
+    })
+}
+
+/// P4, Van der Pol, on [0, 500].
+fn vdp_problem() -> impl Strategy<Value = HybridProblem<'static, 2, 0, 1>> {
+    (array_or_wild([2.0, 0.0]), or_wild(1000.0))
+        .prop_map(|(y, mu)| vdp::Model::problem(0.0, 500.0, &Fields::from_array(y), &vdp::P { mu }))
+}
+
+/// The relay, an index-1 DAE with memory and a reset, on [0, 10], with an algebraic guess.
+fn relay_problem() -> impl Strategy<Value = HybridProblem<'static, 2, 1, 2>> {
+    let y = array_or_wild([0.0, 0.0]);
+    let q = array_or_wild([2.0, 0.3]);
+    (y, or_wild(1.0), q).prop_map(|(y, f, q)| HybridProblem {
+        z0: [f],
+        ..relay::Model::problem(0.0, 10.0, &Fields::from_array(y), &Fields::from_array(q))
+    })
 }
 
 /// Runs one call of `$model` on `$problem` (whose span, samples and seeds `$call` overrides)
@@ -239,59 +364,20 @@ fn call(tf: f64) -> impl Strategy<Value = Call> {
 macro_rules! check_call {
     ($model:expr, $problem:expr, $seeds:expr, $call:expr, $options:expr) => {{
         let call: &Call = $call;
-        let problem = HybridProblem {
-            t0: call.t0,
-            tf: call.tf,
-            sensitivities: if call.sensitivities {
-                Some($seeds)
-            } else {
-                None
-            },
-            sample_times: &call.sample_times,
-            sample_data: &call.sample_data,
-            ..$problem
-        };
+        let problem = call.problem($problem, $seeds);
         let options = $options;
-        let mut samples = vec![Sample::ZERO; call.sample_slots];
-        let mut events = call.event_slots.map(|n| vec![EventRecord::ZERO; n]);
-        let mut steps = call.step_slots.map(|n| vec![LoggedStep::ZERO; n]);
-        let mut outputs = HybridOutputs {
-            samples: &mut samples,
-            events: events.as_deref_mut(),
-            steps: steps.as_deref_mut(),
-        };
-        let plan = match &call.replay {
-            Some(log) => StepPlan::Replay(log),
-            None => StepPlan::Adaptive,
-        };
+        let mut storage = call.storage(true);
+        let mut outputs = storage.outputs();
         let mut solution = HybridSolution::ZERO;
         let model = $model;
-        let result = match call.tableau {
-            0 => model.solve_with(
-                &ESDIRK23,
-                &problem,
-                &options,
-                plan,
-                &mut outputs,
-                &mut solution,
-            ),
-            1 => model.solve_with(
-                &ESDIRK34,
-                &problem,
-                &options,
-                plan,
-                &mut outputs,
-                &mut solution,
-            ),
-            _ => model.solve_with(
-                &ESDIRK436L2SA,
-                &problem,
-                &options,
-                plan,
-                &mut outputs,
-                &mut solution,
-            ),
-        };
+        let result = with_tableau!(call.tableau, |tableau| model.solve_with(
+            tableau,
+            &problem,
+            &options,
+            call.plan(),
+            &mut outputs,
+            &mut solution,
+        ));
         let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
         let span_valid =
             problem.t0.is_finite() && problem.tf.is_finite() && problem.t0 <= problem.tf;
@@ -345,22 +431,16 @@ macro_rules! check_call {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 512,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(config(512))]
 
     /// P1, Serban & Recuero Ex. 5.1: three switches, integral cost.
     #[test]
     fn ex51_never_panics(
-        x in or_wild(0.0),
-        p in or_wild(2.9),
+        problem in ex51_problem(),
         seed in or_wild(0.0),
         c in call(5.0),
         k in options(),
     ) {
-        let problem = ex51::Model::problem(0.0, 5.0, &ex51::X { x }, &ex51::P { p });
         check_call!(ex51::Model, problem, [[seed]], &c, k);
     }
 
@@ -368,103 +448,54 @@ proptest! {
     /// is mapped from the parameters (`#[initial_state]`).
     #[test]
     fn launch_never_panics(
-        y in array_or_wild([0.0, 1.5, 0.0, 0.0]),
-        q in array_or_wild([9.81, 12.0, 0.6]),
+        problem in launch_problem(),
         seed in or_wild(0.1),
         c in call(10.0),
         k in options(),
     ) {
-        let start = launch::X { x: y[0], y: y[1], vx: y[2], vy: y[3] };
-        let p = launch::P { g: q[0], speed: q[1], angle: q[2] };
-        let problem = launch::Model::problem(0.0, 10.0, &start, &p);
         check_call!(launch::Model, problem, [[seed, 0.0, 0.0]; 4], &c, k);
     }
 
     /// P2, the bouncing ball: repeated impacts with resets; Zeno if γ < 1 and T is long.
     #[test]
-    fn ball_never_panics(
-        y in array_or_wild([5.0, -0.1]),
-        q in array_or_wild([5.0, -0.1, 10.0, 0.8]),
-        c in call(1.9),
-        k in options(),
-    ) {
-        let problem = ball::Model::problem(
-            0.0,
-            1.9,
-            &ball::X { z: y[0], v: y[1] },
-            &ball::P { z0: q[0], v0: q[1], g: q[2], gamma: q[3] },
-        );
+    fn ball_never_panics(problem in ball_problem(), c in call(1.9), k in options()) {
         check_call!(ball::Model, problem, [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]], &c, k);
     }
 
     /// P3, Robertson: stiff, badly scaled.
     #[test]
-    fn robertson_never_panics(
-        y in array_or_wild([1.0, 0.0, 0.0]),
-        q in array_or_wild([0.04, 3e7, 1e4]),
-        c in call(1e5),
-        k in options(),
-    ) {
-        let problem = robertson::Model::problem(
-            0.0,
-            1e5,
-            &robertson::X { y1: y[0], y2: y[1], y3: y[2] },
-            &robertson::P { k1: q[0], k2: q[1], k3: q[2] },
-        );
+    fn robertson_never_panics(problem in robertson_problem(), c in call(1e5), k in options()) {
         check_call!(robertson::Model, problem, [[0.0; 3]; 3], &c, k);
     }
 
     /// P4, Van der Pol with μ up to wild values: stiffness, blow-up, Newton failures.
     #[test]
-    fn vdp_never_panics(
-        y in array_or_wild([2.0, 0.0]),
-        mu in or_wild(1000.0),
-        c in call(500.0),
-        k in options(),
-    ) {
-        let problem = vdp::Model::problem(
-            0.0,
-            500.0,
-            &vdp::X { y1: y[0], y2: y[1] },
-            &vdp::P { mu },
-        );
+    fn vdp_never_panics(problem in vdp_problem(), c in call(500.0), k in options()) {
         check_call!(vdp::Model, problem, [[0.0]; 2], &c, k);
     }
 
     /// An index-1 DAE with memory and a reset: consistent (re)initialization of `z`.
     #[test]
-    fn relay_dae_never_panics(
-        y in array_or_wild([0.0, 0.0]),
-        f in or_wild(1.0),
-        q in array_or_wild([2.0, 0.3]),
-        c in call(10.0),
-        k in options(),
-    ) {
-        let mut problem = relay::Model::problem(
-            0.0,
-            10.0,
-            &relay::X { q: y[0], v: y[1] },
-            &relay::P { k: q[0], c: q[1] },
-        );
-        problem.z0 = relay::Z { f }.to_array();
+    fn relay_dae_never_panics(problem in relay_problem(), c in call(10.0), k in options()) {
         check_call!(relay::Model, problem, [[0.0; 2]; 2], &c, k);
     }
 
     /// The integrator's own API, called in any order with any arguments, on the relay's
-    /// index-1 DAE mode (`Push`): never a panic; the integrator's time, state and
+    /// index-1 DAE mode `push` with its memory at the origin (`q' = v`, `v' = f − c v`,
+    /// `0 = f + k q − 1`, `p = (k, c)`): never a panic; the integrator's time, state and
     /// sensitivities stay finite (a failed call leaves those of the last accepted step).
     #[test]
     fn esdirk_calls_in_any_order_never_panic(
-        y in array_or_wild([0.0, 0.0]),
-        f in or_wild(1.0),
-        q in array_or_wild([2.0, 0.3]),
+        problem in relay_problem(),
         mode in prop_oneof![3 => 0..2usize, 1 => Just(7usize)],
         k in options(),
         ops in prop::collection::vec(op(), 1..12),
     ) {
         let options: Options<2, 1> = k.integrator;
+        let push = ModeOf::first(&relay::Model);
+        let HybridProblem { y0, z0, p, .. } = problem;
         let Ok(mut it) =
-            Esdirk::<_, 6, 2, 1, 2, 3>::new(&Push, &ESDIRK436L2SA, mode, q, 0.0, y, [f], options)
+            Esdirk::<_, 6, 2, 1, 2, 3>::new(&push, &ESDIRK436L2SA, mode, p, 0.0, y0, z0, options)
         else {
             return Ok(());
         };
@@ -569,19 +600,13 @@ macro_rules! check_builder {
                 }
             }
         }
-        let mut samples = vec![Sample::ZERO; call.sample_slots];
-        let mut events = call.event_slots.map(|n| vec![EventRecord::ZERO; n]);
         let mut solution = HybridSolution::ZERO;
         let result = solver.solve_into(
             call.t0,
             call.tf,
             &x0_typed,
             &p_typed,
-            &mut HybridOutputs {
-                samples: &mut samples,
-                events: events.as_deref_mut(),
-                steps: None,
-            },
+            &mut call.storage(false).outputs(),
             &mut solution,
         );
         match result {
@@ -605,75 +630,32 @@ macro_rules! check_builder {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 256,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(config(256))]
 
     /// The builder on Ex. 5.1: any names (unknown ones included), any span, data and storage.
     #[test]
     fn builder_on_ex51_never_panics(
-        x in or_wild(0.0),
-        p in or_wild(2.9),
+        problem in ex51_problem(),
         params in names(&["p", "q"]),
         states in names(&["x", "y"]),
         c in call(5.0),
         k in options(),
     ) {
-        check_builder!(ex51::Model, [x], [p], [0.0f64; 0], params, states, &c, k);
+        let HybridProblem { y0, p, z0, .. } = problem;
+        check_builder!(ex51::Model, y0, p, z0, params, states, &c, k);
     }
 
     /// The builder on the index-1 DAE with memory, with an arbitrary algebraic guess.
     #[test]
     fn builder_on_relay_dae_never_panics(
-        y in array_or_wild([0.0, 0.0]),
-        f in or_wild(1.0),
-        q in array_or_wild([2.0, 0.3]),
+        problem in relay_problem(),
         params in names(&["k", "c"]),
         states in names(&["q", "v"]),
         c in call(10.0),
         k in options(),
     ) {
-        check_builder!(relay::Model, y, q, [f], params, states, &c, k);
-    }
-}
-
-/// The relay's first mode with its memory at the origin, as a smooth index-1 DAE:
-/// `q' = v`, `v' = f − c v`, `0 = f + k q − 1`, with `p = (k, c)`.
-struct Push;
-
-impl SmoothMode<2, 1, 2> for Push {
-    fn f(&self, _: f64, y: &[f64; 2], z: &[f64; 1], p: &[f64; 2], out: &mut [f64; 2]) {
-        *out = [y[1], z[0] - p[1] * y[1]];
-    }
-    fn g(&self, _: f64, y: &[f64; 2], z: &[f64; 1], p: &[f64; 2], out: &mut [f64; 1]) {
-        out[0] = z[0] + p[0] * y[0] - 1.0;
-    }
-    fn jacobian(
-        &self,
-        _: f64,
-        _: &[f64; 2],
-        _: &[f64; 1],
-        p: &[f64; 2],
-        jac: &mut ModeJacobian<2, 1>,
-    ) {
-        jac.fy = [[0.0, 1.0], [0.0, -p[1]]];
-        jac.fz = [[0.0], [1.0]];
-        jac.gy = [[p[0], 0.0]];
-        jac.gz = [[1.0]];
-    }
-    fn parameter_jacobian(
-        &self,
-        _: f64,
-        y: &[f64; 2],
-        _: &[f64; 1],
-        _: &[f64; 2],
-        fp: &mut [[f64; 2]; 2],
-        gp: &mut [[f64; 2]; 1],
-    ) {
-        *fp = [[0.0, 0.0], [0.0, -y[1]]];
-        *gp = [[y[0], 0.0]];
+        let HybridProblem { y0, p, z0, .. } = problem;
+        check_builder!(relay::Model, y0, p, z0, params, states, &c, k);
     }
 }
 
@@ -771,15 +753,9 @@ fn check_adjoint<
 where
     M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
 {
-    let plan = || match &call.replay {
-        Some(log) => StepPlan::Replay(log),
-        None => StepPlan::Adaptive,
-    };
     // The plain forward solve, without sensitivities (the adjoint's forward pass has none);
     // non-finite seeds are kept, for the same rejection up front.
     let finite_seeds = |s: &[[f64; NP]; NY]| s.iter().flatten().all(|x| x.is_finite());
-    let mut samples = vec![Sample::ZERO; call.sample_slots];
-    let mut events = call.event_slots.map(|n| vec![EventRecord::ZERO; n]);
     let mut plain = HybridSolution::ZERO;
     let forward = solve(
         &HybridRun::new(
@@ -791,28 +767,18 @@ where
             },
             options,
         )
-        .with_plan(plan()),
-        &mut HybridOutputs {
-            samples: &mut samples,
-            events: events.as_deref_mut(),
-            steps: None,
-        },
+        .with_plan(call.plan()),
+        &mut call.storage(false).outputs(),
         &mut plain,
     );
     let mut steps = vec![TapeStep::ZERO; slots.steps];
     let mut checkpoints = vec![Checkpoint::ZERO; slots.checkpoints];
-    let mut samples = vec![Sample::ZERO; call.sample_slots];
-    let mut events = call.event_slots.map(|n| vec![EventRecord::ZERO; n]);
     let mut solution = HybridSolution::ZERO;
     let mut gradient = AdjointGradient::ZERO;
     let result = solve_adjoint(
-        &HybridRun::new(model, tableau, problem, options).with_plan(plan()),
+        &HybridRun::new(model, tableau, problem, options).with_plan(call.plan()),
         AdjointTape::checkpointed(&mut steps, &mut checkpoints),
-        &mut HybridOutputs {
-            samples: &mut samples,
-            events: events.as_deref_mut(),
-            steps: None,
-        },
+        &mut call.storage(false).outputs(),
         &mut solution,
         &mut gradient,
     );
@@ -914,25 +880,16 @@ fn check_adjoint_call<
 where
     M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS>,
 {
-    let problem = HybridProblem {
-        t0: call.t0,
-        tf: call.tf,
-        sensitivities: call.sensitivities.then_some(seeds),
-        sample_times: &call.sample_times,
-        sample_data: &call.sample_data,
-        ..problem
-    };
-    match call.tableau {
-        0 => check_adjoint(model, &ESDIRK23, &problem, options, call, slots),
-        1 => check_adjoint(model, &ESDIRK34, &problem, options, call, slots),
-        _ => check_adjoint(model, &ESDIRK436L2SA, &problem, options, call, slots),
-    }
+    let problem = call.problem(problem, seeds);
+    with_tableau!(call.tableau, |tableau| check_adjoint(
+        model, tableau, &problem, options, call, slots
+    ))
 }
 
-/// [`Solver::gradient`] (the owned tape) with `call`'s span, samples, data and tableau: never
-/// a panic; never `StorageFull` (it owns its tape and sample storage); an error has a
-/// message; `Ok` has a finite cost and gradient from one backward step per forward step.
-#[allow(clippy::too_many_arguments)]
+/// [`Solver::gradient`] (the owned tape) from `problem`'s initial values, parameters and
+/// algebraic guess, with `call`'s span, samples, data and tableau: never a panic; never
+/// `StorageFull` (it owns its tape and sample storage); an error has a message; `Ok` has a
+/// finite cost and gradient from one backward step per forward step.
 fn check_gradient<
     M,
     const NY: usize,
@@ -942,9 +899,7 @@ fn check_gradient<
     const NS: usize,
 >(
     model: &M,
-    x0: [f64; NY],
-    p: [f64; NP],
-    z0: [f64; NZ],
+    problem: HybridProblem<'_, NY, NZ, NP>,
     call: &Call,
     options: HybridOptions<NY, NZ>,
 ) -> Result<(), TestCaseError>
@@ -955,8 +910,11 @@ where
         .options(options)
         .samples(&call.sample_times)
         .data(&call.sample_data)
-        .algebraic_guess(&Fields::from_array(z0));
-    let (x0, p) = (Fields::from_array(x0), Fields::from_array(p));
+        .algebraic_guess(&Fields::from_array(problem.z0));
+    let (x0, p) = (
+        Fields::from_array(problem.y0),
+        Fields::from_array(problem.p),
+    );
     let result = match call.tableau {
         0 => solver
             .tableau(&ESDIRK23)
@@ -992,24 +950,18 @@ where
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 256,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(config(256))]
 
     /// The adjoint on Ex. 5.1 (three switches, integral cost): wild problem, options, plan,
     /// sample storage and tape.
     #[test]
     fn adjoint_on_ex51_never_panics(
-        x in or_wild(0.0),
-        p in or_wild(2.9),
+        problem in ex51_problem(),
         seed in or_wild(0.3),
         c in call(5.0),
         k in options(),
         tape in tape_slots(),
     ) {
-        let problem = ex51::Model::problem(0.0, 5.0, &ex51::X { x }, &ex51::P { p });
         check_adjoint_call(&ex51::Model, problem, [[seed]], &c, &k, tape)?;
     }
 
@@ -1017,34 +969,23 @@ proptest! {
     /// mapped from the parameters).
     #[test]
     fn adjoint_on_launch_never_panics(
-        y in array_or_wild([0.0, 1.5, 0.0, 0.0]),
-        q in array_or_wild([9.81, 12.0, 0.6]),
+        problem in launch_problem(),
         seed in or_wild(0.1),
         c in call(10.0),
         k in options(),
         tape in tape_slots(),
     ) {
-        let start = launch::X { x: y[0], y: y[1], vx: y[2], vy: y[3] };
-        let p = launch::P { g: q[0], speed: q[1], angle: q[2] };
-        let problem = launch::Model::problem(0.0, 10.0, &start, &p);
         check_adjoint_call(&launch::Model, problem, [[seed, 0.0, 0.0]; 4], &c, &k, tape)?;
     }
 
     /// The adjoint on the bouncing ball (resets, Zeno for long spans).
     #[test]
     fn adjoint_on_ball_never_panics(
-        y in array_or_wild([5.0, -0.1]),
-        q in array_or_wild([5.0, -0.1, 10.0, 0.8]),
+        problem in ball_problem(),
         c in call(1.9),
         k in options(),
         tape in tape_slots(),
     ) {
-        let problem = ball::Model::problem(
-            0.0,
-            1.9,
-            &ball::X { z: y[0], v: y[1] },
-            &ball::P { z0: q[0], v0: q[1], g: q[2], gamma: q[3] },
-        );
         let seeds = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]];
         check_adjoint_call(&ball::Model, problem, seeds, &c, &k, tape)?;
     }
@@ -1053,43 +994,27 @@ proptest! {
     /// arbitrary algebraic guess.
     #[test]
     fn adjoint_on_relay_dae_never_panics(
-        y in array_or_wild([0.0, 0.0]),
-        f in or_wild(1.0),
-        q in array_or_wild([2.0, 0.3]),
+        problem in relay_problem(),
         c in call(10.0),
         k in options(),
         tape in tape_slots(),
     ) {
-        let mut problem = relay::Model::problem(
-            0.0,
-            10.0,
-            &relay::X { q: y[0], v: y[1] },
-            &relay::P { k: q[0], c: q[1] },
-        );
-        problem.z0 = [f];
         check_adjoint_call(&relay::Model, problem, [[0.1, -0.2], [0.3, 0.0]], &c, &k, tape)?;
     }
 
     /// `Solver::gradient` on Ex. 5.1, with wild inputs.
     #[test]
-    fn gradient_on_ex51_never_panics(
-        x in or_wild(0.0),
-        p in or_wild(2.9),
-        c in call(5.0),
-        k in options(),
-    ) {
-        check_gradient(&ex51::Model, [x], [p], [], &c, k)?;
+    fn gradient_on_ex51_never_panics(problem in ex51_problem(), c in call(5.0), k in options()) {
+        check_gradient(&ex51::Model, problem, &c, k)?;
     }
 
     /// `Solver::gradient` on the relay DAE, with wild inputs and algebraic guess.
     #[test]
     fn gradient_on_relay_dae_never_panics(
-        y in array_or_wild([0.0, 0.0]),
-        f in or_wild(1.0),
-        q in array_or_wild([2.0, 0.3]),
+        problem in relay_problem(),
         c in call(10.0),
         k in options(),
     ) {
-        check_gradient(&relay::Model, y, q, [f], &c, k)?;
+        check_gradient(&relay::Model, problem, &c, k)?;
     }
 }

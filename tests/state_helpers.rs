@@ -7,42 +7,44 @@
 //! operations in the same order).
 #![deny(missing_docs)]
 
+#[path = "support/closed_form.rs"]
+mod closed_form;
 #[path = "support/event_models.rs"]
 mod event_models;
 #[path = "support/language_models.rs"]
 mod models;
 
+use closed_form::forward_and_adjoint;
 use event_models::{with_helpers, written_out};
 use hysens::prelude::*;
 use models::dae_with_helper;
+
+/// `(solution, gradient)` of the ball `$ball` (`written_out` or `with_helpers`) dropped from
+/// `h0` at rest with `(g, c, e, v0)`: [`forward_and_adjoint!`] on `[0, 3]` at rtol 1e-9.
+macro_rules! bounces {
+    ($ball:ident, $h0:expr, ($g:expr, $c:expr, $e:expr, $v0:expr)) => {
+        forward_and_adjoint!(
+            $ball::Model,
+            (1e-9, 1e-11),
+            3.0,
+            &$ball::X { h: $h0, v: 0.0 },
+            &$ball::P {
+                g: $g,
+                c: $c,
+                e: $e,
+                v0: $v0
+            }
+        )
+    };
+}
 
 /// The two balls give the same numbers, bit for bit: states, sensitivities, event times and
 /// their derivatives, cost and gradient, forward and adjoint.
 #[test]
 fn a_model_through_helpers_is_the_model_written_out() {
     let (g, c, e, v0, h0) = (9.81, 0.3, 0.8, 2.0, 1.0);
-    let a = written_out::Model
-        .solver()
-        .tolerances(1e-9, 1e-11)
-        .sensitivities_to(Params::All, InitialStates::All)
-        .solve(
-            0.0,
-            3.0,
-            &written_out::X { h: h0, v: 0.0 },
-            &written_out::P { g, c, e, v0 },
-        )
-        .expect("written out");
-    let b = with_helpers::Model
-        .solver()
-        .tolerances(1e-9, 1e-11)
-        .sensitivities_to(Params::All, InitialStates::All)
-        .solve(
-            0.0,
-            3.0,
-            &with_helpers::X { h: h0, v: 0.0 },
-            &with_helpers::P { g, c, e, v0 },
-        )
-        .expect("with helpers");
+    let (a, ga) = bounces!(written_out, h0, (g, c, e, v0));
+    let (b, gb) = bounces!(with_helpers, h0, (g, c, e, v0));
     assert!(
         a.events.len() >= 3,
         "the ball bounces: {} events",
@@ -58,22 +60,6 @@ fn a_model_through_helpers_is_the_model_written_out() {
             "dv/d{wrt}"
         );
     }
-    let ga = written_out::Model
-        .gradient(
-            0.0,
-            3.0,
-            &written_out::X { h: h0, v: 0.0 },
-            &written_out::P { g, c, e, v0 },
-        )
-        .expect("adjoint, written out");
-    let gb = with_helpers::Model
-        .gradient(
-            0.0,
-            3.0,
-            &with_helpers::X { h: h0, v: 0.0 },
-            &with_helpers::P { g, c, e, v0 },
-        )
-        .expect("adjoint, with helpers");
     assert_eq!(
         (ga.params, ga.initial_states),
         (gb.params, gb.initial_states)
@@ -85,16 +71,13 @@ fn a_model_through_helpers_is_the_model_written_out() {
 #[test]
 fn a_dae_mode_through_a_helper() {
     let (k, h0, t_end) = (0.4, 2.0, 3.0);
+    let p = dae_with_helper::P { k };
+    let start = dae_with_helper::X { h: h0 };
     let solution = dae_with_helper::Model
         .solver()
         .tolerances(1e-12, 1e-14)
         .sensitivities_to(Params::All, InitialStates::None)
-        .solve(
-            0.0,
-            t_end,
-            &dae_with_helper::X { h: h0 },
-            &dae_with_helper::P { k },
-        )
+        .solve(0.0, t_end, &start, &p)
         .expect("solve");
     let exact = h0 * (-k * t_end).exp();
     assert!((solution.cost - exact).abs() < 1e-10 * exact);

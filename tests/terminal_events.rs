@@ -28,10 +28,13 @@ mod event_models;
 #[path = "support/language_models.rs"]
 mod models;
 
-use closed_form::{assert_close, check_gradient, derivatives, forward_and_adjoint, value};
+use closed_form::{
+    adjoint_equals_forward, assert_close, check_gradient, derivatives, directions,
+    forward_and_adjoint, value,
+};
 use event_models::bounce_to_apex;
 use hysens::prelude::*;
-use hysens::runtime::{Fields, Gradient, HybridOptions, Solution};
+use hysens::runtime::{Fields, Gradient, Solution};
 use models::{dae_decay, tank};
 use num_dual::{Dual64, DualNum};
 
@@ -68,10 +71,21 @@ fn check_stop<X: Fields<NY>, const NY: usize, const NZ: usize, const NP: usize>(
 #[test]
 fn tank_drains_to_its_level_at_the_closed_form_time() {
     let (k, level, h0) = (0.3, 0.25, 2.0);
+    let solution = tank_stops(k, level, h0, (1e-12, 1e-14));
+    assert_close("h(t*)", solution.y[0], level, 1e-12);
+    // The final state's sensitivities are total derivatives: h(t*) = level whatever k.
+    let dh_dk = solution.sensitivity("h", "k").unwrap();
+    assert!(dh_dk.abs() < 1e-12, "dh(t*)/dk = {dh_dk}");
+}
+
+/// The tank from `h0` solved at `(rtol, atol)` to its stop, checked against
+/// [`tank_closed_form`] by [`check_stop`] in every direction (`k`, `level`, `h0`); returns
+/// the forward solution.
+fn tank_stops(k: f64, level: f64, h0: f64, (rtol, atol): (f64, f64)) -> Solution<tank::X, 1, 0, 2> {
     let p = tank::P { k, level };
     let start = tank::X { h: h0 };
-    let (solution, gradient) = forward_and_adjoint!(tank::Model, (1e-12, 1e-14), 100.0, &start, &p);
-    let names = [Wrt::Param("k"), Wrt::Param("level"), Wrt::InitialState("h")];
+    let (solution, gradient) = forward_and_adjoint!(tank::Model, (rtol, atol), 100.0, &start, &p);
+    let names = directions(&["k", "level"], &["h"]);
     check_stop(
         &solution,
         &gradient,
@@ -79,10 +93,7 @@ fn tank_drains_to_its_level_at_the_closed_form_time() {
         &[k, level, h0],
         tank_closed_form,
     );
-    assert_close("h(t*)", solution.y[0], level, 1e-12);
-    // The final state's sensitivities are total derivatives: h(t*) = level whatever k.
-    let dh_dk = solution.sensitivity("h", "k").unwrap();
-    assert!(dh_dk.abs() < 1e-12, "dh(t*)/dk = {dh_dk}");
+    solution
 }
 
 /// `[T, T + ∫ h dt]` of the tank at `[k, level, h0]`.
@@ -101,7 +112,7 @@ fn dae_decay_stops_with_its_algebraic_state() {
     let start = dae_decay::X { y: y0 };
     let (solution, gradient) =
         forward_and_adjoint!(dae_decay::Model, (1e-12, 1e-14), 100.0, &start, &p);
-    let names = [Wrt::Param("k"), Wrt::Param("level"), Wrt::InitialState("y")];
+    let names = directions(&["k", "level"], &["y"]);
     check_stop(&solution, &gradient, &names, &[k, level, y0], |v| {
         let [k, level, y0] = [v[0], v[1], v[2]];
         let t = (y0 / level).ln() / k;
@@ -143,12 +154,7 @@ fn ball_stops_at_its_apex_after_a_bounce() {
         "at rest: v = {}",
         apex.y_before[1]
     );
-    let names = [
-        Wrt::Param("g"),
-        Wrt::Param("e"),
-        Wrt::InitialState("y"),
-        Wrt::InitialState("v"),
-    ];
+    let names = directions(&["g", "e"], &["y", "v"]);
     check_stop(&solution, &gradient, &names, &[g, e, h0, -u], |v| {
         let [g, e, h0, v0] = [v[0], v[1], v[2], v[3]];
         let w = (v0 * v0 + g * h0 * 2.0).sqrt();
@@ -183,18 +189,8 @@ fn a_horizon_before_the_stop_ends_the_solve_as_usual() {
 #[test]
 fn a_start_on_the_level_stops_at_t0() {
     let (k, level) = (0.3, 0.25);
-    let p = tank::P { k, level };
-    let start = tank::X { h: level };
-    let (solution, gradient) = forward_and_adjoint!(tank::Model, (1e-10, 1e-12), 100.0, &start, &p);
+    let solution = tank_stops(k, level, level, (1e-10, 1e-12));
     assert_eq!((solution.t, solution.events.len()), (0.0, 1));
-    let names = [Wrt::Param("k"), Wrt::Param("level"), Wrt::InitialState("h")];
-    check_stop(
-        &solution,
-        &gradient,
-        &names,
-        &[k, level, level],
-        tank_closed_form,
-    );
 }
 
 /// Samples up to the stop are recorded (their sensitivities the usual fixed-time ones);
@@ -237,23 +233,12 @@ fn adjoint_equals_forward_for_every_tableau_and_from_checkpoints() {
         level: 0.25,
     };
     let problem = tank::Model::problem(0.0, 100.0, &tank::X { h: 2.0 }, &p);
-    adjoint::every_tableau("tank", &tank::Model, &problem, &options(), true);
+    adjoint_equals_forward!("tank", tank::Model, problem, events: true);
     let p = dae_decay::P { k: 0.7, level: 0.2 };
     let problem = dae_decay::Model::problem(0.0, 100.0, &dae_decay::X { y: 1.3 }, &p);
-    adjoint::every_tableau("DAE decay", &dae_decay::Model, &problem, &options(), true);
+    adjoint_equals_forward!("DAE decay", dae_decay::Model, problem, events: true);
     let p = bounce_to_apex::P { g: 9.81, e: 0.8 };
     let start = bounce_to_apex::X { y: 1.2, v: -1.0 };
     let problem = bounce_to_apex::Model::problem(0.0, 10.0, &start, &p);
-    adjoint::every_tableau(
-        "ball to apex",
-        &bounce_to_apex::Model,
-        &problem,
-        &options(),
-        true,
-    );
-}
-
-/// rtol 1e-10, atol 1e-12 for a model of any size.
-fn options<const NY: usize, const NZ: usize>() -> HybridOptions<NY, NZ> {
-    HybridOptions::new(1e-10, 1e-12)
+    adjoint_equals_forward!("ball to apex", bounce_to_apex::Model, problem, events: true);
 }

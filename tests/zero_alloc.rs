@@ -24,9 +24,32 @@ mod models;
 #[path = "support/runtime.rs"]
 mod runtime;
 use hysens::runtime::{
-    CostErrorTest, EventRecord, HybridOptions, HybridOutputs, HybridSolution, Sample,
+    CostErrorTest, EventRecord, HybridOptions, HybridOutputs, HybridSolution, Sample, SolveError,
 };
 use models::{ex51, relay};
+
+/// The allocations of one solve into caller storage: `solve` writes into `samples`, `events`
+/// (without a step log) and a solution of its own. Returns the solve's result, the
+/// allocations counted while it ran, and the solution.
+fn count_solve<const NY: usize, const NZ: usize, const NP: usize>(
+    samples: &mut [Sample<NY, NZ, NP>],
+    events: Option<&mut [EventRecord<NY, NP>]>,
+    solve: impl FnOnce(
+        &mut HybridOutputs<'_, NY, NZ, NP>,
+        &mut HybridSolution<NY, NZ, NP>,
+    ) -> Result<(), SolveError>,
+) -> (Result<(), SolveError>, usize, HybridSolution<NY, NZ, NP>) {
+    let mut solution = HybridSolution::ZERO;
+    let (result, allocations) = count(|| {
+        let mut outputs = HybridOutputs {
+            samples,
+            events,
+            steps: None,
+        };
+        solve(&mut outputs, &mut solution)
+    });
+    (result, allocations, solution)
+}
 
 #[test]
 fn generated_ode_model_solves_without_allocating() {
@@ -37,19 +60,14 @@ fn generated_ode_model_solves_without_allocating() {
     for (with_sensitivities, in_error_test) in [(false, false), (true, false), (true, true)] {
         let mut options = HybridOptions::new(1e-8, 1e-10);
         options.integrator.sensitivity_error_test = in_error_test;
-        let mut solution = HybridSolution::ZERO;
-        let (result, allocations) = count(|| {
-            let mut outputs = HybridOutputs {
-                samples: &mut [],
-                events: Some(&mut events),
-                steps: None,
-            };
-            if with_sensitivities {
-                model.solve_with_sensitivities(&problem, &options, &mut outputs, &mut solution)
-            } else {
-                model.solve(&problem, &options, &mut outputs, &mut solution)
-            }
-        });
+        let (result, allocations, solution) =
+            count_solve(&mut [], Some(&mut events), |outputs, solution| {
+                if with_sensitivities {
+                    model.solve_with_sensitivities(&problem, &options, outputs, solution)
+                } else {
+                    model.solve(&problem, &options, outputs, solution)
+                }
+            });
         assert_eq!(result, Ok(()));
         assert_eq!(solution.n_events, 3, "Example 5.1 switches three times");
         // The closed form (mpmath): G = 20.029074653359594; the solver's global error
@@ -90,19 +108,14 @@ fn generated_dae_model_with_memory_solves_without_allocating() {
     {
         let mut options = HybridOptions::new(1e-7, 1e-9);
         options.integrator.cost_error_test = cost_test;
-        let mut solution = HybridSolution::ZERO;
-        let (result, allocations) = count(|| {
-            let mut outputs = HybridOutputs {
-                samples: &mut samples,
-                events: Some(&mut events),
-                steps: None,
-            };
-            if with_sensitivities {
-                model.solve_with_sensitivities(&problem, &options, &mut outputs, &mut solution)
-            } else {
-                model.solve(&problem, &options, &mut outputs, &mut solution)
-            }
-        });
+        let (result, allocations, solution) =
+            count_solve(&mut samples, Some(&mut events), |outputs, solution| {
+                if with_sensitivities {
+                    model.solve_with_sensitivities(&problem, &options, outputs, solution)
+                } else {
+                    model.solve(&problem, &options, outputs, solution)
+                }
+            });
         assert_eq!(result, Ok(()));
         assert!(solution.n_events >= 1, "the relay switches");
         assert_eq!(solution.n_samples, 3);
@@ -113,35 +126,37 @@ fn generated_dae_model_with_memory_solves_without_allocating() {
     }
 }
 
+/// The builder on the relay at rtol 1e-7, sampled at `t = 1, 2, 5`, from the algebraic guess
+/// `f = 1`, with sensitivities to `$params` and `$states`.
+macro_rules! relay_builder {
+    ($params:expr, $states:expr) => {
+        hysens::runtime::Solver::new(&relay::Model)
+            .tolerances(1e-7, 1e-9)
+            .sensitivities_to($params, $states)
+            .samples(&[1.0, 2.0, 5.0])
+            .algebraic_guess(&relay::Z { f: 1.0 })
+    };
+}
+
 /// The builder's caller-storage path allocates nothing either, with sensitivities to
 /// parameters and initial states (the extended model of `p' = (p, y0)`).
 #[test]
 fn builder_solve_into_does_not_allocate() {
-    use hysens::runtime::{InitialStates, Params, Solver};
-    let model = relay::Model;
-    let times = [1.0, 2.0, 5.0];
-    let solver = Solver::new(&model)
-        .tolerances(1e-7, 1e-9)
-        .sensitivities_to(Params::Only(&["k"]), InitialStates::All)
-        .samples(&times)
-        .algebraic_guess(&relay::Z { f: 1.0 });
+    use hysens::runtime::{InitialStates, Params};
+    let solver = relay_builder!(Params::Only(&["k"]), InitialStates::All);
     let mut samples = [Sample::ZERO; 3];
     let mut events = [EventRecord::ZERO; 64];
-    let mut solution = HybridSolution::ZERO;
-    let (result, allocations) = count(|| {
-        solver.solve_into(
-            0.0,
-            10.0,
-            &relay::X { q: 0.0, v: 0.0 },
-            &relay::P { k: 2.0, c: 0.3 },
-            &mut HybridOutputs {
-                samples: &mut samples,
-                events: Some(&mut events),
-                steps: None,
-            },
-            &mut solution,
-        )
-    });
+    let (result, allocations, solution) =
+        count_solve(&mut samples, Some(&mut events), |outputs, solution| {
+            solver.solve_into(
+                0.0,
+                10.0,
+                &relay::X { q: 0.0, v: 0.0 },
+                &relay::P { k: 2.0, c: 0.3 },
+                outputs,
+                solution,
+            )
+        });
     assert_eq!(result, Ok(()));
     assert!(solution.n_events >= 1, "the relay switches");
     assert_eq!(allocations, 0);
@@ -152,14 +167,8 @@ fn builder_solve_into_does_not_allocate() {
 /// sensitivities — a count that does not grow with the number of steps.
 #[test]
 fn builder_solve_allocates_only_its_results() {
-    use hysens::runtime::{InitialStates, Params, Solver};
-    let model = relay::Model;
-    let times = [1.0, 2.0, 5.0];
-    let solver = Solver::new(&model)
-        .tolerances(1e-7, 1e-9)
-        .sensitivities_to(Params::All, InitialStates::Only(&["v"]))
-        .samples(&times)
-        .algebraic_guess(&relay::Z { f: 1.0 });
+    use hysens::runtime::{InitialStates, Params};
+    let solver = relay_builder!(Params::All, InitialStates::Only(&["v"]));
     for (tf, rtol) in [(10.0, 1e-7), (10.0, 1e-10)] {
         let solver = solver.tolerances(rtol, rtol * 1e-2);
         let (result, allocations) = count(|| {
@@ -197,18 +206,13 @@ fn adjoint_solve_does_not_allocate() {
     let options = HybridOptions::new(1e-6, 1e-10);
     let mut samples = [Sample::ZERO; 3];
     let mut tape = [TapeStep::ZERO; 512];
-    let mut solution = HybridSolution::ZERO;
     let mut gradient = AdjointGradient::ZERO;
-    let (result, allocations) = count(|| {
+    let (result, allocations, solution) = count_solve(&mut samples, None, |outputs, solution| {
         solve_adjoint(
             &HybridRun::new(&model, &ESDIRK34, &problem, &options),
             AdjointTape::full(&mut tape),
-            &mut HybridOutputs {
-                samples: &mut samples,
-                events: None,
-                steps: None,
-            },
-            &mut solution,
+            outputs,
+            solution,
             &mut gradient,
         )
     });
@@ -253,33 +257,32 @@ fn adjoint_solve_with_events_does_not_allocate() {
         let (mut tape, mut checkpoints) =
             (vec![TapeStep::ZERO; 20_000], vec![Checkpoint::ZERO; 2_000]);
         let mut window = [TapeStep::ZERO; 5];
-        let mut solution = HybridSolution::ZERO;
+        let mut n_events = 0;
         let mut full = AdjointGradient::ZERO;
         let mut checkpointed = AdjointGradient::ZERO;
         for (window, checkpoints, gradient) in [
             (&mut tape[..], &mut [][..], &mut full),
             (&mut window[..], &mut checkpoints[..], &mut checkpointed),
         ] {
-            let (result, allocations) = count(|| {
-                solve_adjoint(
-                    &HybridRun::new(model, tableau, problem, &options),
-                    AdjointTape::checkpointed(window, checkpoints),
-                    &mut HybridOutputs {
-                        samples: &mut samples[..problem.sample_times.len()],
-                        events: Some(&mut events),
-                        steps: None,
-                    },
-                    &mut solution,
-                    gradient,
-                )
-            });
+            let samples = &mut samples[..problem.sample_times.len()];
+            let (result, allocations, solution) =
+                count_solve(samples, Some(&mut events), |outputs, solution| {
+                    solve_adjoint(
+                        &HybridRun::new(model, tableau, problem, &options),
+                        AdjointTape::checkpointed(window, checkpoints),
+                        outputs,
+                        solution,
+                        gradient,
+                    )
+                });
             assert_eq!(result, Ok(()), "{}", tableau.name);
             assert_eq!(gradient.stats.events, solution.n_events, "{}", tableau.name);
             assert_eq!(allocations, 0, "{}", tableau.name);
+            n_events = solution.n_events;
         }
         assert!(checkpointed.stats.recomputed_steps > 0);
         assert_eq!((checkpointed.p, checkpointed.y0), (full.p, full.y0));
-        (solution.n_events, full.p, full.y0)
+        (n_events, full.p, full.y0)
     }
     let ex51 = ex51::Model::problem(0.0, 5.0, &ex51::X { x: 0.0 }, &ex51::P { p: 2.9 });
     let mut relay = models::relay_problem();
@@ -312,39 +315,24 @@ fn adjoint_solve_with_events_does_not_allocate() {
 /// guard that varies too fast (the models of the event corpus, `tests/event_semantics/`).
 #[test]
 fn event_semantics_paths_do_not_allocate() {
-    use hysens::runtime::SolveError;
     use hysens::runtime::{InitialStates, Params, Solver};
     let mut events = [EventRecord::ZERO; 64];
-    let mut solve = |run: &mut dyn FnMut(
-        &mut HybridOutputs<'_, 2, 0, 4>,
-        &mut HybridSolution<2, 0, 4>,
-    ) -> Result<(), SolveError>| {
-        let mut solution = HybridSolution::ZERO;
-        let (result, allocations) = count(|| {
-            let mut outputs = HybridOutputs {
-                samples: &mut [],
-                events: Some(&mut events),
-                steps: None,
-            };
-            run(&mut outputs, &mut solution)
-        });
-        (result, allocations, solution.n_events)
-    };
     // A ball at rest on the floor (decided on the first step: stuck) and one with
     // restitution 0 (an event at the entry after its impact: stuck), with sensitivities.
     for (h, e) in [(0.0, 1.0), (1.0, 0.0)] {
         let solver = Solver::new(&event_models::ball::Model)
             .sensitivities_to(Params::All, InitialStates::All);
-        let (result, allocations, _) = solve(&mut |outputs, solution| {
-            solver.solve_into(
-                0.0,
-                2.0,
-                &event_models::ball::X { h, v: 0.0 },
-                &event_models::ball::P { g: 9.81, e },
-                outputs,
-                solution,
-            )
-        });
+        let (result, allocations, _) =
+            count_solve(&mut [], Some(&mut events), |outputs, solution| {
+                solver.solve_into(
+                    0.0,
+                    2.0,
+                    &event_models::ball::X { h, v: 0.0 },
+                    &event_models::ball::P { g: 9.81, e },
+                    outputs,
+                    solution,
+                )
+            });
         assert!(
             matches!(result, Err(SolveError::StuckAtGuard { .. })),
             "{result:?}"
@@ -355,27 +343,23 @@ fn event_semantics_paths_do_not_allocate() {
     let mut chain_events = [EventRecord::ZERO; 8];
     let solver =
         Solver::new(&corpus::chain::Model).sensitivities_to(Params::All, InitialStates::All);
-    let mut solution = HybridSolution::ZERO;
-    let (result, allocations) = count(|| {
-        solver.solve_into(
-            0.0,
-            3.0,
-            &corpus::chain::X { x: 0.0 },
-            &corpus::chain::P {
-                va: 1.0,
-                vb: 1.0,
-                vc: 3.0,
-                level: 1.0,
-                d: 0.0,
-            },
-            &mut HybridOutputs {
-                samples: &mut [],
-                events: Some(&mut chain_events),
-                steps: None,
-            },
-            &mut solution,
-        )
-    });
+    let (result, allocations, solution) =
+        count_solve(&mut [], Some(&mut chain_events), |outputs, solution| {
+            solver.solve_into(
+                0.0,
+                3.0,
+                &corpus::chain::X { x: 0.0 },
+                &corpus::chain::P {
+                    va: 1.0,
+                    vb: 1.0,
+                    vc: 3.0,
+                    level: 1.0,
+                    d: 0.0,
+                },
+                outputs,
+                solution,
+            )
+        });
     assert_eq!(result, Ok(()));
     assert_eq!(solution.n_events, 2, "a → b → c at t = 1");
     assert_eq!(allocations, 0, "chain");
@@ -387,19 +371,11 @@ fn event_semantics_paths_do_not_allocate() {
         &corpus::wave::X { x: 0.0, n: 0.0 },
         &corpus::wave::P::from_array([2.0 * std::f64::consts::PI, 0.99]),
     );
-    let mut solution = HybridSolution::ZERO;
-    let (result, allocations) = count(|| {
-        corpus::wave::Model.solve(
-            &problem,
-            &HybridOptions::new(1e-6, 1e-8),
-            &mut HybridOutputs {
-                samples: &mut [],
-                events: Some(&mut wave_events),
-                steps: None,
-            },
-            &mut solution,
-        )
-    });
+    let options = HybridOptions::new(1e-6, 1e-8);
+    let (result, allocations, solution) =
+        count_solve(&mut [], Some(&mut wave_events), |outputs, solution| {
+            corpus::wave::Model.solve(&problem, &options, outputs, solution)
+        });
     assert_eq!(result, Ok(()));
     assert_eq!(solution.n_events, 6);
     assert!(solution.stats.guard_step_cuts > 0, "steps were cut");
@@ -472,17 +448,11 @@ fn ball_solve_with_sensitivities_does_not_allocate() {
     let problem = ball_problem(p, 4.5);
     let opts = HybridOptions::new(1e-8, 1e-10);
     let mut events = [EventRecord::<2, 4>::ZERO; 8];
-    let mut sol = HybridSolution::ZERO;
-    let (r, n) = count(|| {
-        let mut out = HybridOutputs {
-            samples: &mut [],
-            events: Some(&mut events),
-            steps: None,
-        };
+    let (r, n, sol) = count_solve(&mut [], Some(&mut events), |outputs, solution| {
         solve(
             &HybridRun::new(&ball::Model, &ESDIRK34, &problem, &opts),
-            &mut out,
-            &mut sol,
+            outputs,
+            solution,
         )
     });
     assert_eq!(r, Ok(()));
@@ -515,29 +485,15 @@ fn terminal_guards_and_initial_states_do_not_allocate() {
     let options = HybridOptions::new(1e-8, 1e-10);
     let mut events = [EventRecord::ZERO; 4];
     let mut tape = [TapeStep::ZERO; 256];
-    let (mut forward, mut adjoint) = (HybridSolution::ZERO, HybridSolution::ZERO);
     let mut gradient = AdjointGradient::ZERO;
-    let (result, allocations) = count(|| {
-        let mut outputs = HybridOutputs {
-            samples: &mut [],
-            events: Some(&mut events),
-            steps: None,
-        };
-        launch::Model.solve_with_sensitivities(&problem, &options, &mut outputs, &mut forward)?;
-        let mut outputs = HybridOutputs {
-            samples: &mut [],
-            events: None,
-            steps: None,
-        };
+    let (result, forward_allocations, forward) =
+        count_solve(&mut [], Some(&mut events), |outputs, solution| {
+            launch::Model.solve_with_sensitivities(&problem, &options, outputs, solution)
+        });
+    assert_eq!(result, Ok(()));
+    let (result, adjoint_allocations, _) = count_solve(&mut [], None, |outputs, solution| {
         let tape = AdjointTape::full(&mut tape);
-        launch::Model.solve_adjoint(
-            &problem,
-            &options,
-            tape,
-            &mut outputs,
-            &mut adjoint,
-            &mut gradient,
-        )
+        launch::Model.solve_adjoint(&problem, &options, tape, outputs, solution, &mut gradient)
     });
     assert_eq!(result, Ok(()));
     assert_eq!(
@@ -546,5 +502,5 @@ fn terminal_guards_and_initial_states_do_not_allocate() {
         "the landing ends the solve"
     );
     assert!((gradient.p[2] - forward.cost_gradient[2]).abs() < 1e-10 * gradient.p[2].abs());
-    assert_eq!(allocations, 0);
+    assert_eq!((forward_allocations, adjoint_allocations), (0, 0));
 }

@@ -1,10 +1,12 @@
 //! A solve's objective and gradient against a closed form: the closed form written over
 //! `num_dual::Dual64` and differentiated one seeded direction at a time, the forward
-//! sensitivities and the adjoint compared with it and with each other. Shared by the tests of
-//! the model language's features (`terminal_events`, `initial_state`, `mode_costs`).
+//! sensitivities and the adjoint compared with it and with each other; and the no-heap adjoint
+//! against the forward sensitivities (`adjoint_equals_forward!`) at the tolerances all these
+//! tests share. Shared by the tests of the model language's features (`terminal_events`,
+//! `initial_state`, `mode_costs`, `state_helpers`).
 #![allow(dead_code)] // each test binary uses a subset
 
-use hysens::runtime::{Fields, Gradient, Solution, Wrt};
+use hysens::runtime::{Fields, Gradient, HybridOptions, Solution, Wrt};
 use num_dual::Dual64;
 
 /// `|a − b| ≤ tol·max(1, |b|)`, with a message naming what is compared.
@@ -41,6 +43,15 @@ pub fn derivatives<const K: usize>(
         .collect()
 }
 
+/// The directions `params` (parameters) then `states` (initial states), in that order: the
+/// `names` of [`check_gradient`].
+pub fn directions<'a>(params: &[&'a str], states: &[&'a str]) -> Vec<Wrt<'a>> {
+    let params = params.iter().map(|&name| Wrt::Param(name));
+    params
+        .chain(states.iter().map(|&name| Wrt::InitialState(name)))
+        .collect()
+}
+
 /// The objective `G` and its gradient in every direction of `names` (parameters and initial
 /// states, in the order of `values`), by the forward sensitivities of `solution` and by the
 /// adjoint `gradient`, against the closed form `objective` (to `tol` relative), and the two
@@ -65,6 +76,31 @@ pub fn check_gradient<X: Fields<NY>, const NY: usize, const NZ: usize, const NP:
         assert_close(&format!("dG/d{wrt:?}: FSA vs adjoint"), fsa, adjoint, 1e-10);
     }
 }
+
+/// The tolerances of the features' no-heap adjoint against their forward sensitivities
+/// (`support/adjoint.rs`'s `every_tableau`): rtol 1e-10, atol 1e-12, for a model of any size.
+pub fn adjoint_check_options<const NY: usize, const NZ: usize>() -> HybridOptions<NY, NZ> {
+    HybridOptions::new(1e-10, 1e-12)
+}
+
+/// The no-heap adjoint of `$model` on `$problem` against its forward sensitivities, for every
+/// tableau, with an arbitrary seed and from checkpoints, at [`adjoint_check_options`]: the
+/// shared comparison `every_tableau` of `support/adjoint.rs` (which the test includes as
+/// `adjoint`), named `$name`; `events`: the solve must meet events.
+#[allow(unused_macros)] // each test binary uses a subset
+macro_rules! adjoint_equals_forward {
+    ($name:expr, $model:expr, $problem:expr, events: $events:expr) => {
+        adjoint::every_tableau(
+            $name,
+            &$model,
+            &$problem,
+            &closed_form::adjoint_check_options(),
+            $events,
+        )
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use adjoint_equals_forward;
 
 /// `(solution, gradient)` of `$model` on `[0, $tf]` from `$x0` with `$p` at `($rtol, $atol)`:
 /// the owned solve with sensitivities to every parameter and initial state, and the adjoint
