@@ -50,30 +50,30 @@ fn a_cost_in_one_mode_against_the_closed_form() {
     );
 }
 
-/// From `x0 < 0`, the relay reaches the wall at `t1 = −x0/up` and slides to `T`; the time
-/// above is `α (T − t1)` with `α = up/(up + down)`.
+/// From `x0 + bias < 0`, the relay reaches the wall at `t1 = −(x0 + bias)/up` and slides until
+/// its terminal guard stops it at `t_stop` (a guard of `below`, watched while sliding); the
+/// time above is `α (t_stop − t1)` with `α = up/(up + down)`, and the stop adds `t_stop² + 0`.
 #[test]
 fn a_cost_of_one_side_is_shared_by_the_sliding_mode() {
-    let (up, down, x0, t_end) = (1.0, 2.0, -0.5, 3.0);
-    let p = relay::P { up, down };
+    let (up, down, t_stop, bias, x0) = (1.0, 2.0, 2.5, -0.2, -0.3);
+    let p = relay::Model::parameters(&relay::P { up, down, t_stop }, &relay::U { bias });
     let start = relay::X { x: x0 };
-    let (solution, gradient) =
-        forward_and_adjoint!(relay::Model, (1e-10, 1e-12), t_end, &start, &p);
-    assert_eq!(solution.mode, "wall_sliding");
-    let names = directions(&["up", "down"], &["x"]);
-    let time_above = |v: &[Dual64]| {
-        let [up, down, x0] = [v[0], v[1], v[2]];
-        let t1 = -x0 / up;
-        up / (up + down) * (-t1 + t_end)
-    };
-    check_gradient(
-        &solution,
-        &gradient,
-        &names,
-        &[up, down, x0],
-        time_above,
-        1e-10,
+    let (solution, gradient) = forward_and_adjoint!(relay::Model, (1e-10, 1e-12), 10.0, &start, &p);
+    let modes: Vec<&str> = solution.events.iter().map(|e| e.to).collect();
+    assert_eq!(
+        modes,
+        ["wall_sliding", "stop"],
+        "slides, then stops while sliding"
     );
+    let names = directions(&["up", "down", "t_stop", "bias"], &["x"]);
+    // The wall at t1 = −(x0 + bias)/up; on it until t_stop, where x = 0.
+    let objective = |v: &[Dual64]| {
+        let [up, down, t_stop, bias, x0] = [v[0], v[1], v[2], v[3], v[4]];
+        let t1 = -(x0 + bias) / up;
+        up / (up + down) * (t_stop - t1) + t_stop * t_stop
+    };
+    let values = [up, down, t_stop, bias, x0];
+    check_gradient(&solution, &gradient, &names, &values, objective, 1e-10);
 }
 
 /// The no-heap adjoint against the forward sensitivities for every tableau, with an arbitrary
@@ -87,7 +87,14 @@ fn adjoint_equals_forward_for_every_tableau() {
     };
     let problem = two_speeds::Model::problem(0.0, 2.0, &two_speeds::X { x: 0.2 }, &p);
     adjoint_equals_forward!("two speeds", two_speeds::Model, problem, events: true);
-    let p = relay::P { up: 1.0, down: 2.0 };
-    let problem = relay::Model::problem(0.0, 3.0, &relay::X { x: -0.5 }, &p);
+    let (p, u) = (
+        relay::P {
+            up: 1.0,
+            down: 2.0,
+            t_stop: 2.5,
+        },
+        relay::U { bias: -0.2 },
+    );
+    let problem = relay::Model::problem(0.0, 10.0, &relay::X { x: -0.3 }, &p, &u);
     adjoint_equals_forward!("relay", relay::Model, problem, events: true);
 }

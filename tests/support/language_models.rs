@@ -212,8 +212,11 @@ pub mod two_speeds {
 }
 
 /// A relay: `x' = up` below the wall `x = 0`, `x' = −down` above it; from below, the solve
-/// slides on the wall. The cost counts the time spent above: in the sliding mode the share
-/// `α = up/(up + down)` of the chattering trajectory's time above.
+/// slides on the wall until a terminal guard on the time stops it (declared in `below`, so
+/// watched in the sliding mode too). It starts from the given state plus an input `bias`
+/// (`#[initial_state]`, which reads `t0` too). The cost counts the time spent above — in the
+/// sliding mode the share `α = up/(up + down)` of the chattering trajectory's time above — and
+/// adds `t² + x` at the stop. The features of the model language together.
 #[hysens::hybrid_model]
 pub mod relay {
     /// The position.
@@ -223,13 +226,30 @@ pub mod relay {
         pub x: f64,
     }
 
-    /// The two speeds.
+    /// The two speeds and the stopping time.
     #[params]
     pub struct P {
         /// Speed below the wall.
         pub up: f64,
         /// Speed above it.
         pub down: f64,
+        /// When the solve stops.
+        pub t_stop: f64,
+    }
+
+    /// An offset of the start.
+    #[inputs]
+    pub struct U {
+        /// Added to the given state.
+        pub bias: f64,
+    }
+
+    /// The given state plus the bias (at `t0 = 0`).
+    #[initial_state]
+    fn biased(x: &X, u: &U, t: f64) -> X {
+        X {
+            x: x.x + u.bias + t,
+        }
     }
 
     /// Below the wall.
@@ -250,10 +270,22 @@ pub mod relay {
         x.x
     }
 
+    /// The stop, in either direction (it crosses rising).
+    #[guard(below -> stop, either)]
+    fn time_is_up(p: &P, t: f64) -> f64 {
+        t - p.t_stop
+    }
+
     /// Time spent above the wall.
     #[cost(integral, modes(above))]
     fn time_above() -> f64 {
         1.0
+    }
+
+    /// At the stop.
+    #[cost(terminal)]
+    fn at_the_stop(x: &X, t: f64) -> f64 {
+        t * t + x.x
     }
 }
 
