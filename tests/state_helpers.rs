@@ -17,7 +17,7 @@ mod models;
 use closed_form::forward_and_adjoint;
 use event_models::{with_helpers, written_out};
 use hysens::prelude::*;
-use models::dae_with_helper;
+use models::filled_tank;
 
 /// `(solution, gradient)` of the ball `$ball` (`written_out` or `with_helpers`) dropped from
 /// `h0` at rest with `(g, c, e, v0)`: [`forward_and_adjoint!`] on `[0, 3]` at rtol 1e-9.
@@ -66,22 +66,23 @@ fn a_model_through_helpers_is_the_model_written_out() {
     );
 }
 
-/// The DAE mode's derivatives through a helper: `h = h0 e^{−kT}`, `dh/dk = −T h`
-/// (rtol 1e-12: the exponential's global error ~1e-11 relative).
+/// A DAE mode's derivatives through a helper (the filled tank, whose mode calls `falling_with`,
+/// filled to all of the given height): `h = h0 e^{−kT}`, `dh/dk = −T h` (rtol 1e-12: the
+/// exponential's global error ~1e-11 relative).
 #[test]
 fn a_dae_mode_through_a_helper() {
     let (k, h0, t_end) = (0.4, 2.0, 3.0);
-    let p = dae_with_helper::P { k };
-    let start = dae_with_helper::X { h: h0 };
-    let solution = dae_with_helper::Model
+    let p = filled_tank::P { k, fill: 1.0 };
+    let start = filled_tank::X { h: h0 };
+    let solution = filled_tank::Model
         .solver()
         .tolerances(1e-12, 1e-14)
         .sensitivities_to(Params::All, InitialStates::None)
         .solve(0.0, t_end, &start, &p)
         .expect("solve");
     let exact = h0 * (-k * t_end).exp();
-    assert!((solution.cost - exact).abs() < 1e-10 * exact);
-    let dk = solution.cost_gradient("k").unwrap();
+    assert!((solution.y[0] - exact).abs() < 1e-10 * exact);
+    let dk = solution.sensitivity("h", "k").unwrap();
     assert!(
         (dk + t_end * exact).abs() < 1e-10 * t_end * exact,
         "dh/dk = {dk}"

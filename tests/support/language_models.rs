@@ -7,7 +7,8 @@
 //! - `#[initial_state]` (`tests/initial_state.rs`): a DAE tank filled to a fraction of a given
 //!   height;
 //! - integral costs limited to modes (`tests/mode_costs.rs`): two speeds, a relay that slides;
-//! - helpers that return the states (`tests/state_helpers.rs`): a DAE mode through a helper;
+//! - helpers that return the states (`tests/state_helpers.rs`): the filled tank's DAE mode
+//!   through one;
 //! - a model without parameters (`tests/initial_state.rs`), whose solves take `&NoParams`.
 #![allow(dead_code, unused_imports)] // each test binary uses a subset
 
@@ -139,10 +140,15 @@ pub mod filled_tank {
         X { h: p.fill * x.h }
     }
 
-    /// Draining.
+    /// The level falls with the outflow (a helper that returns the states).
+    fn falling_with(z: &Z) -> X {
+        X { h: -z.q }
+    }
+
+    /// Draining: the derivatives through the helper, then the valve's equation.
     #[mode(initial)]
     fn draining(x: &X, z: &Z, p: &P) -> (X, [f64; 1]) {
-        (X { h: -z.q }, [z.q - p.k * x.h])
+        (falling_with(z), [z.q - p.k * x.h])
     }
 
     /// The outflow over the solve, `∫ q dt`, plus the final level squared.
@@ -286,48 +292,6 @@ pub mod relay {
     #[cost(terminal)]
     fn at_the_stop(x: &X, t: f64) -> f64 {
         t * t + x.x
-    }
-}
-
-/// A DAE tank whose derivatives come from a helper: `h' = −q`, `0 = q − k h`.
-#[hysens::hybrid_model]
-pub mod dae_with_helper {
-    /// The level.
-    #[states]
-    pub struct X {
-        /// Height.
-        pub h: f64,
-    }
-
-    /// The outflow.
-    #[algebraic]
-    pub struct Z {
-        /// Flow.
-        pub q: f64,
-    }
-
-    /// The valve.
-    #[params]
-    pub struct P {
-        /// Valve coefficient.
-        pub k: f64,
-    }
-
-    /// The level falls with the outflow.
-    fn outflow(z: &Z) -> X {
-        X { h: -z.q }
-    }
-
-    /// Draining.
-    #[mode(initial)]
-    fn draining(x: &X, z: &Z, p: &P) -> (X, [f64; 1]) {
-        (outflow(z), [z.q - p.k * x.h])
-    }
-
-    /// The final level.
-    #[cost(terminal)]
-    fn level(x: &X) -> f64 {
-        x.h
     }
 }
 
