@@ -1,6 +1,7 @@
 //! Looking results up by name (feature `std`): an unknown name, a direction the solve did not
 //! compute, or an event or sample index past the end is a [`LookupError`] that says what was
-//! asked and what there is — never a silent `None` for a typo.
+//! asked and what there is — never a silent `None` for a typo. Only the builder's owned results
+//! look up by name, after the solve: the error owns its strings, the solve path never sees it.
 
 use std::fmt;
 use std::string::String;

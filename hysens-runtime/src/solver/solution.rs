@@ -148,14 +148,15 @@ impl<X: Fields<NY>, const NY: usize, const NZ: usize, const NP: usize> Solution<
         if let Some(i) = index_of(&self.state_names, of) {
             return Ok(dy[i]);
         }
-        let mut known = self.state_names.to_vec();
-        known.extend(self.algebraic_names);
-        let kind = "state or algebraic variable";
-        let i = find(kind, &self.algebraic_names, of).map_err(|e| match e {
-            LookupError::UnknownName { name, .. } => LookupError::UnknownName { kind, name, known },
-            other => other,
-        })?;
-        Ok(dz[i])
+        if let Some(i) = index_of(&self.algebraic_names, of) {
+            return Ok(dz[i]);
+        }
+        let names = self.state_names.iter().chain(&self.algebraic_names);
+        Err(LookupError::UnknownName {
+            kind: "state or algebraic variable",
+            name: of.into(),
+            known: names.copied().collect(),
+        })
     }
 
     /// `∂v(t)/∂θ` for the state or algebraic variable named `of` at the final time and the
