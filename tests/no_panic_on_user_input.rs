@@ -271,6 +271,7 @@ impl<const NY: usize, const NZ: usize, const NP: usize> Storage<NY, NZ, NP> {
             samples: &mut self.samples,
             events: self.events.as_deref_mut(),
             steps: self.steps.as_deref_mut(),
+            dense: None,
         }
     }
 }

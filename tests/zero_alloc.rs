@@ -45,6 +45,7 @@ fn count_solve<const NY: usize, const NZ: usize, const NP: usize>(
             samples,
             events,
             steps: None,
+            dense: None,
         };
         solve(&mut outputs, &mut solution)
     });
@@ -409,6 +410,7 @@ fn ex51_solve_with_sensitivities_does_not_allocate() {
             samples: &mut samples,
             events: Some(&mut events),
             steps: Some(&mut steps),
+            dense: None,
         };
         solve(
             &HybridRun::new(&model, &ESDIRK436L2SA, &problem, &opts),
@@ -427,6 +429,7 @@ fn ex51_solve_with_sensitivities_does_not_allocate() {
             samples: &mut samples,
             events: None,
             steps: None,
+            dense: None,
         };
         solve(
             &HybridRun::new(&model, &ESDIRK436L2SA, &problem, &opts)
