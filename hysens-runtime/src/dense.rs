@@ -40,7 +40,9 @@
 //! `500 (rtol ‖v‖ + atol)` for sensitivities (measured ≤ 233, the stress's sensitivities at
 //! rtol 1e-10; ≤ 23 for the ODE cases), `‖v‖` the largest magnitude of `v` over the solve.
 //! The sensitivities are not in the error test by default (`Options::sensitivity_error_test`),
-//! so the sampled solve's own are only as accurate as the steps make them.
+//! so two solves' own sensitivities differ by more than their states do: with that test on, the
+//! same comparison measures ≤ 16 for the steel's differential sensitivities (78 without) and
+//! ≤ 79 for its stress's (233 without).
 //!
 //! **Events.** An event at `t*` ends one segment and starts another at the same time: the
 //! points on both sides are stored, and [`Limit`] says which is read. [`Limit::Left`] gives
