@@ -110,7 +110,9 @@ pub mod smooth {
 /// What a user of the runtime needs, in one import: `use hysens_runtime::prelude::*;`.
 pub mod prelude {
     #[cfg(feature = "std")]
-    pub use crate::solver::{Event, Gradient, LookupError, SampleState, Solution, SolveFailure};
+    pub use crate::solver::{
+        CostGradients, Event, Gradient, LookupError, SampleState, Solution, SolveFailure,
+    };
     pub use crate::solver::{
         Fields, InitialStates, ModelTypes, NoParams, Params, Solver, Variable, Wrt,
     };
@@ -122,10 +124,11 @@ pub mod prelude {
 
 pub use adjoint::{AdjointGradient, AdjointPoint, AdjointStats, AdjointTape, Checkpoint, TapeStep};
 pub use error::{Described, SolveError};
-pub use hybrid::{adjoint_tape_length, solve, solve_adjoint};
+pub use hybrid::{adjoint_tape_length, solve, solve_adjoint, solve_costs};
 pub use model::{
-    AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
-    ModeJacobian, ModelSizes, Point, ResetJacobian, ScalarPartials,
+    cost_index, AdjointProducts, CostInfo, CostKind, CostValue, Direction, EventTarget, GuardInfo,
+    HybridModel, InitialMode, Memory, ModeInfo, ModeJacobian, ModelSizes, Objective, Point,
+    ResetJacobian, ScalarPartials,
 };
 pub use options::{CostErrorTest, Options};
 pub(crate) use run::ZENO_CLOSE_EVENTS;
@@ -134,7 +137,9 @@ pub use run::{
     LoggedStep, Sample, StepKind, StepPlan,
 };
 #[cfg(feature = "std")]
-pub use solver::{Event, Gradient, LookupError, SampleState, Solution, SolveFailure};
+pub use solver::{
+    CostGradients, Event, Gradient, LookupError, SampleState, Solution, SolveFailure,
+};
 pub use solver::{Fields, InitialStates, ModelTypes, NoParams, Params, Solver, Variable, Wrt};
 pub use stack::stack_estimate;
 pub use stats::Stats;

@@ -9,7 +9,7 @@ use super::dispatch::{some_cases, statements, value};
 use super::signatures::Signatures;
 use super::{tables, Target};
 use crate::kernels::{hygienic, Kernels};
-use crate::lower::Lowered;
+use crate::lower::{CostTerm, Lowered};
 use crate::validate::Checked;
 
 /// `impl Model { JACOBIAN_NONZEROS, output }`, `impl HybridModel for Model` and
@@ -22,6 +22,7 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
         terminal: lowered.terminal,
         sampled: lowered.sampled,
     };
+    let terms = std::mem::take(&mut lowered.costs);
     let has_integral = costs.integral.iter().any(Option::is_some);
     let has_sampled = costs.sampled.is_some();
     let initial_map = lowered.initial_state.clone();
@@ -38,6 +39,7 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
     let switch_methods = switch_methods(&mut k, &signatures);
     let event_target = event_target(&k, checked, &signatures, target);
     let cost_methods = cost_methods(&mut k, &signatures, &costs);
+    let cost_term_methods = cost_term_methods(&mut k, &signatures, &terms);
     let initial_state = initial_state_methods(&mut k, &signatures, initial_map.as_deref());
     let output = signatures
         .output()
@@ -45,6 +47,7 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
 
     let modes = tables::modes(checked, &uses_memory, &structures, rt);
     let guards = tables::guards(checked, rt);
+    let cost_table = tables::costs(checked, rt);
     let initial = tables::initial_mode(checked, rt);
     let names = tables::variable_names(&checked.variables);
     let nonzeros = tables::jacobian_nonzeros(&structures);
@@ -62,12 +65,14 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
             #initial
             const HAS_INTEGRAL_COST: bool = #has_integral;
             const HAS_SAMPLED_COST: bool = #has_sampled;
+            #cost_table
             #names
 
             #mode_methods
             #switch_methods
             #event_target
             #cost_methods
+            #cost_term_methods
             #initial_state
         }
 
@@ -228,4 +233,58 @@ fn cost_methods(k: &mut Kernels<'_>, signatures: &Signatures, costs: &Costs) -> 
     ]
     .into_iter()
     .collect()
+}
+
+/// The methods of each cost alone (`integral_cost_term`, `terminal_cost_term`,
+/// `sampled_cost_term` and their partials), a dispatch over the cost's index, for each kind the
+/// model has two or more costs of: with one, the runtime's default (the whole cost of that
+/// kind) is that cost.
+fn cost_term_methods(
+    k: &mut Kernels<'_>,
+    signatures: &Signatures,
+    terms: &[CostTerm],
+) -> TokenStream {
+    let cost = hygienic("cost");
+    let (mut integral, mut terminal, mut sampled) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, term) in terms.iter().enumerate() {
+        match term {
+            CostTerm::Integral(by_mode) => integral.push((i, integral_cost_bodies(k, by_mode))),
+            CostTerm::Terminal(s) => {
+                terminal.push((i, (k.scalar_value(Some(*s)), k.scalar_partials(*s))))
+            }
+            CostTerm::Sampled(s) => {
+                sampled.push((i, (k.scalar_value(Some(*s)), k.scalar_partials(*s))))
+            }
+        }
+    }
+    let methods = [
+        (
+            integral,
+            signatures.integral_cost_term(),
+            signatures.integral_cost_term_partials(),
+        ),
+        (
+            terminal,
+            signatures.terminal_cost_term(),
+            signatures.terminal_cost_term_partials(),
+        ),
+        (
+            sampled,
+            signatures.sampled_cost_term(),
+            signatures.sampled_cost_term_partials(),
+        ),
+    ];
+    methods
+        .into_iter()
+        .filter(|(arms, _, _)| arms.len() > 1)
+        .map(|(arms, value_method, partials_method)| {
+            let (values, partials): (Vec<_>, Vec<_>) =
+                arms.into_iter().map(|(i, (v, d))| ((i, v), (i, d))).unzip();
+            let value = some_cases(&cost, &values, quote!(0.0));
+            let partials = some_cases(&cost, &partials, quote!({}));
+            let value = value_method.with_body(&value);
+            let partials = partials_method.with_body(&partials);
+            quote!(#value #partials)
+        })
+        .collect()
 }

@@ -14,7 +14,8 @@ use super::selection::{index_of, Wrt};
 pub enum LookupError {
     /// No variable of this kind has the name; `known` lists the model's.
     UnknownName {
-        /// What the name was looked up as: "parameter", "state", "state or algebraic variable".
+        /// What the name was looked up as: "parameter", "state", "state or algebraic variable",
+        /// "cost".
         kind: &'static str,
         /// The name given.
         name: String,
