@@ -30,7 +30,7 @@ use num_dual::{Dual64, DualNum};
 /// A relay on a wall with a cost of each kind: `x' = up` below the wall `x = 0`, `x' = −down`
 /// above it; from below it slides on the wall until a terminal guard stops it at `t_stop`.
 /// Two integral costs, each limited to one side (so each is combined with its own Filippov
-/// weight in the sliding mode), a sampled cost and a terminal cost.
+/// weight in the sliding mode), a sampled cost and two terminal costs.
 #[hysens::hybrid_model]
 pub mod wall {
     /// The position.
@@ -98,6 +98,12 @@ pub mod wall {
     fn at_the_stop(x: &X, t: f64) -> f64 {
         t * t + x.x
     }
+
+    /// A second terminal cost: when the solve stopped, weighted.
+    #[cost(terminal)]
+    fn stop_time(t: f64) -> f64 {
+        3.0 * t
+    }
 }
 
 /// The two-speed model's costs, by num-dual over `(va, vc, level, x0)` to `t_end`:
@@ -115,7 +121,7 @@ fn two_speeds_costs(v: &[Dual64], t_end: f64) -> [Dual64; 2] {
 /// The wall model's costs, by num-dual over `(up, down, t_stop, x0)` with the data `d` at the
 /// sample times `[0.1, 2.0]`: the wall is reached at `t1 = −x0/up` (after the first sample), the
 /// sliding mode spends the share `α = up/(up + down)` of its time above, `x = 0` on it.
-fn wall_costs(v: &[Dual64], d: [f64; 2]) -> [Dual64; 4] {
+fn wall_costs(v: &[Dual64], d: [f64; 2]) -> [Dual64; 5] {
     let [up, down, t_stop, x0] = [v[0], v[1], v[2], v[3]];
     let t1 = -x0 / up;
     let alpha = up / (up + down);
@@ -123,7 +129,13 @@ fn wall_costs(v: &[Dual64], d: [f64; 2]) -> [Dual64; 4] {
     let time_below = (t1 + (-alpha + 1.0) * (t_stop - t1)) * 2.0;
     let first = x0 + up * 0.1 - d[0];
     let misfit = first * first + d[1] * d[1];
-    [time_above, time_below, misfit, t_stop * t_stop]
+    [
+        time_above,
+        time_below,
+        misfit,
+        t_stop * t_stop,
+        t_stop * 3.0,
+    ]
 }
 
 /// Each named cost of `solution` (FSA) and of `adjoint` (one shared forward pass), value and
@@ -205,6 +217,21 @@ fn two_integral_costs_against_the_closed_form() {
         .cost_gradients(0.0, t_end, &start, &p)
         .expect("the adjoint gradients");
     let names = directions(&["va", "vc", "level"], &["x"]);
+    // Without initial-state directions the solve carries the parameter columns only: the
+    // same named costs and gradients (to round-off).
+    let params_only = solver
+        .sensitivities_to(Params::All, InitialStates::None)
+        .solve(0.0, t_end, &start, &p)
+        .expect("the forward solve");
+    for cost in ["position", "squared_after"] {
+        let (a, b) = (params_only.named_cost(cost), solution.named_cost(cost));
+        assert_close(cost, a.unwrap(), b.unwrap(), 1e-14);
+        for &wrt in &names[..3] {
+            let a = params_only.named_cost_gradient(cost, wrt).unwrap();
+            let b = solution.named_cost_gradient(cost, wrt).unwrap();
+            assert_close(&format!("d{cost}/d{wrt:?}"), a, b, 1e-12);
+        }
+    }
     // The adjoint of the default objective is the sum of the costs' (to round-off).
     let total: f64 = adjoint.gradients.iter().map(|g| g.cost).sum();
     assert_close("Σ G_k (adjoint) vs G", total, sum.cost, 1e-13);
@@ -228,7 +255,7 @@ fn two_integral_costs_against_the_closed_form() {
     println!("two speeds: closed form {error:.1e}, FSA vs adjoint {fsa_adjoint:.1e}");
 }
 
-/// The wall model's four costs of three kinds, two integral costs combined in the sliding mode
+/// The wall model's five costs of three kinds, two integral costs combined in the sliding mode
 /// each with its side's share: each against the closed form, by FSA and by the shared adjoint.
 #[test]
 fn a_cost_of_each_kind_on_a_sliding_solve_against_the_closed_form() {
@@ -251,7 +278,13 @@ fn a_cost_of_each_kind_on_a_sliding_solve_against_the_closed_form() {
         .cost_gradients(0.0, 10.0, &start, &p)
         .expect("the adjoint gradients");
     let names = directions(&["up", "down", "t_stop"], &["x"]);
-    let costs = ["time_above", "time_below", "misfit", "at_the_stop"];
+    let costs = [
+        "time_above",
+        "time_below",
+        "misfit",
+        "at_the_stop",
+        "stop_time",
+    ];
     let closed_form = |v: &[Dual64]| wall_costs(v, data);
     let values = [up, down, t_stop, x0];
     let (error, fsa_adjoint) = check_named_costs(

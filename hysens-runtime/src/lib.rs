@@ -4,9 +4,10 @@
 //! resets and forward sensitivities across every switch. Every size is a const generic; nothing
 //! in the solve path allocates.
 //!
-//! What is public: the hybrid solve of a [`HybridModel`] — [`solve`], the gradient by the
-//! discrete adjoint [`solve_adjoint`], both over one [`HybridRun`] (model, tableau,
-//! [`HybridProblem`], [`HybridOptions`], [`StepPlan`]) — with its outputs and results; the
+//! What is public: the hybrid solve of a [`HybridModel`] — [`solve`] (with each named cost,
+//! [`solve_costs`]), the gradient by the discrete adjoint [`solve_adjoint`], both over one
+//! [`HybridRun`] (model, tableau, [`HybridProblem`], [`HybridOptions`], [`StepPlan`],
+//! [`Objective`]) — with its outputs and results; the
 //! [`Solver`] builder over it (owned results with feature `std`); the model interfaces a
 //! `#[hybrid_model]` implements; the tableaus ([`tableau`]); the error type ([`SolveError`]);
 //! and the integrator of one smooth mode ([`smooth`]). Everything else is the crate's own.
@@ -24,7 +25,7 @@
 //! | `adjoint/` | the discrete adjoint: the tape, checkpoints, and the transpose of each map of `fsa/` in the file of the same name, across events and memory |
 //! | `step/` | the ESDIRK step of one smooth mode: attempt, error test, step control, dense output |
 //! | `newton.rs` | simplified Newton for the stages; consistent algebraic variables |
-//! | `model/` | the model interfaces ([`HybridModel`], [`AdjointProducts`], [`smooth::SmoothMode`]) and the mode adapter (a mode of a hybrid model with its memory as a smooth mode) |
+//! | `model/` | the model interfaces ([`HybridModel`], [`AdjointProducts`], [`smooth::SmoothMode`]), the named costs and the objective a solve differentiates ([`Objective`]), and the mode adapter (a mode of a hybrid model with its memory as a smooth mode) |
 //! | `linalg/` | fixed-size LU with partial pivoting; the block vocabulary of a mode's Jacobian ([`ModeJacobian`]: stage matrix, products with it and its transpose) |
 //! | `tableau/` | ESDIRK tableaus as `const` data, checked against their order conditions |
 //! | `stack.rs` | how much stack a solve needs ([`stack_estimate`]); with `std`, growing it |

@@ -324,7 +324,8 @@ pub struct HybridSolution<const NY: usize, const NZ: usize, const NP: usize> {
     pub sz: [[f64; NP]; NZ],
     /// Memory of the current mode.
     pub memory: Memory<NY, NZ>,
-    /// Objective `G = ∫ L dt + Σ_k ℓ_k + φ(t_f)` (the terminal term is added at `t_f`; the
+    /// Objective `G = ∫ L dt + Σ_k ℓ_k + φ(t_f)` of the run's [`HybridRun::objective`] (the
+    /// terminal term is added at `t_f`; the
     /// integral and sampled terms as far as computed).
     pub cost: f64,
     /// `dG/dp` (zero without sensitivities).

@@ -199,8 +199,10 @@ where
 /// (`model/costs.rs`): each gradient is bit for bit that of [`solve_adjoint`] with the cost as
 /// the run's objective. `costs` and `gradients` hold one entry per cost (more are left as they
 /// are); `solution` gets the forward pass with `forward`'s objective.
-#[cfg(feature = "std")] // for the builder's owned gradients; a checkpointed tape would be
-                        // recomputed once per backward pass
+///
+/// For the builder's owned gradients (feature `std`), whose tape is full: a checkpointed tape
+/// would be recomputed once per backward pass.
+#[cfg(feature = "std")]
 pub(crate) fn adjoint_costs<
     M,
     const S: usize,

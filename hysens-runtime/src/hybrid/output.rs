@@ -9,7 +9,8 @@ use crate::fsa::cost::{add_integral_step, add_scalar_gradient, StageSensitivitie
 use crate::fsa::Esdirk;
 use crate::fsa::ModeIntegrator;
 use crate::linalg::all_finite;
-use crate::model::{CostKind, HybridModel, ModeAdapter, Objective, ScalarPartials, SmoothMode};
+use crate::model::{CostKind, CostValue, HybridModel, ModeAdapter, Objective};
+use crate::model::{ScalarPartials, SmoothMode};
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, R>
     Driver<'_, M, S, NY, NZ, NP, R>
@@ -67,10 +68,7 @@ where
 
     /// The entries of `solve_costs` of the named costs of kind `kind`, with their indices
     /// (none when the solve does not compute them).
-    fn named_costs(
-        &mut self,
-        kind: CostKind,
-    ) -> impl Iterator<Item = (usize, &mut crate::model::CostValue<NP>)> {
+    fn named_costs(&mut self, kind: CostKind) -> impl Iterator<Item = (usize, &mut CostValue<NP>)> {
         let entries = self.costs.iter_mut().zip(M::COSTS).enumerate();
         entries
             .filter(move |(_, (_, info))| info.kind == kind)

@@ -26,7 +26,8 @@ const FIRST_TAPE_CAPACITY: usize = 256;
 /// The objective `G` and its gradient by the discrete adjoint; see [`Solver::gradient`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Gradient<const NY: usize, const NP: usize> {
-    /// The objective `G = ∫ L dt + Σ_k ℓ_k + φ(t_f)`.
+    /// The objective `G = ∫ L dt + Σ_k ℓ_k + φ(t_f)`: the sum of the model's costs, or the
+    /// cost chosen with [`Solver::objective`] (of [`Solver::cost_gradients`]: that cost's).
     pub cost: f64,
     /// `dG/dp`, in the model's parameter order.
     pub params: [f64; NP],
@@ -67,7 +68,8 @@ impl<
 where
     M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
 {
-    /// The objective and its gradient with respect to **all** parameters and initial states
+    /// The objective (the sum of the model's costs, or the one [`Solver::objective`] chose)
+    /// and its gradient with respect to **all** parameters and initial states
     /// by the discrete adjoint: one forward solve that records a tape of its steps and events,
     /// then one backward pass over it — a cost that does not grow with the number of
     /// parameters. It is the transpose of the forward sensitivities' chain, so it equals their

@@ -67,7 +67,8 @@ type SolveResult<M, const NY: usize, const NZ: usize, const NP: usize> = Result<
 /// it takes the model's own types ([`ModelTypes`]: the initial state as the model's `X`, the
 /// parameters as its `P`), so swapping them does not compile. Every setting has a default:
 /// tolerances `rtol = 1e-6`, `atol = 1e-8`, Kennedy & Carpenter's ESDIRK4(3)6L\[2\]SA, no
-/// sensitivities, no samples, algebraic guess zero, and the integral cost (if the model has
+/// sensitivities, no samples, algebraic guess zero, the sum of the model's costs as the
+/// objective ([`Solver::objective`] chooses one), and the integral cost (if the model has
 /// one) in the local error test with the states' tolerances ([`Solver::cost_error_test`],
 /// [`Solver::cost_error_test_off`]).
 ///
@@ -220,7 +221,9 @@ where
     /// and absolute tolerances for the accumulated cost ([`crate::Options::cost_error_test`]).
     /// By default it is in the test with the states' tolerances (those of
     /// [`Solver::tolerances`]); this sets others. The cost and its gradient are computed as
-    /// without it; the steps resolve `∫ L dt` too.
+    /// without it; the steps resolve `∫ L dt` too. The `L` of the test is the sum of the
+    /// model's integral costs whatever the [`Solver::objective`], so that the steps, and the
+    /// tape of an adjoint, are the same for every objective.
     pub fn cost_error_test(mut self, rtol: f64, atol: f64) -> Self {
         self.options.integrator.cost_error_test = CostErrorTest::Tolerances { rtol, atol };
         self

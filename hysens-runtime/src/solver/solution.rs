@@ -73,7 +73,9 @@ pub struct Solution<X, const NY: usize, const NZ: usize, const NP: usize> {
     pub y: [f64; NY],
     /// `z(t)`.
     pub z: [f64; NZ],
-    /// The objective `G = ∫ L dt + Σ_k ℓ_k + φ(t_f)` (as far as computed).
+    /// The objective `G = ∫ L dt + Σ_k ℓ_k + φ(t_f)` (as far as computed): the sum of the
+    /// model's costs, or the one [`crate::Solver::objective`] chose; each cost on its own is
+    /// [`Solution::named_cost`].
     pub cost: f64,
     /// The event log.
     pub events: Vec<Event<NY>>,
