@@ -10,6 +10,7 @@ use super::signatures::Signatures;
 use super::{tables, Target};
 use crate::kernels::{hygienic, Kernels};
 use crate::lower::{CostTerm, Lowered};
+use crate::model::CostKind;
 use crate::validate::Checked;
 
 /// `impl Model { JACOBIAN_NONZEROS, output }`, `impl HybridModel for Model` and
@@ -238,53 +239,54 @@ fn cost_methods(k: &mut Kernels<'_>, signatures: &Signatures, costs: &Costs) -> 
 /// The methods of each cost alone (`integral_cost_term`, `terminal_cost_term`,
 /// `sampled_cost_term` and their partials), a dispatch over the cost's index, for each kind the
 /// model has two or more costs of: with one, the runtime's default (the whole cost of that
-/// kind) is that cost.
+/// kind) is that cost, and nothing is generated.
 fn cost_term_methods(
     k: &mut Kernels<'_>,
     signatures: &Signatures,
     terms: &[CostTerm],
 ) -> TokenStream {
-    let cost = hygienic("cost");
-    let (mut integral, mut terminal, mut sampled) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, term) in terms.iter().enumerate() {
-        match term {
-            CostTerm::Integral(by_mode) => integral.push((i, integral_cost_bodies(k, by_mode))),
-            CostTerm::Terminal(s) => {
-                terminal.push((i, (k.scalar_value(Some(*s)), k.scalar_partials(*s))))
-            }
-            CostTerm::Sampled(s) => {
-                sampled.push((i, (k.scalar_value(Some(*s)), k.scalar_partials(*s))))
-            }
-        }
-    }
-    let methods = [
+    let kinds = [
         (
-            integral,
+            CostKind::Integral,
             signatures.integral_cost_term(),
             signatures.integral_cost_term_partials(),
         ),
         (
-            terminal,
+            CostKind::Terminal,
             signatures.terminal_cost_term(),
             signatures.terminal_cost_term_partials(),
         ),
         (
-            sampled,
+            CostKind::Sampled,
             signatures.sampled_cost_term(),
             signatures.sampled_cost_term_partials(),
         ),
     ];
+    let cost = hygienic("cost");
+    let mut methods = TokenStream::new();
+    for (kind, value_method, partials_method) in kinds {
+        let of_kind: Vec<(usize, &CostTerm)> = terms
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.kind() == kind)
+            .collect();
+        if of_kind.len() < 2 {
+            continue;
+        }
+        let (mut values, mut partials) = (Vec::new(), Vec::new());
+        for (i, term) in of_kind {
+            let (value, partial) = match term {
+                CostTerm::Integral(by_mode) => integral_cost_bodies(k, by_mode),
+                CostTerm::Terminal(s) | CostTerm::Sampled(s) => {
+                    (k.scalar_value(Some(*s)), k.scalar_partials(*s))
+                }
+            };
+            values.push((i, value));
+            partials.push((i, partial));
+        }
+        let value = value_method.with_body(&some_cases(&cost, &values, quote!(0.0)));
+        let partials = partials_method.with_body(&some_cases(&cost, &partials, quote!({})));
+        methods.extend(quote!(#value #partials));
+    }
     methods
-        .into_iter()
-        .filter(|(arms, _, _)| arms.len() > 1)
-        .map(|(arms, value_method, partials_method)| {
-            let (values, partials): (Vec<_>, Vec<_>) =
-                arms.into_iter().map(|(i, (v, d))| ((i, v), (i, d))).unzip();
-            let value = some_cases(&cost, &values, quote!(0.0));
-            let partials = some_cases(&cost, &partials, quote!({}));
-            let value = value_method.with_body(&value);
-            let partials = partials_method.with_body(&partials);
-            quote!(#value #partials)
-        })
-        .collect()
 }

@@ -5,9 +5,8 @@
 //! from being read and reported; a function whose parameters or return type are wrong is not
 //! read, since its body would only repeat that error. Only when every body lowered are they
 //! assembled: each guard's reset found by guard, the costs summed by kind (and each alone, for
-//! the named costs), and the sliding
-//! mode and guards of each switching surface built from its modes' bodies and appended
-//! (`crate::filippov`).
+//! the named costs), and the sliding mode and guards of each switching surface built from its
+//! modes' bodies and appended (`crate::filippov`).
 
 use hysens_symbolic::{ExprId, Scope};
 use syn::ItemFn;

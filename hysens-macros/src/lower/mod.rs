@@ -97,6 +97,17 @@ pub enum CostTerm {
     Sampled(ExprId),
 }
 
+impl CostTerm {
+    /// The cost's kind.
+    pub fn kind(&self) -> crate::model::CostKind {
+        match self {
+            CostTerm::Integral(_) => crate::model::CostKind::Integral,
+            CostTerm::Terminal(_) => crate::model::CostKind::Terminal,
+            CostTerm::Sampled(_) => crate::model::CostKind::Sampled,
+        }
+    }
+}
+
 /// The whole model as expressions.
 pub struct Lowered {
     /// The graph holding every expression.

@@ -215,3 +215,122 @@ impl<const NP: usize> CostValue<NP> {
         gradient: [0.0; NP],
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{AdjointProducts, ModeInfo, ModelSizes};
+    use crate::{solve_adjoint, solve_costs, AdjointGradient, AdjointTape, TapeStep};
+    use crate::{HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution};
+    use crate::{ModeJacobian, ESDIRK436L2SA};
+
+    /// A hand-written model with one cost of two kinds, which leaves the term methods to their
+    /// defaults (the whole cost of each kind): `y' = −k y`, `area = ∫ y dt`,
+    /// `end = y(T)²`.
+    struct Decay;
+    type P<'a> = Point<'a, 1, 0, 1>;
+    impl HybridModel<1, 0, 1> for Decay {
+        const MODES: &'static [ModeInfo] = &[ModeInfo {
+            name: "decay",
+            uses_memory: false,
+            constant_jacobian: true,
+            terminal: false,
+        }];
+        const STATE_NAMES: [&'static str; 1] = ["y"];
+        const PARAMETER_NAMES: [&'static str; 1] = ["k"];
+        const COSTS: &'static [CostInfo] = &[
+            CostInfo {
+                name: "area",
+                kind: CostKind::Integral,
+            },
+            CostInfo {
+                name: "end",
+                kind: CostKind::Terminal,
+            },
+        ];
+        fn residual(&self, _: usize, at: &P, f: &mut [f64; 1], _: &mut [f64; 0]) {
+            f[0] = -at.p[0] * at.y[0];
+        }
+        fn jacobian(&self, _: usize, at: &P, j: &mut ModeJacobian<1, 0>) {
+            j.fy[0][0] = -at.p[0];
+        }
+        fn parameter_jacobian(
+            &self,
+            _: usize,
+            at: &P,
+            fp: &mut [[f64; 1]; 1],
+            _: &mut [[f64; 1]; 0],
+        ) {
+            fp[0][0] = -at.y[0];
+        }
+        fn integral_cost(&self, _: usize, at: &P) -> f64 {
+            at.y[0]
+        }
+        fn integral_cost_partials(&self, _: usize, _: &P, d: &mut ScalarPartials<1, 0, 1>) {
+            d.y[0] = 1.0;
+        }
+        fn terminal_cost(&self, at: &P) -> f64 {
+            at.y[0] * at.y[0]
+        }
+        fn terminal_cost_partials(&self, at: &P, d: &mut ScalarPartials<1, 0, 1>) {
+            d.y[0] = 2.0 * at.y[0];
+        }
+    }
+    impl AdjointProducts<1, 0, 1> for Decay {
+        fn adjoint_products(
+            &self,
+            _: usize,
+            at: &P,
+            l: &[f64; 1],
+            _: &[f64; 0],
+            oy: &mut [f64; 1],
+            _: &mut [f64; 0],
+            op: &mut [f64; 1],
+        ) {
+            oy[0] = -at.p[0] * l[0];
+            op[0] = -at.y[0] * l[0];
+        }
+    }
+    impl ModelSizes<1, 2> for Decay {}
+
+    /// Each cost by the defaults, against its closed form (`(1 − e^{−kT})/k` and `e^{−2kT}`,
+    /// to the solve's global error at rtol 1e-10), the sum against the objective, and the
+    /// adjoint of the terminal cost alone against its FSA gradient `−2T e^{−2kT}`.
+    #[test]
+    fn a_hand_written_model_names_one_cost_of_each_kind_by_the_defaults() {
+        let (k, t) = (0.5f64, 2.0f64);
+        let problem = HybridProblem {
+            t0: 0.0,
+            tf: t,
+            y0: [1.0],
+            z0: [],
+            p: [k],
+            sensitivities: Some([[0.0]]),
+            sample_times: &[],
+            sample_data: &[],
+        };
+        let options = HybridOptions::new(1e-10, 1e-12);
+        let run = HybridRun::new(&Decay, &ESDIRK436L2SA, &problem, &options);
+        let mut outputs = HybridOutputs {
+            samples: &mut [],
+            events: None,
+            steps: None,
+        };
+        let (mut sol, mut costs) = (HybridSolution::ZERO, [CostValue::ZERO; 2]);
+        solve_costs(&run, &mut outputs, &mut sol, &mut costs).unwrap();
+        let area = (1.0 - (-k * t).exp()) / k;
+        assert!((costs[0].value - area).abs() < 1e-9);
+        assert!((costs[1].value - (-2.0 * k * t).exp()).abs() < 1e-9);
+        assert!((costs[0].value + costs[1].value - sol.cost).abs() < 1e-15);
+        let end = cost_index(Decay::COSTS, "end").unwrap();
+        let run = run.with_objective(Objective::Cost(end));
+        let mut tape = std::vec![TapeStep::ZERO; 1024];
+        let mut gradient = AdjointGradient::ZERO;
+        let tape = AdjointTape::full(&mut tape);
+        solve_adjoint(&run, tape, &mut outputs, &mut sol, &mut gradient).unwrap();
+        let exact = -2.0 * t * (-2.0 * k * t).exp();
+        assert!((gradient.p[0] - exact).abs() < 1e-8);
+        assert!((gradient.p[0] - costs[end].gradient[0]).abs() < 1e-14);
+        assert_eq!(sol.cost, costs[end].value);
+    }
+}
