@@ -1,10 +1,10 @@
 //! Named costs and the objective a solve differentiates.
 //!
-//! A model's costs (Serban & Recuero 2019, Eq. 2: `G = ∫ L dt + φ(t_f)`, with the sampled terms
-//! `Σ_k ℓ(t_k, y_k, z_k, p, d_k)` of a least-squares fit) are declared one function each, so each
-//! has a name, the function's ([`CostInfo`], [`crate::HybridModel::COSTS`]). A solve
-//! differentiates one [`Objective`]: by default the sum of all of them (what every model had
-//! before costs had names), or one cost alone.
+//! A model's costs (the objective `G = ∫ L dt + φ(t_f)` of Serban & Recuero 2019, §2, with the
+//! sampled terms `Σ_k ℓ(t_k, y_k, z_k, p, d_k)` of a least-squares fit) are declared one
+//! function each, so each has a name, the function's ([`CostInfo`],
+//! [`crate::HybridModel::COSTS`]). A solve differentiates one [`Objective`]: by default the sum
+//! of all of them (what every model had before costs had names), or one cost alone.
 //!
 //! **The step sequence does not depend on the objective.** The integral cost's quadrature in
 //! the local error test ([`crate::Options::cost_error_test`]) is always that of the *sum* of
