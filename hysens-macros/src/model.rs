@@ -240,7 +240,7 @@ pub struct Cost {
     pub modes: Option<Vec<Ident>>,
 }
 
-/// The kinds of cost, all summed into one objective.
+/// The kinds of cost, each named by its function and by default summed into one objective.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum CostKind {
     /// `∫ L(t, y, z, p, m) dt` over the solve.

@@ -4,9 +4,10 @@
 //! resets and forward sensitivities across every switch. Every size is a const generic; nothing
 //! in the solve path allocates.
 //!
-//! What is public: the hybrid solve of a [`HybridModel`] — [`solve`], the gradient by the
-//! discrete adjoint [`solve_adjoint`], both over one [`HybridRun`] (model, tableau,
-//! [`HybridProblem`], [`HybridOptions`], [`StepPlan`]) — with its outputs and results; the
+//! What is public: the hybrid solve of a [`HybridModel`] — [`solve`] (with each named cost,
+//! [`solve_costs`]), the gradient by the discrete adjoint [`solve_adjoint`], both over one
+//! [`HybridRun`] (model, tableau, [`HybridProblem`], [`HybridOptions`], [`StepPlan`],
+//! [`Objective`]) — with its outputs and results; the
 //! [`Solver`] builder over it (owned results with feature `std`); the model interfaces a
 //! `#[hybrid_model]` implements; the tableaus ([`tableau`]); the error type ([`SolveError`]);
 //! and the integrator of one smooth mode ([`smooth`]). Everything else is the crate's own.
@@ -24,7 +25,7 @@
 //! | `adjoint/` | the discrete adjoint: the tape, checkpoints, and the transpose of each map of `fsa/` in the file of the same name, across events and memory |
 //! | `step/` | the ESDIRK step of one smooth mode: attempt, error test, step control, dense output |
 //! | `newton.rs` | simplified Newton for the stages; consistent algebraic variables |
-//! | `model/` | the model interfaces ([`HybridModel`], [`AdjointProducts`], [`smooth::SmoothMode`]) and the mode adapter (a mode of a hybrid model with its memory as a smooth mode) |
+//! | `model/` | the model interfaces ([`HybridModel`], [`AdjointProducts`], [`smooth::SmoothMode`]), the named costs and the objective a solve differentiates ([`Objective`]), and the mode adapter (a mode of a hybrid model with its memory as a smooth mode) |
 //! | `linalg/` | fixed-size LU with partial pivoting; the block vocabulary of a mode's Jacobian ([`ModeJacobian`]: stage matrix, products with it and its transpose) |
 //! | `tableau/` | ESDIRK tableaus as `const` data, checked against their order conditions |
 //! | `stack.rs` | how much stack a solve needs ([`stack_estimate`]); with `std`, growing it |
@@ -111,7 +112,9 @@ pub mod smooth {
 /// What a user of the runtime needs, in one import: `use hysens_runtime::prelude::*;`.
 pub mod prelude {
     #[cfg(feature = "std")]
-    pub use crate::solver::{Event, Gradient, LookupError, SampleState, Solution, SolveFailure};
+    pub use crate::solver::{
+        CostGradients, Event, Gradient, LookupError, SampleState, Solution, SolveFailure,
+    };
     pub use crate::solver::{
         Fields, InitialStates, ModelTypes, NoParams, Params, Solver, Variable, Wrt,
     };
@@ -124,10 +127,11 @@ pub mod prelude {
 pub use adjoint::{AdjointGradient, AdjointPoint, AdjointStats, AdjointTape, Checkpoint, TapeStep};
 pub use dense::{dense_output, DenseError, DensePoint, Limit};
 pub use error::{Described, SolveError};
-pub use hybrid::{adjoint_tape_length, solve, solve_adjoint};
+pub use hybrid::{adjoint_tape_length, solve, solve_adjoint, solve_costs};
 pub use model::{
-    AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
-    ModeJacobian, ModelSizes, Point, ResetJacobian, ScalarPartials,
+    cost_index, AdjointProducts, CostInfo, CostKind, CostValue, Direction, EventTarget, GuardInfo,
+    HybridModel, InitialMode, Memory, ModeInfo, ModeJacobian, ModelSizes, Objective, Point,
+    ResetJacobian, ScalarPartials,
 };
 pub use options::{CostErrorTest, Options};
 pub(crate) use run::ZENO_CLOSE_EVENTS;
@@ -136,7 +140,9 @@ pub use run::{
     LoggedStep, Sample, StepKind, StepPlan,
 };
 #[cfg(feature = "std")]
-pub use solver::{Event, Gradient, LookupError, SampleState, Solution, SolveFailure};
+pub use solver::{
+    CostGradients, Event, Gradient, LookupError, SampleState, Solution, SolveFailure,
+};
 pub use solver::{Fields, InitialStates, ModelTypes, NoParams, Params, Solver, Variable, Wrt};
 pub use stack::stack_estimate;
 pub use stats::Stats;

@@ -68,6 +68,8 @@ pub struct Options<const NY: usize, const NZ: usize> {
     /// this default; fewer steps where `L` is harder to integrate than the states).
     /// The mode must have an integral cost ([`crate::smooth::SmoothMode::has_integral_cost`]; the
     /// modes of a [`crate::HybridModel`] do when it declares one), else this has no effect.
+    /// For a hybrid model `L` is the sum of its integral costs, whatever the run's
+    /// [`crate::HybridRun::objective`]: the steps are the same for every objective.
     ///
     /// In the test, each attempt also estimates the quadrature's local error like the states',
     /// `e_q = h Σ_j d_j L(T_j, Y_j, Z_j)` (Kristensen et al. 2005, Eq. 20, for the augmented

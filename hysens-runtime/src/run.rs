@@ -8,13 +8,13 @@
 //! everything computed up to that point.
 
 use crate::dense::DensePoint;
-use crate::model::{Memory, Point};
+use crate::model::{Memory, Objective, Point};
 use crate::options::Options;
 use crate::stats::Stats;
 use crate::tableau::Tableau;
 
-/// One run of the hybrid solve: the model, the tableau, the problem, the options and the step
-/// plan — what [`crate::solve`], [`crate::solve_adjoint`] and [`crate::adjoint_tape_length`]
+/// One run of the hybrid solve: the model, the tableau, the problem, the options, the step
+/// plan and the objective — what [`crate::solve`], [`crate::solve_adjoint`] and [`crate::adjoint_tape_length`]
 /// take (and the adjoint's recomputation of a window of its tape).
 ///
 /// ```
@@ -37,12 +37,17 @@ pub struct HybridRun<'a, M, const S: usize, const NY: usize, const NZ: usize, co
     pub options: &'a HybridOptions<NY, NZ>,
     /// The step plan.
     pub plan: StepPlan<'a>,
+    /// The cost the solve computes and differentiates (its `cost` and `cost_gradient`, the
+    /// adjoint's gradient): the sum of the model's costs ([`Objective::Sum`], the default) or
+    /// one of them. It does not change the steps (`model/costs.rs`).
+    pub objective: Objective,
 }
 
 impl<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>
     HybridRun<'a, M, S, NY, NZ, NP>
 {
-    /// The run of `problem` with adaptive steps ([`StepPlan::Adaptive`]).
+    /// The run of `problem` with adaptive steps ([`StepPlan::Adaptive`]) and the sum of the
+    /// model's costs as its objective ([`Objective::Sum`]).
     pub fn new(
         model: &'a M,
         tableau: &'a Tableau<S>,
@@ -56,12 +61,20 @@ impl<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>
             problem,
             options,
             plan,
+            objective: Objective::Sum,
         }
     }
 
     /// The same run with the step plan `plan`.
     pub fn with_plan(self, plan: StepPlan<'a>) -> Self {
         HybridRun { plan, ..self }
+    }
+
+    /// The same run with the objective `objective` (an index of
+    /// [`crate::HybridModel::COSTS`]: [`crate::cost_index`] finds it by name; one out of range
+    /// is a [`crate::SolveError::InvalidArgument`] of the solve).
+    pub fn with_objective(self, objective: Objective) -> Self {
+        HybridRun { objective, ..self }
     }
 }
 
@@ -315,7 +328,8 @@ pub struct HybridSolution<const NY: usize, const NZ: usize, const NP: usize> {
     pub sz: [[f64; NP]; NZ],
     /// Memory of the current mode.
     pub memory: Memory<NY, NZ>,
-    /// Objective `G = ∫ L dt + Σ_k ℓ_k + φ(t_f)` (the terminal term is added at `t_f`; the
+    /// Objective `G = ∫ L dt + Σ_k ℓ_k + φ(t_f)` of the run's [`HybridRun::objective`] (the
+    /// terminal term is added at `t_f`; the
     /// integral and sampled terms as far as computed).
     pub cost: f64,
     /// `dG/dp` (zero without sensitivities).

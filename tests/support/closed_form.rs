@@ -3,7 +3,7 @@
 //! sensitivities and the adjoint compared with it and with each other; and the no-heap adjoint
 //! against the forward sensitivities (`adjoint_equals_forward!`) at the tolerances all these
 //! tests share. Shared by the tests of the model language's features (`terminal_events`,
-//! `initial_state`, `mode_costs`, `state_helpers`).
+//! `initial_state`, `mode_costs`, `named_costs`, `state_helpers`).
 #![allow(dead_code)] // each test binary uses a subset
 
 use hysens::runtime::{Fields, Gradient, HybridOptions, Solution, Wrt};

@@ -6,7 +6,8 @@
 //!   (`tests/initial_state.rs` too);
 //! - `#[initial_state]` (`tests/initial_state.rs`): a DAE tank filled to a fraction of a given
 //!   height;
-//! - integral costs limited to modes (`tests/mode_costs.rs`): two speeds, a relay that slides;
+//! - integral costs limited to modes (`tests/mode_costs.rs`): two speeds (also two named
+//!   costs, `tests/named_costs.rs`), a relay that slides;
 //! - helpers that return the states (`tests/state_helpers.rs`): the filled tank's DAE mode
 //!   through one;
 //! - a model without parameters (`tests/initial_state.rs`), whose solves take `&NoParams`.

@@ -9,7 +9,8 @@ use super::dispatch::{some_cases, statements, value};
 use super::signatures::Signatures;
 use super::{tables, Target};
 use crate::kernels::{hygienic, Kernels};
-use crate::lower::Lowered;
+use crate::lower::{CostTerm, Lowered};
+use crate::model::CostKind;
 use crate::validate::Checked;
 
 /// `impl Model { JACOBIAN_NONZEROS, output }`, `impl HybridModel for Model` and
@@ -22,6 +23,7 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
         terminal: lowered.terminal,
         sampled: lowered.sampled,
     };
+    let terms = std::mem::take(&mut lowered.costs);
     let has_integral = costs.integral.iter().any(Option::is_some);
     let has_sampled = costs.sampled.is_some();
     let initial_map = lowered.initial_state.clone();
@@ -39,6 +41,7 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
     let switch_methods = switch_methods(&mut k, &signatures);
     let event_target = event_target(&k, checked, &signatures, target);
     let cost_methods = cost_methods(&mut k, &signatures, &costs);
+    let cost_term_methods = cost_term_methods(&mut k, &signatures, &terms);
     let initial_state = initial_state_methods(&mut k, &signatures, initial_map.as_deref());
     let algebraic_guess = guess.map(|guess| {
         let method = signatures
@@ -55,6 +58,7 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
 
     let modes = tables::modes(checked, &uses_memory, &structures, rt);
     let guards = tables::guards(checked, rt);
+    let cost_table = tables::costs(checked, rt);
     let initial = tables::initial_mode(checked, rt);
     let names = tables::variable_names(&checked.variables);
     let nonzeros = tables::jacobian_nonzeros(&structures);
@@ -72,12 +76,14 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
             #initial
             const HAS_INTEGRAL_COST: bool = #has_integral;
             const HAS_SAMPLED_COST: bool = #has_sampled;
+            #cost_table
             #names
 
             #mode_methods
             #switch_methods
             #event_target
             #cost_methods
+            #cost_term_methods
             #initial_state
             #algebraic_guess
         }
@@ -239,4 +245,59 @@ fn cost_methods(k: &mut Kernels<'_>, signatures: &Signatures, costs: &Costs) -> 
     ]
     .into_iter()
     .collect()
+}
+
+/// The methods of each cost alone (`integral_cost_term`, `terminal_cost_term`,
+/// `sampled_cost_term` and their partials), a dispatch over the cost's index, for each kind the
+/// model has two or more costs of: with one, the runtime's default (the whole cost of that
+/// kind) is that cost, and nothing is generated.
+fn cost_term_methods(
+    k: &mut Kernels<'_>,
+    signatures: &Signatures,
+    terms: &[CostTerm],
+) -> TokenStream {
+    let kinds = [
+        (
+            CostKind::Integral,
+            signatures.integral_cost_term(),
+            signatures.integral_cost_term_partials(),
+        ),
+        (
+            CostKind::Terminal,
+            signatures.terminal_cost_term(),
+            signatures.terminal_cost_term_partials(),
+        ),
+        (
+            CostKind::Sampled,
+            signatures.sampled_cost_term(),
+            signatures.sampled_cost_term_partials(),
+        ),
+    ];
+    let cost = hygienic("cost");
+    let mut methods = TokenStream::new();
+    for (kind, value_method, partials_method) in kinds {
+        let of_kind: Vec<(usize, &CostTerm)> = terms
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.kind() == kind)
+            .collect();
+        if of_kind.len() < 2 {
+            continue;
+        }
+        let (mut values, mut partials) = (Vec::new(), Vec::new());
+        for (i, term) in of_kind {
+            let (value, partial) = match term {
+                CostTerm::Integral(by_mode) => integral_cost_bodies(k, by_mode),
+                CostTerm::Terminal(s) | CostTerm::Sampled(s) => {
+                    (k.scalar_value(Some(*s)), k.scalar_partials(*s))
+                }
+            };
+            values.push((i, value));
+            partials.push((i, partial));
+        }
+        let value = value_method.with_body(&some_cases(&cost, &values, quote!(0.0)));
+        let partials = partials_method.with_body(&some_cases(&cost, &partials, quote!({})));
+        methods.extend(quote!(#value #partials));
+    }
+    methods
 }

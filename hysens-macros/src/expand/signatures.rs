@@ -205,6 +205,47 @@ impl Signatures {
         self.unindexed("sampled_cost_partials", extra, None)
     }
 
+    /// `method` of one cost: `cost: usize` first, then `method`'s parameters.
+    fn of_one_cost(name: &'static str, method: KernelMethod) -> KernelMethod {
+        let mut params = vec![("cost", quote!(usize))];
+        params.extend(method.params);
+        KernelMethod {
+            name,
+            params,
+            ret: method.ret,
+        }
+    }
+
+    /// `HybridModel::integral_cost_term`.
+    pub fn integral_cost_term(&self) -> KernelMethod {
+        Self::of_one_cost("integral_cost_term", self.integral_cost())
+    }
+
+    /// `HybridModel::integral_cost_term_partials`.
+    pub fn integral_cost_term_partials(&self) -> KernelMethod {
+        Self::of_one_cost("integral_cost_term_partials", self.integral_cost_partials())
+    }
+
+    /// `HybridModel::terminal_cost_term`.
+    pub fn terminal_cost_term(&self) -> KernelMethod {
+        Self::of_one_cost("terminal_cost_term", self.terminal_cost())
+    }
+
+    /// `HybridModel::terminal_cost_term_partials`.
+    pub fn terminal_cost_term_partials(&self) -> KernelMethod {
+        Self::of_one_cost("terminal_cost_term_partials", self.terminal_cost_partials())
+    }
+
+    /// `HybridModel::sampled_cost_term`.
+    pub fn sampled_cost_term(&self) -> KernelMethod {
+        Self::of_one_cost("sampled_cost_term", self.sampled_cost())
+    }
+
+    /// `HybridModel::sampled_cost_term_partials`.
+    pub fn sampled_cost_term_partials(&self) -> KernelMethod {
+        Self::of_one_cost("sampled_cost_term_partials", self.sampled_cost_partials())
+    }
+
     /// `AdjointProducts::adjoint_products`.
     pub fn adjoint_products(&self) -> KernelMethod {
         let (y, z, p) = (&self.y, &self.z, &self.p);

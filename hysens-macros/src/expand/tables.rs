@@ -1,12 +1,12 @@
-//! The tables `HybridModel` declares as associated constants (modes, guards, the first mode,
-//! variable names) and `Model::JACOBIAN_NONZEROS`.
+//! The tables `HybridModel` declares as associated constants (modes, guards, costs, the first
+//! mode, variable names) and `Model::JACOBIAN_NONZEROS`.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use crate::filippov::{meeting_guard_name, SurfaceGuard};
 use crate::kernels::JacobianStructure;
-use crate::model::{Direction, VariableStruct};
+use crate::model::{CostKind, Direction, VariableStruct};
 use crate::validate::{Checked, InitialRule, Variables};
 
 /// `MODES`: each mode's name, whether it reads the memory, whether its Jacobian is constant,
@@ -107,6 +107,20 @@ pub fn guards(checked: &Checked<'_>, rt: &TokenStream) -> TokenStream {
         },
     );
     quote!(const GUARDS: &'static [#rt::GuardInfo] = &[#(#guards),*];)
+}
+
+/// `COSTS`: each `#[cost]` function's name and kind, in declaration order.
+pub fn costs(checked: &Checked<'_>, rt: &TokenStream) -> TokenStream {
+    let costs = checked.model.costs.iter().map(|cost| {
+        let name = cost.func.sig.ident.to_string();
+        let kind = match cost.kind {
+            CostKind::Integral => quote!(Integral),
+            CostKind::Terminal => quote!(Terminal),
+            CostKind::Sampled => quote!(Sampled),
+        };
+        quote!(#rt::CostInfo { name: #name, kind: #rt::CostKind::#kind })
+    });
+    quote!(const COSTS: &'static [#rt::CostInfo] = &[#(#costs),*];)
 }
 
 /// `INITIAL_MODE`: a fixed mode, or rules on the guards' signs at `t0`.

@@ -4,14 +4,14 @@
 //! mistake in one body (or an unknown name elsewhere in the model) does not keep the others
 //! from being read and reported; a function whose parameters or return type are wrong is not
 //! read, since its body would only repeat that error. Only when every body lowered are they
-//! assembled: each guard's reset found by guard, the costs summed by kind, and the sliding
-//! mode and guards of each switching surface built from its modes' bodies and appended
-//! (`crate::filippov`).
+//! assembled: each guard's reset found by guard, the costs summed by kind (and each alone, for
+//! the named costs), and the sliding mode and guards of each switching surface built from its
+//! modes' bodies and appended (`crate::filippov`).
 
 use hysens_symbolic::{ExprId, Scope};
 use syn::ItemFn;
 
-use super::{sliding, Lowered, LoweredMode, LoweredSurface, Lowering};
+use super::{sliding, CostTerm, Lowered, LoweredMode, LoweredSurface, Lowering};
 use crate::filippov::{Rate, SurfaceGuard, Watched};
 use crate::model::CostKind;
 use crate::validate::{Role, Signature};
@@ -192,7 +192,7 @@ impl Lowering<'_, '_> {
         let declared = checked.model.modes.len();
         let (mut integral, mut terminal, mut sampled) = (vec![None; declared], None, None);
         let costs = checked.model.costs.iter().zip(&checked.cost_modes);
-        for ((cost, limited_to), value) in costs.zip(bodies.costs) {
+        for ((cost, limited_to), &value) in costs.zip(&bodies.costs) {
             let totals: Vec<&mut Option<ExprId>> = match cost.kind {
                 CostKind::Integral => integral
                     .iter_mut()
@@ -213,6 +213,7 @@ impl Lowering<'_, '_> {
         self.sliding_integrands(&surfaces, &mut integral);
         // A stopped mode is never integrated in: no integrand.
         integral.resize(modes.len(), None);
+        let terms = self.cost_terms(&bodies.costs, &surfaces, modes.len());
         Lowered {
             graph: self.graph,
             vars: self.vars,
@@ -223,10 +224,42 @@ impl Lowering<'_, '_> {
             integral,
             terminal,
             sampled,
+            costs: terms,
             outputs: bodies.outputs,
             initial_state: bodies.initial_state.into_iter().next(),
             algebraic_guess: bodies.algebraic_guess.into_iter().next(),
         }
+    }
+
+    /// Each cost alone (`values`: their functions' expressions): an integral cost's integrand
+    /// mode by mode, as [`Self::assemble`] sums them (in the `n_modes` modes of the runtime's
+    /// numbering: the sliding modes with their sides' integrands combined, none in a stopped
+    /// mode).
+    fn cost_terms(
+        &mut self,
+        values: &[ExprId],
+        surfaces: &[LoweredSurface],
+        n_modes: usize,
+    ) -> Vec<CostTerm> {
+        let checked = self.checked;
+        let declared = checked.model.modes.len();
+        let costs = checked.model.costs.iter().zip(&checked.cost_modes);
+        costs
+            .zip(values)
+            .map(|((cost, limited_to), &value)| match cost.kind {
+                CostKind::Integral => {
+                    let applies = |m: &usize| limited_to.as_ref().is_none_or(|ms| ms.contains(m));
+                    let mut by_mode: Vec<_> = (0..declared)
+                        .map(|m| applies(&m).then_some(value))
+                        .collect();
+                    self.sliding_integrands(surfaces, &mut by_mode);
+                    by_mode.resize(n_modes, None);
+                    CostTerm::Integral(by_mode)
+                }
+                CostKind::Terminal => CostTerm::Terminal(value),
+                CostKind::Sampled => CostTerm::Sampled(value),
+            })
+            .collect()
     }
 
     /// Appends the integrand of each switching surface's sliding mode to `integral` (one per

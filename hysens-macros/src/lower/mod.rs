@@ -85,6 +85,29 @@ pub struct LoweredMode {
     pub uses_memory: bool,
 }
 
+/// One cost alone (a named cost of the runtime).
+pub enum CostTerm {
+    /// The integrand in each mode, in the runtime's numbering (`None`: zero there): the cost's
+    /// function in the modes it applies in, combined in a sliding mode as the sums are
+    /// ([`sliding::sliding_integrand`]).
+    Integral(Vec<Option<ExprId>>),
+    /// A terminal cost `φ`.
+    Terminal(ExprId),
+    /// A sampled cost term `ℓ`.
+    Sampled(ExprId),
+}
+
+impl CostTerm {
+    /// The cost's kind.
+    pub fn kind(&self) -> crate::model::CostKind {
+        match self {
+            CostTerm::Integral(_) => crate::model::CostKind::Integral,
+            CostTerm::Terminal(_) => crate::model::CostKind::Terminal,
+            CostTerm::Sampled(_) => crate::model::CostKind::Sampled,
+        }
+    }
+}
+
 /// The whole model as expressions.
 pub struct Lowered {
     /// The graph holding every expression.
@@ -107,6 +130,8 @@ pub struct Lowered {
     pub terminal: Option<ExprId>,
     /// The sampled cost term.
     pub sampled: Option<ExprId>,
+    /// Each cost alone, in declaration order (the runtime's `COSTS`).
+    pub costs: Vec<CostTerm>,
     /// The outputs, in declaration order.
     pub outputs: Vec<ExprId>,
     /// The initial state `I(t0, x, p)` (one per state), if the model maps it.

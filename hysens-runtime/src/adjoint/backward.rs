@@ -23,7 +23,8 @@ use super::tape::{AdjointTape, Recording, TapeEvent, TapeStep};
 use super::{AdjointGradient, AdjointStats, Costate};
 use crate::error::SolveError;
 use crate::linalg::Lu;
-use crate::model::{ends_solve, AdjointProducts, Memory, ModeJacobian, Point, ScalarPartials};
+use crate::model::ScalarPartials;
+use crate::model::{ends_solve, AdjointProducts, Memory, ModeJacobian, Objective, Point};
 use crate::run::{HybridOutputs, HybridProblem, HybridRun, HybridSolution, Sample};
 
 /// The backward pass of the solve `forward` that filled `tape`, `outputs` and `sol` (module
@@ -59,7 +60,8 @@ where
     let (model, problem) = (forward.model, forward.problem);
     let mut pass = Pass::<_, _, S, NY, NZ, NP, N>::new(forward, sol.n_events, observe);
     pass.stats = gradient.stats;
-    terminal_seed(model, problem, sol, &mut pass.costate, &mut pass.stats);
+    let objective = (model, forward.objective);
+    terminal_seed(objective, problem, sol, &mut pass.costate, &mut pass.stats);
     let end_state = State {
         mode: sol.mode,
         y: &sol.y,
@@ -154,6 +156,7 @@ where
                 model: forward.model,
                 tableau: forward.tableau,
                 p: &forward.problem.p,
+                objective: forward.objective,
             },
             problem: forward.problem,
             costate: Costate::ZERO,
@@ -182,7 +185,7 @@ where
     ) {
         let (model, problem) = (self.sweep.model, self.problem);
         sampled_seeds(
-            model,
+            (model, self.sweep.objective),
             problem,
             samples,
             range,
@@ -416,10 +419,10 @@ fn recompute<'t, 'o, const S: usize, const NY: usize, const NZ: usize, const NP:
     Ok(())
 }
 
-/// Seeds `costate` with the terminal cost's partials at `t_f`, with the memory of the last
-/// mode.
+/// Seeds `costate` with the partials of the objective's terminal cost at `t_f`, with the
+/// memory of the last mode.
 fn terminal_seed<M, const NY: usize, const NZ: usize, const NP: usize>(
-    model: &M,
+    (model, objective): (&M, Objective),
     problem: &HybridProblem<'_, NY, NZ, NP>,
     sol: &HybridSolution<NY, NZ, NP>,
     costate: &mut Costate<NY, NZ, NP>,
@@ -435,7 +438,7 @@ fn terminal_seed<M, const NY: usize, const NZ: usize, const NP: usize>(
         memory: &sol.memory,
     };
     let mut d = ScalarPartials::ZERO;
-    model.terminal_cost_partials(&at, &mut d);
+    objective.terminal_partials(model, &at, &mut d);
     stats.cost_partials += 1;
     add_scalar_seed(&d, costate);
     // A terminal guard stopped the solve at t*(p): φ_t τ, the adjoint of the last segment's
@@ -512,7 +515,7 @@ where
         stats,
     )?;
     let left = with_left_limit
-        .then(|| left_limit(sweep.model, step.mode, event.guard, &before, &pre))
+        .then(|| left_limit(sweep, step.mode, event.guard, &before, &pre))
         .flatten();
     // (4)ᵀ the event step's cost quadrature, whose stage times move with t_n and H.
     let mut seeds = StageSeeds::ZERO;
@@ -609,10 +612,10 @@ where
     Ok(pre)
 }
 
-/// Adds the sampled-cost partials of the samples `range` (states from `samples`, data from the
+/// Adds the partials of the objective's sampled cost at the samples `range` (states from `samples`, data from the
 /// problem) to the costate.
 fn sampled_seeds<M, const NY: usize, const NZ: usize, const NP: usize>(
-    model: &M,
+    (model, objective): (&M, Objective),
     problem: &HybridProblem<'_, NY, NZ, NP>,
     samples: &[Sample<NY, NZ, NP>],
     range: core::ops::Range<usize>,
@@ -635,7 +638,7 @@ fn sampled_seeds<M, const NY: usize, const NZ: usize, const NP: usize>(
             memory,
         };
         let mut d = ScalarPartials::ZERO;
-        model.sampled_cost_partials(&at, datum, &mut d);
+        objective.sampled_partials(model, &at, datum, &mut d);
         stats.cost_partials += 1;
         add_scalar_seed(&d, costate);
     }

@@ -39,8 +39,8 @@ pub(crate) fn add_scalar_seed<const NY: usize, const NZ: usize, const NP: usize>
 }
 
 /// Seeds the stage adjoints `ybar`, `zbar`, `hbar` (`H̄`, if `need_h`) and `tbar` (`t̄_n`, if
-/// `need_t`) and the costate's `p̄, ȳ*, z̄*` with the integral cost's quadrature over `step`
-/// (module docs).
+/// `need_t`) and the costate's `p̄, ȳ*, z̄*` with the quadrature of the sweep's objective's
+/// integrand over `step` (module docs).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn integral_seeds<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>(
     sweep: &Sweep<'_, M, S, NP>,
@@ -56,7 +56,8 @@ pub(crate) fn integral_seeds<M, const S: usize, const NY: usize, const NZ: usize
 ) where
     M: AdjointProducts<NY, NZ, NP>,
 {
-    if !M::HAS_INTEGRAL_COST {
+    let (model, objective) = (sweep.model, sweep.objective);
+    if !objective.has_integral::<M, NY, NZ, NP>() {
         return;
     }
     let tab = sweep.tableau;
@@ -75,7 +76,7 @@ pub(crate) fn integral_seeds<M, const S: usize, const NY: usize, const NZ: usize
             memory: &step.memory,
         };
         let mut d = ScalarPartials::ZERO;
-        sweep.model.integral_cost_partials(step.mode, &at, &mut d);
+        objective.integrand_partials(model, step.mode, &at, &mut d);
         stats.cost_partials += 1;
         for (a, v) in ybar[i].iter_mut().zip(&d.y) {
             *a += w * v;
@@ -96,7 +97,7 @@ pub(crate) fn integral_seeds<M, const S: usize, const NY: usize, const NZ: usize
             *tbar += w * d.t;
         }
         if need_h {
-            let l = sweep.model.integral_cost(step.mode, &at);
+            let l = objective.integrand(model, step.mode, &at);
             *hbar += b * l + w * tab.c[i] * d.t;
         }
     }

@@ -16,13 +16,15 @@
 //! Eq. 44, `λ⁻ = λ⁺ ẋ⁺/ẋ⁻`.
 
 use super::jump::PreEventAdjoint;
+use super::step::Sweep;
 use crate::model::{algebraic_rate, HybridModel, Point, ScalarPartials};
 
-/// `(ȳ, z̄)` just before the event of `guard` out of `mode` at `before` (module docs), from the
+/// `(ȳ, z̄)` just before the event of `guard` out of `mode` at `before` (module docs; `L⁻` the
+/// integrand of the sweep's objective), from the
 /// adjoints `pre` of the jump's inputs; `None` where the guard's rate `ḣ` vanishes (a grazing
 /// event has no left limit) or `g_z` is singular.
-pub(super) fn left_limit<M, const NY: usize, const NZ: usize, const NP: usize>(
-    model: &M,
+pub(super) fn left_limit<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize>(
+    sweep: &Sweep<'_, M, S, NP>,
     mode: usize,
     guard: usize,
     before: &Point<'_, NY, NZ, NP>,
@@ -31,6 +33,7 @@ pub(super) fn left_limit<M, const NY: usize, const NZ: usize, const NP: usize>(
 where
     M: HybridModel<NY, NZ, NP>,
 {
+    let model = sweep.model;
     let (mut ydot, mut residual) = ([0.0; NY], [0.0; NZ]);
     model.residual(mode, before, &mut ydot, &mut residual);
     let zdot = algebraic_rate(model, mode, before, &ydot).ok()?;
@@ -40,8 +43,9 @@ where
     if hdot == 0.0 || !hdot.is_finite() {
         return None;
     }
-    let cost = match M::HAS_INTEGRAL_COST {
-        true => model.integral_cost(mode, before),
+    let objective = sweep.objective;
+    let cost = match objective.has_integral::<M, NY, NZ, NP>() {
+        true => objective.integrand(model, mode, before),
         false => 0.0,
     };
     let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();

@@ -44,7 +44,7 @@ use crate::adjoint::tape::TapeStep;
 use crate::error::SolveError;
 use crate::linalg::all_finite;
 use crate::linalg::Lu;
-use crate::model::{AdjointProducts, Memory, ModeJacobian, Point};
+use crate::model::{AdjointProducts, Memory, ModeJacobian, Objective, Point};
 use crate::step::StepLength;
 use crate::tableau::Tableau;
 
@@ -120,6 +120,8 @@ pub(crate) struct Sweep<'a, M, const S: usize, const NP: usize> {
     pub model: &'a M,
     pub tableau: &'a Tableau<S>,
     pub p: &'a [f64; NP],
+    /// The cost whose gradient the pass computes (`model/costs.rs`).
+    pub objective: Objective,
 }
 
 impl<M, const S: usize, const NP: usize> Sweep<'_, M, S, NP> {

@@ -17,9 +17,12 @@
 //! * Terminal cost `φ(t_f, y, z, p)` and sampled cost `Σ_k ℓ(t_k, y_k, z_k, p, d_k)`:
 //!   gradients `φ_y s + φ_z w + φ_p + φ_{y*} s* + φ_{z*} w*` at the point (sample times and
 //!   `t_f` are fixed, so there is no `τ` term).
+//!
+//! Each is the term of one objective (`model/costs.rs`): the sum of the model's costs, or one
+//! named cost; the solve that reports every named cost applies these once per cost.
 #![allow(clippy::needless_range_loop)]
 
-use crate::model::{HybridModel, ModeAdapter, ScalarPartials};
+use crate::model::{HybridModel, ModeAdapter, Objective, ScalarPartials};
 use crate::tableau::Tableau;
 
 /// Adds `∂s/∂y sy + ∂s/∂z sz + ∂s/∂p + ∂s/∂y* s* + ∂s/∂z* w*` to `grad`.
@@ -63,8 +66,9 @@ pub(crate) struct StageSensitivities<
     pub dh: &'a [f64; NP],
 }
 
-/// Adds the quadrature `h Σ_i b_i L_i` of one accepted step (stages `ys, zs` starting at `t`)
-/// to `cost` and, with stage sensitivities, its derivative to `grad` (module docs).
+/// Adds the quadrature `h Σ_i b_i L_i` of the integrand of `objective` over one accepted step
+/// (stages `ys, zs` starting at `t`) to `cost` and, with stage sensitivities, its derivative to
+/// `grad` (module docs).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn add_integral_step<
     M,
@@ -73,7 +77,7 @@ pub(crate) fn add_integral_step<
     const NZ: usize,
     const NP: usize,
 >(
-    model: &M,
+    (model, objective): (&M, Objective),
     mode: &ModeAdapter<'_, M, NY, NZ, NP>,
     tableau: &Tableau<S>,
     t: f64,
@@ -87,7 +91,7 @@ pub(crate) fn add_integral_step<
 ) where
     M: HybridModel<NY, NZ, NP>,
 {
-    if !M::HAS_INTEGRAL_COST {
+    if !objective.has_integral::<M, NY, NZ, NP>() {
         return;
     }
     let (msy, msz) = mode.memory_sensitivities();
@@ -98,11 +102,11 @@ pub(crate) fn add_integral_step<
         }
         let w = h * b;
         let at = mode.point(t + tableau.c[i] * h, &ys[i], &zs[i], p);
-        let l = model.integral_cost(mode.mode(), &at);
+        let l = objective.integrand(model, mode.mode(), &at);
         *cost += w * l;
         if let Some(s) = sens {
             let mut d = ScalarPartials::ZERO;
-            model.integral_cost_partials(mode.mode(), &at, &mut d);
+            objective.integrand_partials(model, mode.mode(), &at, &mut d);
             add_scalar_gradient(&d, &s.sy[i], &s.sz[i], msy, msz, w, grad);
             // Start-time and length dependence: dH b_i L_i + H b_i L_t dT_i.
             for q in 0..NP {

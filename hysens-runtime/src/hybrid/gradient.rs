@@ -11,7 +11,7 @@ use crate::adjoint::{
 };
 use crate::error::SolveError;
 use crate::fsa::mapped_problem;
-use crate::model::{AdjointProducts, HybridModel, ModelSizes};
+use crate::model::{AdjointProducts, CostValue, HybridModel, ModelSizes};
 use crate::run::{HybridOutputs, HybridProblem, HybridRun, HybridSolution, Sample};
 
 /// Solves like [`crate::solve`] without forward sensitivities, recording every accepted step
@@ -142,44 +142,36 @@ where
     M: AdjointProducts<NY, NZ, NP>,
 {
     let given = forward.problem;
-    // The solve starts from y0 = I(t0, x, p) (`fsa/initial.rs`); the gradient with respect to
-    // it is carried back to the caller's x and p (with the caller's seed ∂x/∂p) at the end.
-    let map = mapped_problem(forward.model, given);
-    let mapped = match map {
-        Some(mapped) => HybridProblem {
-            sensitivities: None,
-            ..mapped
-        },
-        None => *given,
-    };
+    let (map, mapped) = adjoint_problem(forward.model, given);
     let forward = &HybridRun {
         problem: &mapped,
         ..*forward
     };
-    let problem = forward.problem;
     *gradient = AdjointGradient::ZERO;
     if !tape.checkpoints.is_empty() && tape.steps.is_empty() {
         return Err(SolveError::InvalidArgument {
-            t: problem.t0,
+            t: mapped.t0,
             mode: 0,
             what: "checkpointed adjoint tape without a window",
         });
     }
     let mut recording = Recording::new(tape);
-    let solved =
-        run::<M, S, NY, NZ, NP, N, _>(forward, outputs, solution, false, &mut recording, None);
-    gradient.tape_len = recording.next;
-    solved?;
-    if let Some(full) = recording.full() {
-        return Err(full);
-    }
+    record::<M, S, NY, NZ, NP, N>(
+        forward,
+        &mut recording,
+        outputs,
+        solution,
+        &mut [],
+        gradient,
+    )?;
     // A window is recomputed by the same solve resumed from its checkpoint.
     let mut resume = |checkpoint: &Checkpoint<S, NY, NZ>,
                       tape: &mut Recording<'_, S, NY, NZ>,
                       outputs: &mut HybridOutputs<'_, NY, NZ, NP>| {
         let mut scratch = HybridSolution::ZERO;
         let (fsa, start) = (false, Some(checkpoint));
-        run::<M, S, NY, NZ, NP, N, _>(forward, outputs, &mut scratch, fsa, tape, start)
+        let costs = &mut [];
+        run::<M, S, NY, NZ, NP, N, _>(forward, outputs, &mut scratch, costs, fsa, tape, start)
     };
     backward::<M, S, NY, NZ, NP, N>(
         forward,
@@ -191,7 +183,144 @@ where
         &mut resume,
     )?;
     match map {
-        Some(_) => chain_initial_state(forward.model, given, gradient),
+        true => chain_initial_state(forward.model, given, gradient),
+        false => Ok(()),
+    }
+}
+
+/// The gradients of every named cost of the model ([`crate::HybridModel::COSTS`]) by the
+/// discrete adjoint, with **one** forward pass: the solve `forward` records its steps into the
+/// full tape `tape` once (and computes each cost's value into `costs`, as
+/// [`crate::solve_costs`] does), then one backward pass per cost over that tape, with the
+/// cost as its objective, writes `gradients[k]` (their `tape_len` is the forward pass's) and
+/// reports its adjoint trajectory to `observe(k, point)`.
+///
+/// The tape is valid for every cost because the steps do not depend on the objective
+/// (`model/costs.rs`): each gradient is bit for bit that of [`solve_adjoint`] with the cost as
+/// the run's objective. `costs` and `gradients` hold one entry per cost (more are left as they
+/// are); `solution` gets the forward pass with `forward`'s objective.
+///
+/// For the builder's owned gradients (feature `std`), whose tape is full: a checkpointed tape
+/// would be recomputed once per backward pass.
+#[cfg(feature = "std")]
+pub(crate) fn adjoint_costs<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+>(
+    forward: &HybridRun<'_, M, S, NY, NZ, NP>,
+    tape: &mut [crate::adjoint::TapeStep<S, NY, NZ>],
+    outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+    solution: &mut HybridSolution<NY, NZ, NP>,
+    (costs, gradients): (&mut [CostValue<NP>], &mut [AdjointGradient<NY, NP>]),
+    mut observe: impl FnMut(usize, AdjointPoint<NY>),
+) -> Result<(), SolveError>
+where
+    M: AdjointProducts<NY, NZ, NP>,
+{
+    let given = forward.problem;
+    let (map, mapped) = adjoint_problem(forward.model, given);
+    let forward = &HybridRun {
+        problem: &mapped,
+        ..*forward
+    };
+    let n_costs = M::COSTS.len();
+    if costs.len() < n_costs || gradients.len() < n_costs {
+        let what = "cost and gradient storage (one entry per cost of the model)";
+        return Err(SolveError::InvalidArgument {
+            t: mapped.t0,
+            mode: 0,
+            what,
+        });
+    }
+    let mut recording = Recording::new(AdjointTape::full(tape));
+    let mut recorded = AdjointGradient::ZERO;
+    record::<M, S, NY, NZ, NP, N>(
+        forward,
+        &mut recording,
+        outputs,
+        solution,
+        costs,
+        &mut recorded,
+    )?;
+    // A full tape is never recomputed: the backward pass has no window to resume.
+    let mut no_resume = |_: &Checkpoint<S, NY, NZ>,
+                         _: &mut Recording<'_, S, NY, NZ>,
+                         _: &mut HybridOutputs<'_, NY, NZ, NP>| {
+        let what = "a full adjoint tape recomputed";
+        let (t, mode) = (mapped.t0, 0);
+        Err(SolveError::InvalidArgument { t, mode, what })
+    };
+    for (k, gradient) in gradients.iter_mut().enumerate().take(n_costs) {
+        *gradient = AdjointGradient {
+            tape_len: recorded.tape_len,
+            ..AdjointGradient::ZERO
+        };
+        let cost = &forward.with_objective(crate::model::Objective::Cost(k));
+        let observe = &mut |point| observe(k, point);
+        let (recording, outputs) = (&mut recording, &mut *outputs);
+        backward::<M, S, NY, NZ, NP, N>(
+            cost,
+            recording,
+            outputs,
+            solution,
+            gradient,
+            Some(observe),
+            &mut no_resume,
+        )?;
+        if map {
+            chain_initial_state(forward.model, given, gradient)?;
+        }
+    }
+    Ok(())
+}
+
+/// The problem the adjoint's forward pass solves: the given one, or, for a model with an
+/// initial-state map, the one starting from `y0 = I(t0, x, p)` (`fsa/initial.rs`; the gradient
+/// with respect to it is carried back to the caller's `x` and `p`, with the caller's seed
+/// `∂x/∂p`, at the end) — without forward sensitivities; and whether it was mapped.
+fn adjoint_problem<'p, M, const NY: usize, const NZ: usize, const NP: usize>(
+    model: &M,
+    given: &HybridProblem<'p, NY, NZ, NP>,
+) -> (bool, HybridProblem<'p, NY, NZ, NP>)
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    match mapped_problem(model, given) {
+        Some(mapped) => (
+            true,
+            HybridProblem {
+                sensitivities: None,
+                ..mapped
+            },
+        ),
+        None => (false, *given),
+    }
+}
+
+/// The forward pass of the adjoint: the solve `forward` without sensitivities, recording into
+/// `recording` (and each named cost into `costs`, if any); `gradient.tape_len` gets the steps
+/// it needed, and a tape too small is [`SolveError::TapeFull`].
+fn record<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>(
+    forward: &HybridRun<'_, M, S, NY, NZ, NP>,
+    recording: &mut Recording<'_, S, NY, NZ>,
+    outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+    solution: &mut HybridSolution<NY, NZ, NP>,
+    costs: &mut [CostValue<NP>],
+    gradient: &mut AdjointGradient<NY, NP>,
+) -> Result<(), SolveError>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    let solved =
+        run::<M, S, NY, NZ, NP, N, _>(forward, outputs, solution, costs, false, recording, None);
+    gradient.tape_len = recording.next;
+    solved?;
+    match recording.full() {
+        Some(full) => Err(full),
         None => Ok(()),
     }
 }

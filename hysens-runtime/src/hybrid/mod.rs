@@ -56,8 +56,8 @@ use crate::run::{
     EventRecord, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, LoggedStep, Sample,
     StepKind, StepPlan,
 };
-#[cfg(feature = "std")] // for the builder's owned gradient
-pub(crate) use gradient::adjoint;
+#[cfg(feature = "std")] // for the builder's owned gradients
+pub(crate) use gradient::{adjoint, adjoint_costs};
 pub use gradient::{adjoint_tape_length, solve_adjoint};
 
 use crate::adjoint::tape::{NoTape, Recorder};
@@ -66,7 +66,8 @@ use crate::error::SolveError;
 use crate::events::{self, apply_event, Armed, Crossing, Entry, PostEvent, PreEvent, Zeno};
 use crate::fsa::jump::PreEventSensitivities;
 use crate::fsa::{mapped_problem, Esdirk, ModeIntegrator};
-use crate::model::{ends_solve, EventTarget, HybridModel, Memory, ModeAdapter, ModelSizes, Point};
+use crate::model::{ends_solve, CostValue, EventTarget, HybridModel, Memory, ModeAdapter};
+use crate::model::{ModelSizes, Objective, Point};
 use crate::run::HybridRun;
 use crate::step::{h_roundoff, StepLength, Stepper, Trial};
 use crate::tableau::Tableau;
@@ -165,6 +166,35 @@ pub fn solve<
 where
     M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
 {
+    solve_costs(run, outputs, solution, &mut [])
+}
+
+/// [`solve`], also computing each named cost of the model ([`HybridModel::COSTS`]) on its own:
+/// `costs[k]` gets the value of cost `k` and, with sensitivities, its gradient, from the same
+/// forward pass (the objective's `solution.cost` and `cost_gradient` are computed as by
+/// [`solve`]). `costs` holds one entry per cost of the model (more are left as they are), or
+/// none (then this is [`solve`]); a shorter slice is a [`SolveError::InvalidArgument`].
+///
+/// Each cost's terms are the model's term kernels
+/// ([`HybridModel::integral_cost_term`], …), evaluated besides the objective's: an integral
+/// cost costs its integrand and partials at the stages of every step.
+pub fn solve_costs<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
+    run: &HybridRun<'_, M, S, NY, NZ, NP>,
+    outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+    solution: &mut HybridSolution<NY, NZ, NP>,
+    costs: &mut [CostValue<NP>],
+) -> Result<(), SolveError>
+where
+    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
+{
     const { assert!(N == NY + NZ, "ModelSizes<N, _> must have N = NY + NZ") };
     let fsa = run.problem.sensitivities.is_some();
     // The solve starts from y0 = I(t0, x, p) for a model with an initial-state map.
@@ -173,7 +203,8 @@ where
         Some(problem) => HybridRun { problem, ..*run },
         None => *run,
     };
-    self::run::<M, S, NY, NZ, NP, N, _>(&run, outputs, solution, fsa, &mut NoTape, None)
+    let tape = &mut NoTape;
+    self::run::<M, S, NY, NZ, NP, N, _>(&run, outputs, solution, costs, fsa, tape, None)
 }
 
 /// The hybrid solve `forward` behind [`solve`] and [`crate::solve_adjoint`]: with forward
@@ -193,6 +224,7 @@ pub(crate) fn run<
     forward: &HybridRun<'_, M, S, NY, NZ, NP>,
     outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
     solution: &mut HybridSolution<NY, NZ, NP>,
+    costs: &mut [CostValue<NP>],
     fsa: bool,
     tape: &mut R,
     start: Option<&Checkpoint<S, NY, NZ>>,
@@ -207,11 +239,13 @@ where
         problem,
         options,
         plan,
+        objective,
     } = *forward;
     *solution = HybridSolution::ZERO;
     solution.t = problem.t0;
     solution.y = problem.y0;
     solution.z = problem.z0;
+    costs.fill(CostValue::ZERO);
     let mut d = Driver {
         model,
         tableau,
@@ -224,6 +258,8 @@ where
         instant: entry::Instant::new(),
         fsa,
         tape,
+        objective,
+        costs,
     };
     d.run::<N>(start, outputs, solution)
 }
@@ -270,6 +306,10 @@ struct Driver<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP:
     fsa: bool,
     /// Where accepted steps are recorded for the adjoint ([`NoTape`]: nowhere).
     tape: &'a mut R,
+    /// What `cost` and `cost_gradient` of the solution are.
+    objective: Objective,
+    /// Each named cost on its own (`solve_costs`; empty: not computed).
+    costs: &'a mut [CostValue<NP>],
 }
 
 impl<'a, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, R>

@@ -1,5 +1,6 @@
 //! What the driver writes: the solution summary, samples, the step and event logs, and the
-//! costs with their gradients (`fsa/cost.rs` for the formulas).
+//! costs with their gradients (`fsa/cost.rs` for the formulas): the objective's into the
+//! summary and, for `solve_costs`, each named cost's into its own entry (`model/costs.rs`).
 
 use super::{Driver, EventRecord, HybridOutputs, HybridSolution, LoggedStep, Sample};
 use crate::adjoint::tape::Recorder;
@@ -8,7 +9,8 @@ use crate::fsa::cost::{add_integral_step, add_scalar_gradient, StageSensitivitie
 use crate::fsa::Esdirk;
 use crate::fsa::ModeIntegrator;
 use crate::linalg::all_finite;
-use crate::model::{HybridModel, ModeAdapter, ScalarPartials, SmoothMode};
+use crate::model::{CostKind, CostValue, HybridModel, ModeAdapter, Objective};
+use crate::model::{ScalarPartials, SmoothMode};
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, R>
     Driver<'_, M, S, NY, NZ, NP, R>
@@ -33,7 +35,7 @@ where
     /// Bookkeeping after an accepted step from `tn` of size `h`: summary and cost quadrature.
     #[inline]
     pub(super) fn after_step<const N: usize>(
-        &self,
+        &mut self,
         it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
         adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
         tn: f64,
@@ -49,19 +51,28 @@ where
         } else {
             None
         };
+        let (model, tableau, p) = (self.model, self.tableau, &self.problem.p);
+        let (cost, gradient) = (&mut sol.cost, &mut sol.cost_gradient);
+        let objective = (model, self.objective);
         add_integral_step(
-            self.model,
-            adapter,
-            self.tableau,
-            tn,
-            h,
-            &self.problem.p,
-            ys,
-            zs,
-            sens,
-            &mut sol.cost,
-            &mut sol.cost_gradient,
+            objective, adapter, tableau, tn, h, p, ys, zs, sens, cost, gradient,
         );
+        for (k, entry) in self.named_costs(CostKind::Integral) {
+            let (cost, gradient) = (&mut entry.value, &mut entry.gradient);
+            let objective = (model, Objective::Cost(k));
+            add_integral_step(
+                objective, adapter, tableau, tn, h, p, ys, zs, sens, cost, gradient,
+            );
+        }
+    }
+
+    /// The entries of `solve_costs` of the named costs of kind `kind`, with their indices
+    /// (none when the solve does not compute them).
+    fn named_costs(&mut self, kind: CostKind) -> impl Iterator<Item = (usize, &mut CostValue<NP>)> {
+        let entries = self.costs.iter_mut().zip(M::COSTS).enumerate();
+        entries
+            .filter(move |(_, (_, info))| info.kind == kind)
+            .map(|(k, (entry, _))| (k, entry))
     }
 
     /// Records all samples due at the current time, with the sampled cost.
@@ -98,12 +109,18 @@ where
             sol.n_samples += 1;
             let datum = pr.sample_data.get(self.next_sample).copied().unwrap_or(0.0);
             let at = adapter.point(t, it.y(), it.z(), &pr.p);
-            sol.cost += self.model.sampled_cost(&at, datum);
-            if self.fsa {
-                let mut d = ScalarPartials::ZERO;
-                self.model.sampled_cost_partials(&at, datum, &mut d);
-                let (msy, msz) = adapter.memory_sensitivities();
-                add_scalar_gradient(&d, sy, sz, msy, msz, 1.0, &mut sol.cost_gradient);
+            let (model, fsa, memory) = (self.model, self.fsa, adapter.memory_sensitivities());
+            let add = |objective: Objective, cost: &mut f64, gradient: &mut [f64; NP]| {
+                *cost += objective.sampled(model, &at, datum);
+                if fsa {
+                    let mut d = ScalarPartials::ZERO;
+                    objective.sampled_partials(model, &at, datum, &mut d);
+                    add_scalar_gradient(&d, sy, sz, memory.0, memory.1, 1.0, gradient);
+                }
+            };
+            add(self.objective, &mut sol.cost, &mut sol.cost_gradient);
+            for (k, entry) in self.named_costs(CostKind::Sampled) {
+                add(Objective::Cost(k), &mut entry.value, &mut entry.gradient);
             }
             self.next_sample += 1;
         }
@@ -159,7 +176,7 @@ where
     /// `(s*, w*)` of the last mode, and `φ_t ∂t_f/∂p` for a final time `end_shift = ∂t_f/∂p`
     /// that moves: the stop of a terminal guard), and checks that cost and gradient are finite.
     pub(super) fn terminal_cost(
-        &self,
+        &mut self,
         memory_sy: &[[f64; NP]; NY],
         memory_sz: &[[f64; NP]; NZ],
         end_shift: &[f64; NP],
@@ -167,22 +184,21 @@ where
     ) -> Result<(), SolveError> {
         let adapter = ModeAdapter::new(self.model, sol.mode, sol.memory, *memory_sy, *memory_sz);
         let at = adapter.point(sol.t, &sol.y, &sol.z, &self.problem.p);
-        sol.cost += self.model.terminal_cost(&at);
-        if self.fsa {
-            let mut d = ScalarPartials::ZERO;
-            self.model.terminal_cost_partials(&at, &mut d);
-            add_scalar_gradient(
-                &d,
-                &sol.sy,
-                &sol.sz,
-                memory_sy,
-                memory_sz,
-                1.0,
-                &mut sol.cost_gradient,
-            );
-            for (gradient, shift) in sol.cost_gradient.iter_mut().zip(end_shift) {
-                *gradient += d.t * shift;
+        let (model, fsa, sy, sz) = (self.model, self.fsa, sol.sy, sol.sz);
+        let add = |objective: Objective, cost: &mut f64, gradient: &mut [f64; NP]| {
+            *cost += objective.terminal(model, &at);
+            if fsa {
+                let mut d = ScalarPartials::ZERO;
+                objective.terminal_partials(model, &at, &mut d);
+                add_scalar_gradient(&d, &sy, &sz, memory_sy, memory_sz, 1.0, gradient);
+                for (gradient, shift) in gradient.iter_mut().zip(end_shift) {
+                    *gradient += d.t * shift;
+                }
             }
+        };
+        add(self.objective, &mut sol.cost, &mut sol.cost_gradient);
+        for (k, entry) in self.named_costs(CostKind::Terminal) {
+            add(Objective::Cost(k), &mut entry.value, &mut entry.gradient);
         }
         if !sol.cost.is_finite() || !all_finite(&sol.cost_gradient) {
             return Err(SolveError::NonFiniteValue {

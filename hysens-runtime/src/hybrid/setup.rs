@@ -88,6 +88,12 @@ where
                 "sample data: the model's sampled cost reads one datum per sample time; give them with `Solver::data` (or `HybridProblem::sample_data`)",
             ));
         }
+        if !self.objective.is_valid_for::<M, NY, NZ, NP>() {
+            return Err(self.invalid(t0, 0, "objective (the index of one of the model's costs)"));
+        }
+        if !self.costs.is_empty() && self.costs.len() < M::COSTS.len() {
+            return Err(self.invalid(t0, 0, "cost storage (one entry per cost of the model)"));
+        }
         if M::GUARDS.len() > MAX_GUARDS {
             return Err(self.invalid(t0, 0, "number of guards (at most 128)"));
         }

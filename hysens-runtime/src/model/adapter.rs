@@ -167,7 +167,8 @@ where
         M::HAS_INTEGRAL_COST
     }
 
-    /// [`HybridModel::integral_cost`] of the mode, with its memory.
+    /// [`HybridModel::integral_cost`] of the mode, with its memory: the sum of the integral
+    /// costs, whatever the run's objective (`model/costs.rs`).
     fn integral_cost(&self, t: f64, y: &[f64; NY], z: &[f64; NZ], p: &[f64; NP]) -> f64 {
         self.model.integral_cost(self.mode, &self.point(t, y, z, p))
     }

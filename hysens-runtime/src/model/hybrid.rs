@@ -11,7 +11,8 @@
 //!   mode's memory open, and this choice reproduces its Ex. 5.2);
 //! - guards `h(t, y, z, p, m)` that switch from one mode to another when they cross zero in their
 //!   declared direction, each with a reset `y⁺ = R(t, y⁻, z⁻, p, m)` (continuity by default);
-//! - costs, summed into one objective: integral `∫ L dt`, terminal `φ(t_f, y, z, p)`, and sampled
+//! - costs, each named ([`HybridModel::COSTS`]; `costs.rs`) and by default summed into one
+//!   objective: integral `∫ L dt`, terminal `φ(t_f, y, z, p)`, and sampled
 //!   `Σ_k ℓ(t_k, y, z, p, d_k)` against data `d_k`.
 //!
 //! Every kernel takes the evaluation point as one [`Point`] and writes into caller-provided
@@ -20,6 +21,7 @@
 //! index out of range writes nothing (the runtime only passes indices from the model's own
 //! tables).
 
+use super::costs::CostInfo;
 use super::ModeJacobian;
 
 /// Where a kernel is evaluated: time, state, parameters and memory.
@@ -274,6 +276,14 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
     /// evaluated against data 0). The default `false` skips that check (it changes nothing
     /// else); `#[hybrid_model]` sets it.
     const HAS_SAMPLED_COST: bool = false;
+    /// The model's costs by name, indexed by cost number (a `#[hybrid_model]`'s `#[cost]`
+    /// functions in declaration order): what a solve can take as its objective instead of
+    /// their sum ([`crate::Objective`]), and what the owned solution reports one by one.
+    /// Default: none (the costs are only known as their sum). The terms of cost `k` are
+    /// [`HybridModel::integral_cost_term`], [`HybridModel::terminal_cost_term`] or
+    /// [`HybridModel::sampled_cost_term`] with index `k`, by its kind; the sum of all of them
+    /// must be the model's `integral_cost`, `terminal_cost` and `sampled_cost`.
+    const COSTS: &'static [CostInfo] = &[];
 
     /// `f = f(t, y, z, p, m)` and `g = g(t, y, z, p, m)` of `mode`.
     fn residual(
@@ -451,6 +461,69 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
         partials: &mut ScalarPartials<NY, NZ, NP>,
     ) {
         let _ = (at, datum, partials);
+    }
+
+    /// The integrand of the integral cost number `cost` of [`HybridModel::COSTS`] alone in
+    /// `mode` (zero in a mode it is not limited to). Only called for an integral cost.
+    /// Default: the whole integrand [`HybridModel::integral_cost`], right for a model with at
+    /// most one integral cost (a model with more implements it).
+    fn integral_cost_term(&self, cost: usize, mode: usize, at: &Point<'_, NY, NZ, NP>) -> f64 {
+        let _ = cost;
+        self.integral_cost(mode, at)
+    }
+
+    /// All partials of [`HybridModel::integral_cost_term`]. Default: those of the whole
+    /// integrand, [`HybridModel::integral_cost_partials`].
+    fn integral_cost_term_partials(
+        &self,
+        cost: usize,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        partials: &mut ScalarPartials<NY, NZ, NP>,
+    ) {
+        let _ = cost;
+        self.integral_cost_partials(mode, at, partials);
+    }
+
+    /// The terminal cost number `cost` of [`HybridModel::COSTS`] alone. Only called for a
+    /// terminal cost. Default: the whole [`HybridModel::terminal_cost`] (right for a model with
+    /// at most one terminal cost).
+    fn terminal_cost_term(&self, cost: usize, at: &Point<'_, NY, NZ, NP>) -> f64 {
+        let _ = cost;
+        self.terminal_cost(at)
+    }
+
+    /// All partials of [`HybridModel::terminal_cost_term`]. Default: those of the whole
+    /// terminal cost, [`HybridModel::terminal_cost_partials`].
+    fn terminal_cost_term_partials(
+        &self,
+        cost: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        partials: &mut ScalarPartials<NY, NZ, NP>,
+    ) {
+        let _ = cost;
+        self.terminal_cost_partials(at, partials);
+    }
+
+    /// The sampled cost number `cost` of [`HybridModel::COSTS`] alone, for one sample with
+    /// datum `datum`. Only called for a sampled cost. Default: the whole
+    /// [`HybridModel::sampled_cost`] (a model has at most one sampled cost).
+    fn sampled_cost_term(&self, cost: usize, at: &Point<'_, NY, NZ, NP>, datum: f64) -> f64 {
+        let _ = cost;
+        self.sampled_cost(at, datum)
+    }
+
+    /// All partials of [`HybridModel::sampled_cost_term`]. Default: those of the whole sampled
+    /// cost, [`HybridModel::sampled_cost_partials`].
+    fn sampled_cost_term_partials(
+        &self,
+        cost: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        datum: f64,
+        partials: &mut ScalarPartials<NY, NZ, NP>,
+    ) {
+        let _ = cost;
+        self.sampled_cost_partials(at, datum, partials);
     }
 }
 

@@ -1,6 +1,7 @@
 //! The interfaces between a model and the runtime: [`SmoothMode`] (one smooth mode, what the
 //! integrator integrates; here), [`crate::HybridModel`] with its data types and the adjoint
-//! trait [`crate::AdjointProducts`] (`hybrid.rs`; what `#[hybrid_model]` implements), and the
+//! trait [`crate::AdjointProducts`] (`hybrid.rs`; what `#[hybrid_model]` implements), its named
+//! costs and the objective a solve differentiates (`costs.rs`), and the
 //! adapter that presents one mode of a hybrid model with its memory as a [`SmoothMode`]
 //! (`adapter.rs`).
 //!
@@ -22,11 +23,13 @@
 //! handled as a failed step.
 
 mod adapter;
+mod costs;
 mod hybrid;
 mod rates;
 
 pub use crate::linalg::ModeJacobian;
 pub use adapter::ModeAdapter;
+pub use costs::{cost_index, CostInfo, CostKind, CostValue, Objective};
 pub(crate) use hybrid::ends_solve;
 pub use hybrid::{
     AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,

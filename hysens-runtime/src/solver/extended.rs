@@ -13,8 +13,8 @@
 
 use crate::ModeJacobian;
 use crate::{
-    EventTarget, GuardInfo, HybridModel, InitialMode, ModeInfo, ModelSizes, Point, ResetJacobian,
-    ScalarPartials,
+    CostInfo, EventTarget, GuardInfo, HybridModel, InitialMode, ModeInfo, ModelSizes, Point,
+    ResetJacobian, ScalarPartials,
 };
 
 /// `M` with `NP` parameters seen as a model with `NS = NP + NY` parameters `(p, y0)`.
@@ -107,6 +107,7 @@ where
     const HAS_SAMPLED_COST: bool = M::HAS_SAMPLED_COST;
     const HAS_INITIAL_STATE: bool = M::HAS_INITIAL_STATE;
     const HAS_ALGEBRAIC_GUESS: bool = M::HAS_ALGEBRAIC_GUESS;
+    const COSTS: &'static [CostInfo] = M::COSTS;
 
     #[inline]
     fn residual(
@@ -263,6 +264,57 @@ where
     ) {
         self.scalar(at, partials, |m, at, d| {
             m.sampled_cost_partials(at, datum, d)
+        });
+    }
+
+    fn integral_cost_term(&self, cost: usize, mode: usize, at: &Point<'_, NY, NZ, NS>) -> f64 {
+        inner(at).map_or(f64::NAN, |at| {
+            self.model.integral_cost_term(cost, mode, &at)
+        })
+    }
+
+    fn integral_cost_term_partials(
+        &self,
+        cost: usize,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NS>,
+        partials: &mut ScalarPartials<NY, NZ, NS>,
+    ) {
+        self.scalar(at, partials, |m, at, d| {
+            m.integral_cost_term_partials(cost, mode, at, d)
+        });
+    }
+
+    fn terminal_cost_term(&self, cost: usize, at: &Point<'_, NY, NZ, NS>) -> f64 {
+        inner(at).map_or(f64::NAN, |at| self.model.terminal_cost_term(cost, &at))
+    }
+
+    fn terminal_cost_term_partials(
+        &self,
+        cost: usize,
+        at: &Point<'_, NY, NZ, NS>,
+        partials: &mut ScalarPartials<NY, NZ, NS>,
+    ) {
+        self.scalar(at, partials, |m, at, d| {
+            m.terminal_cost_term_partials(cost, at, d)
+        });
+    }
+
+    fn sampled_cost_term(&self, cost: usize, at: &Point<'_, NY, NZ, NS>, datum: f64) -> f64 {
+        inner(at).map_or(f64::NAN, |at| {
+            self.model.sampled_cost_term(cost, &at, datum)
+        })
+    }
+
+    fn sampled_cost_term_partials(
+        &self,
+        cost: usize,
+        at: &Point<'_, NY, NZ, NS>,
+        datum: f64,
+        partials: &mut ScalarPartials<NY, NZ, NS>,
+    ) {
+        self.scalar(at, partials, |m, at, d| {
+            m.sampled_cost_term_partials(cost, at, datum, d)
         });
     }
 }

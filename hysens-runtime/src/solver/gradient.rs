@@ -7,25 +7,27 @@ use std::vec;
 
 use super::lookup::{find, LookupError};
 use super::selection::Wrt;
-use super::solution::Raw;
+use super::solution::{Raw, Room};
 use super::{Fields, ModelTypes, ParamsOf, SolveFailure, Solver, StateOf};
 use std::vec::Vec;
 
 use crate::adjoint::{AdjointGradient, AdjointPoint, AdjointStats, AdjointTape, TapeStep};
 use crate::error::SolveError;
 use crate::hybrid::adjoint;
-use crate::model::{AdjointProducts, ModelSizes};
+use crate::model::{AdjointProducts, CostValue, HybridModel, ModelSizes};
 use crate::run::HybridRun;
+use crate::run::{HybridOutputs, HybridSolution};
 use crate::stats::Stats;
 
 /// Tape entries the owned gradient makes room for at first; a longer solve is computed again
-/// with four times the room (deterministically, so with the same results).
+/// with the room it needs (deterministically, so with the same results).
 const FIRST_TAPE_CAPACITY: usize = 256;
 
 /// The objective `G` and its gradient by the discrete adjoint; see [`Solver::gradient`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Gradient<const NY: usize, const NP: usize> {
-    /// The objective `G = ∫ L dt + Σ_k ℓ_k + φ(t_f)`.
+    /// The objective `G = ∫ L dt + Σ_k ℓ_k + φ(t_f)`: the sum of the model's costs, or the
+    /// cost chosen with [`Solver::objective`] (of [`Solver::cost_gradients`]: that cost's).
     pub cost: f64,
     /// `dG/dp`, in the model's parameter order.
     pub params: [f64; NP],
@@ -66,7 +68,8 @@ impl<
 where
     M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
 {
-    /// The objective and its gradient with respect to **all** parameters and initial states
+    /// The objective (the sum of the model's costs, or the one [`Solver::objective`] chose)
+    /// and its gradient with respect to **all** parameters and initial states
     /// by the discrete adjoint: one forward solve that records a tape of its steps and events,
     /// then one backward pass over it — a cost that does not grow with the number of
     /// parameters. It is the transpose of the forward sensitivities' chain, so it equals their
@@ -104,45 +107,85 @@ where
         p: &ParamsOf<M, NY, NZ, NP>,
     ) -> Result<Gradient<NY, NP>, SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>> {
         let problem = self.problem(t0, tf, x0.to_array(), p.to_array(), None);
-        let forward = HybridRun::new(self.model, self.tableau, &problem, &self.options);
-        let (n_samples, max_events) = (self.sample_times.len(), self.options.max_events);
+        let forward = HybridRun::new(self.model, self.tableau, &problem, &self.options)
+            .with_objective(self.objective);
+        let mut gradient = AdjointGradient::ZERO;
+        let mut adjoint_points = Vec::new();
+        let raw = self.taped(0, |tape, outputs, solution, _| {
+            adjoint_points.clear();
+            adjoint::<M, S, NY, NZ, NP, N>(
+                &forward,
+                AdjointTape::full(tape),
+                outputs,
+                solution,
+                &mut gradient,
+                Some(&mut |point| adjoint_points.push(point)),
+            )
+        });
+        let solution = raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(Vec::new(), |_| 0)?;
+        let pass = (solution.stats, adjoint_points);
+        Ok(Gradient::new::<M, NZ>(solution.cost, &gradient, pass))
+    }
+
+    /// The outcome of `pass`, a forward pass recording into a full tape and backward passes
+    /// over it, given owned storage: the tape (a first try with room for a few hundred steps,
+    /// and a solve too long for it computed again with the room it named,
+    /// [`SolveError::TapeFull`]), the outputs (the forward solve logs its events too, with room
+    /// as for `solve`, so that a failure has the partial solution `solve` would give) and
+    /// `n_costs` named costs.
+    pub(super) fn taped(
+        &self,
+        n_costs: usize,
+        mut pass: impl FnMut(
+            &mut [TapeStep<S, NY, NZ>],
+            &mut HybridOutputs<'_, NY, NZ, NP>,
+            &mut HybridSolution<NY, NZ, NP>,
+            &mut [CostValue<NP>],
+        ) -> Result<(), SolveError>,
+    ) -> Raw<NY, NZ, NP> {
+        let room = Room {
+            samples: self.sample_times.len(),
+            max_events: self.options.max_events,
+            costs: n_costs,
+            dense: false,
+        };
         let mut capacity = FIRST_TAPE_CAPACITY;
         loop {
             let mut tape = vec![TapeStep::<S, NY, NZ>::ZERO; capacity];
-            let mut gradient = AdjointGradient::ZERO;
-            let mut adjoint_points = Vec::new();
-            // The forward solve logs its events too (room as for `solve`), so that a failure
-            // has the partial solution `solve` would give.
-            let raw = Raw::<NY, NZ, NP>::run(n_samples, max_events, false, |outputs, solution| {
-                adjoint_points.clear();
-                adjoint::<M, S, NY, NZ, NP, N>(
-                    &forward,
-                    AdjointTape::full(&mut tape),
-                    outputs,
-                    solution,
-                    &mut gradient,
-                    Some(&mut |point| adjoint_points.push(point)),
-                )
+            let raw = Raw::<NY, NZ, NP>::run(room, |outputs, solution, costs| {
+                pass(&mut tape, outputs, solution, costs)
             });
-            if let Err(SolveError::TapeFull { needed, .. }) = raw.result() {
-                if needed > capacity {
-                    capacity = needed;
-                    continue;
-                }
+            match raw.result() {
+                Err(SolveError::TapeFull { needed, .. }) if needed > capacity => capacity = needed,
+                _ => return raw,
             }
-            let solution = raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(Vec::new(), |_| 0)?;
-            adjoint_points.reverse();
-            adjoint_points.dedup();
-            return Ok(Gradient {
-                adjoint: adjoint_points,
-                cost: solution.cost,
-                params: gradient.p,
-                initial_states: gradient.y0,
-                stats: solution.stats,
-                adjoint_stats: gradient.stats,
-                state_names: M::STATE_NAMES,
-                parameter_names: M::PARAMETER_NAMES,
-            });
+        }
+    }
+}
+
+impl<const NY: usize, const NP: usize> Gradient<NY, NP> {
+    /// The gradient of a cost of value `cost` of model `M` from a backward pass, with the
+    /// statistics of the forward pass and the adjoint points (in the order the backward pass
+    /// reported them, last first) of `pass`.
+    pub(super) fn new<M, const NZ: usize>(
+        cost: f64,
+        gradient: &AdjointGradient<NY, NP>,
+        (stats, mut adjoint): (Stats, Vec<AdjointPoint<NY>>),
+    ) -> Self
+    where
+        M: HybridModel<NY, NZ, NP>,
+    {
+        adjoint.reverse();
+        adjoint.dedup();
+        Gradient {
+            adjoint,
+            cost,
+            params: gradient.p,
+            initial_states: gradient.y0,
+            stats,
+            adjoint_stats: gradient.stats,
+            state_names: M::STATE_NAMES,
+            parameter_names: M::PARAMETER_NAMES,
         }
     }
 }

@@ -15,7 +15,8 @@ use crate::dense::DenseError;
 pub enum LookupError {
     /// No variable of this kind has the name; `known` lists the model's.
     UnknownName {
-        /// What the name was looked up as: "parameter", "state", "state or algebraic variable".
+        /// What the name was looked up as: "parameter", "state", "state or algebraic variable",
+        /// "cost".
         kind: &'static str,
         /// The name given.
         name: String,

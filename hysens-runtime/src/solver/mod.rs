@@ -1,9 +1,14 @@
 //! The solving API: [`Solver`], a builder over the no_std core [`crate::solve`], with the
 //! selection of sensitivity directions (`selection.rs`), the model extended by its initial
 //! states (`extended.rs`), typed variables and the model's own input types (`fields.rs`:
-//! [`ModelTypes`], so that the initial state and the parameters cannot be swapped) and the
-//! owned solution and failure (`solution.rs`, feature `std`).
+//! [`ModelTypes`], so that the initial state and the parameters cannot be swapped), and, with
+//! feature `std`, the owned solution and failure (`solution.rs`), the owned gradient
+//! (`gradient.rs`), the gradients of every named cost with one forward pass
+//! (`cost_gradients.rs`) and the dense output the solution is read from at any time
+//! (`dense.rs`).
 
+#[cfg(feature = "std")]
+mod cost_gradients;
 #[cfg(feature = "std")]
 mod dense;
 mod extended;
@@ -16,6 +21,8 @@ mod selection;
 #[cfg(feature = "std")]
 mod solution;
 
+#[cfg(feature = "std")]
+pub use cost_gradients::CostGradients;
 pub use fields::{Fields, ModelTypes, NoParams};
 #[cfg(feature = "std")]
 pub use gradient::Gradient;
@@ -23,15 +30,14 @@ pub use gradient::Gradient;
 pub use lookup::LookupError;
 pub use selection::{InitialStates, Params, Variable, Wrt};
 #[cfg(feature = "std")]
-use solution::Raw;
-#[cfg(feature = "std")]
 pub use solution::{Event, SampleState, Solution, SolveFailure};
+#[cfg(feature = "std")]
+use solution::{Raw, Room};
 
 use crate::error::SolveError;
-use crate::solve;
 use crate::stack_estimate;
 use crate::tableau::{Tableau, ESDIRK436L2SA};
-use crate::{CostErrorTest, HybridModel, ModelSizes};
+use crate::{solve_costs, CostErrorTest, CostValue, HybridModel, ModelSizes, Objective};
 use crate::{HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution};
 use extended::Extended;
 use selection::Selection;
@@ -45,6 +51,12 @@ type AlgebraicOf<M, const NY: usize, const NZ: usize, const NP: usize> =
 /// The model's parameter type ([`ModelTypes::Params`]).
 type ParamsOf<M, const NY: usize, const NZ: usize, const NP: usize> =
     <M as ModelTypes<NY, NZ, NP>>::Params;
+/// The storage of a core solve with `K` sensitivity columns: outputs, summary, named costs.
+type Storage<'s, 'o, const NY: usize, const NZ: usize, const K: usize> = (
+    &'s mut HybridOutputs<'o, NY, NZ, K>,
+    &'s mut HybridSolution<NY, NZ, K>,
+    &'s mut [CostValue<K>],
+);
 /// What [`Solver::solve`] returns: the solution, or the failure with the solution up to it.
 #[cfg(feature = "std")]
 type SolveResult<M, const NY: usize, const NZ: usize, const NP: usize> = Result<
@@ -58,7 +70,8 @@ type SolveResult<M, const NY: usize, const NZ: usize, const NP: usize> = Result<
 /// it takes the model's own types ([`ModelTypes`]: the initial state as the model's `X`, the
 /// parameters as its `P`), so swapping them does not compile. Every setting has a default:
 /// tolerances `rtol = 1e-6`, `atol = 1e-8`, Kennedy & Carpenter's ESDIRK4(3)6L\[2\]SA, no
-/// sensitivities, no samples, algebraic guess zero, and the integral cost (if the model has
+/// sensitivities, no samples, algebraic guess zero, the sum of the model's costs as the
+/// objective ([`Solver::objective`] chooses one), and the integral cost (if the model has
 /// one) in the local error test with the states' tolerances ([`Solver::cost_error_test`],
 /// [`Solver::cost_error_test_off`]).
 ///
@@ -115,6 +128,7 @@ pub struct Solver<
     sample_data: &'a [f64],
     z0: [f64; NZ],
     dense: bool,
+    objective: Objective,
 }
 
 // By hand: `derive` would require `M: Clone` (`M: Copy`), but only `&M` is copied.
@@ -169,6 +183,7 @@ where
             sample_data: &[],
             z0: [0.0; NZ],
             dense: false,
+            objective: Objective::Sum,
         }
     }
 }
@@ -211,7 +226,9 @@ where
     /// and absolute tolerances for the accumulated cost ([`crate::Options::cost_error_test`]).
     /// By default it is in the test with the states' tolerances (those of
     /// [`Solver::tolerances`]); this sets others. The cost and its gradient are computed as
-    /// without it; the steps resolve `∫ L dt` too.
+    /// without it; the steps resolve `∫ L dt` too. The `L` of the test is the sum of the
+    /// model's integral costs whatever the [`Solver::objective`], so that the steps, and the
+    /// tape of an adjoint, are the same for every objective.
     pub fn cost_error_test(mut self, rtol: f64, atol: f64) -> Self {
         self.options.integrator.cost_error_test = CostErrorTest::Tolerances { rtol, atol };
         self
@@ -255,6 +272,7 @@ where
             sample_data: self.sample_data,
             z0: self.z0,
             dense: self.dense,
+            objective: self.objective,
         }
     }
 
@@ -301,6 +319,25 @@ where
     pub fn algebraic_guess(mut self, z0: &AlgebraicOf<M, NY, NZ, NP>) -> Self {
         self.z0 = z0.to_array();
         self
+    }
+
+    /// Makes the cost named `name` (its `#[cost]` function's name, one of
+    /// [`HybridModel::COSTS`]) the objective, instead of the sum of all costs: the
+    /// [`Solution::cost`] and [`Solution::cost_gradient`] of [`Solver::solve`] (and
+    /// [`Solver::solve_into`]), and what [`Solver::gradient`] differentiates by the adjoint.
+    /// The steps do not change: the integral cost in the local error test is always the sum of
+    /// the integral costs ([`Solver::cost_error_test`]), so every objective of one problem is
+    /// computed on the same steps. A name the model does not have is a
+    /// [`LookupError::UnknownName`] listing the model's costs.
+    ///
+    /// (Every cost's value and forward gradient are also in any owned [`Solution`],
+    /// [`Solution::named_cost`]; the adjoint gradients of all of them with one forward pass are
+    /// [`Solver::cost_gradients`].)
+    #[cfg(feature = "std")]
+    pub fn objective(mut self, name: &str) -> Result<Self, LookupError> {
+        let names: std::vec::Vec<&'static str> = M::COSTS.iter().map(|c| c.name).collect();
+        self.objective = Objective::Cost(lookup::find("cost", &names, name)?);
+        Ok(self)
     }
 
     /// The chosen directions, resolved against the model's names.
@@ -382,12 +419,11 @@ where
             }
         };
         let directions = selection.directions().collect();
-        let (n_samples, max_events) = (self.sample_times.len(), self.options.max_events);
+        let room = self.owned_room();
         if selection.any_state() {
-            let raw =
-                Raw::<NY, NZ, NS>::run(n_samples, max_events, self.dense, |outputs, solution| {
-                    self.solve_into_here(t0, tf, x0, p, outputs, solution)
-                });
+            let raw = Raw::<NY, NZ, NS>::run(room, |outputs, solution, costs| {
+                self.solve_into_here(t0, tf, x0, p, (outputs, solution, costs))
+            });
             raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(directions, |d| match d {
                 Variable::Param(i) => i,
                 Variable::InitialState(i) => NP + i,
@@ -395,11 +431,15 @@ where
         } else {
             let seeds = selection.any().then_some([[0.0; NP]; NY]);
             let problem = self.problem(t0, tf, x0.to_array(), p.to_array(), seeds);
-            let raw =
-                Raw::<NY, NZ, NP>::run(n_samples, max_events, self.dense, |outputs, solution| {
-                    let run = HybridRun::new(self.model, self.tableau, &problem, &self.options);
-                    solve(&run, outputs, solution)
-                });
+            let raw = Raw::<NY, NZ, NP>::run(room, |outputs, solution, costs| {
+                let run = HybridRun::new(self.model, self.tableau, &problem, &self.options);
+                solve_costs(
+                    &run.with_objective(self.objective),
+                    outputs,
+                    solution,
+                    costs,
+                )
+            });
             raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(directions, |d| match d {
                 Variable::Param(i) | Variable::InitialState(i) => i,
             })
@@ -429,21 +469,37 @@ where
     ) -> Result<(), SolveError> {
         #[cfg(feature = "std")]
         return crate::stack::on_stack(Self::STACK_ESTIMATE, || {
-            self.solve_into_here(t0, tf, x0, p, outputs, solution)
+            self.solve_into_here(t0, tf, x0, p, (outputs, solution, &mut []))
         });
         #[cfg(not(feature = "std"))]
-        self.solve_into_here(t0, tf, x0, p, outputs, solution)
+        self.solve_into_here(t0, tf, x0, p, (outputs, solution, &mut []))
     }
 
-    /// [`Solver::solve_into`] on the current stack.
+    /// What the owned results make room for: samples, events, named costs (computed one by
+    /// one for a model with two or more: a model with one has it as its objective) and the
+    /// dense output if requested.
+    #[cfg(feature = "std")]
+    fn owned_room(&self) -> Room {
+        Room {
+            samples: self.sample_times.len(),
+            max_events: self.options.max_events,
+            costs: match M::COSTS.len() {
+                0 | 1 => 0,
+                n => n,
+            },
+            dense: self.dense,
+        }
+    }
+
+    /// [`Solver::solve_into`] on the current stack, with each named cost into `costs` (none:
+    /// not computed, [`crate::solve_costs`]).
     fn solve_into_here(
         &self,
         t0: f64,
         tf: f64,
         x0: &StateOf<M, NY, NZ, NP>,
         p: &ParamsOf<M, NY, NZ, NP>,
-        outputs: &mut HybridOutputs<'_, NY, NZ, NS>,
-        solution: &mut HybridSolution<NY, NZ, NS>,
+        (outputs, solution, costs): Storage<'_, '_, NY, NZ, NS>,
     ) -> Result<(), SolveError> {
         let (y0, p) = (x0.to_array(), p.to_array());
         let selection = match self.selection(t0) {
@@ -470,10 +526,12 @@ where
             model: self.model,
             params: selection.params,
         };
-        solve(
-            &HybridRun::new(&model, self.tableau, &problem, &self.options),
+        let run = HybridRun::new(&model, self.tableau, &problem, &self.options);
+        solve_costs(
+            &run.with_objective(self.objective),
             outputs,
             solution,
+            costs,
         )
     }
 }
@@ -499,6 +557,7 @@ mod tests {
             sample_data: &[],
             z0: [],
             dense: false,
+            objective: Objective::Sum,
         };
         shareable(&solver);
         let copy = solver;

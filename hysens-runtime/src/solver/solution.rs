@@ -15,8 +15,8 @@ use super::Fields;
 use crate::dense::{DensePoint, Limit};
 use crate::error::{Described, SolveError};
 use crate::stats::Stats;
+use crate::{CostInfo, CostValue, GuardInfo, HybridModel, ModeInfo};
 use crate::{EventRecord, HybridOutputs, HybridSolution, Sample};
-use crate::{GuardInfo, HybridModel, ModeInfo};
 
 /// Events the owned solve makes room for at first; a solve with more is computed again with
 /// room for up to `max_events` (deterministically, so with the same results).
@@ -79,7 +79,9 @@ pub struct Solution<X, const NY: usize, const NZ: usize, const NP: usize> {
     pub y: [f64; NY],
     /// `z(t)`.
     pub z: [f64; NZ],
-    /// The objective `G = ∫ L dt + Σ_k ℓ_k + φ(t_f)` (as far as computed).
+    /// The objective `G = ∫ L dt + Σ_k ℓ_k + φ(t_f)` (as far as computed): the sum of the
+    /// model's costs, or the one [`crate::Solver::objective`] chose; each cost on its own is
+    /// [`Solution::named_cost`].
     pub cost: f64,
     /// The event log.
     pub events: Vec<Event<NY>>,
@@ -92,6 +94,7 @@ pub struct Solution<X, const NY: usize, const NZ: usize, const NP: usize> {
     dy: Vec<[f64; NY]>,
     dz: Vec<[f64; NZ]>,
     dcost: Vec<f64>,
+    named: NamedCosts,
     state_names: [&'static str; NY],
     algebraic_names: [&'static str; NZ],
     parameter_names: [&'static str; NP],
@@ -182,6 +185,32 @@ impl<X: Fields<NY>, const NY: usize, const NZ: usize, const NP: usize> Solution<
     /// `dG/dθ` of the objective.
     pub fn cost_gradient<'w>(&self, wrt: impl Into<Wrt<'w>>) -> Result<f64, LookupError> {
         Ok(self.dcost[self.column(wrt.into())?])
+    }
+
+    /// The model's named costs ([`crate::HybridModel::COSTS`]): what [`Solution::named_cost`]
+    /// and [`Solution::named_cost_gradient`] take.
+    pub fn costs(&self) -> &'static [CostInfo] {
+        self.named.info
+    }
+
+    /// The value `G_k` of the cost named `name` alone (its `#[cost]` function's name), from
+    /// the same forward pass as the objective [`Solution::cost`] (the objective is the sum of
+    /// these unless the solver chose one, [`crate::Solver::objective`]). A name the model does
+    /// not have is a [`LookupError::UnknownName`] listing the model's costs.
+    pub fn named_cost(&self, name: &str) -> Result<f64, LookupError> {
+        Ok(self.named.find(name)?.0)
+    }
+
+    /// `dG_k/dθ` of the cost named `name` alone in the direction `wrt` (one of the solve's
+    /// [`Solution::directions`]), by the forward sensitivities of the same solve. An unknown
+    /// cost or direction is a [`LookupError`] that says so.
+    pub fn named_cost_gradient<'w>(
+        &self,
+        name: &str,
+        wrt: impl Into<Wrt<'w>>,
+    ) -> Result<f64, LookupError> {
+        let (_, gradient) = self.named.find(name)?;
+        Ok(gradient[self.column(wrt.into())?])
     }
 
     /// `dt_k/dθ` of event `k`.
@@ -298,6 +327,79 @@ impl<X, const NY: usize, const NZ: usize, const NP: usize> std::error::Error
     }
 }
 
+/// Each named cost of a solve: its value and its gradient in each direction of the solution,
+/// in one vector (one allocation): cost `k` at `k·(1 + d)`, its value, then `dG_k/dθ_j` for the
+/// `d` directions.
+#[derive(Clone, PartialEq)]
+struct NamedCosts {
+    info: &'static [CostInfo],
+    /// The directions of each gradient.
+    d: usize,
+    entries: Vec<f64>,
+}
+
+impl NamedCosts {
+    /// The costs of model `M` from a core solve's `costs` (one per cost, or none) and its
+    /// summary `sol` (a model with one cost has it as its objective, whatever the objective:
+    /// the builder then computes nothing more); `columns`: the raw column of each direction.
+    fn new<M, const NY: usize, const NZ: usize, const NP: usize, const K: usize>(
+        costs: &[CostValue<K>],
+        sol: &HybridSolution<NY, NZ, K>,
+        columns: &[usize],
+    ) -> Self
+    where
+        M: HybridModel<NY, NZ, NP>,
+    {
+        let objective = [CostValue {
+            value: sol.cost,
+            gradient: sol.cost_gradient,
+        }];
+        let costs = match (M::COSTS.len(), costs.is_empty()) {
+            (1, true) => &objective[..],
+            _ => costs,
+        };
+        // A solve that failed before it started computed nothing: zero, as its `cost`.
+        let cost = |k| costs.get(k).copied().unwrap_or(CostValue::ZERO);
+        let entries = (0..M::COSTS.len()).flat_map(|k| {
+            let cost = cost(k);
+            let gradient = columns.iter().map(move |&j| cost.gradient[j]);
+            core::iter::once(cost.value).chain(gradient)
+        });
+        NamedCosts {
+            info: M::COSTS,
+            d: columns.len(),
+            entries: entries.collect(),
+        }
+    }
+
+    /// The value of the cost named `name` and its gradient, or the error listing the model's.
+    fn find(&self, name: &str) -> Result<(f64, &[f64]), LookupError> {
+        let names: Vec<&'static str> = self.info.iter().map(|c| c.name).collect();
+        let start = find("cost", &names, name)? * (1 + self.d);
+        match self.entries.get(start..start + 1 + self.d) {
+            Some([value, gradient @ ..]) => Ok((*value, gradient)),
+            _ => Err(LookupError::UnknownName {
+                kind: "cost",
+                name: name.into(),
+                known: names,
+            }),
+        }
+    }
+}
+
+/// What the owned solve makes room for ([`Raw::run`]).
+#[derive(Clone, Copy)]
+pub(super) struct Room {
+    /// Sample slots (one per sample time).
+    pub samples: usize,
+    /// The most events the solve may take.
+    pub max_events: usize,
+    /// Named-cost slots (zero: not computed one by one).
+    pub costs: usize,
+    /// Whether to keep the dense output.
+    pub dense: bool,
+}
+
 /// The raw output of one core solve with `K` sensitivity columns.
 pub(super) struct Raw<const NY: usize, const NZ: usize, const K: usize> {
     result: Result<(), SolveError>,
@@ -306,6 +408,8 @@ pub(super) struct Raw<const NY: usize, const NZ: usize, const K: usize> {
     samples: Vec<Sample<NY, NZ, K>>,
     /// The dense output's points (`None`: not requested).
     dense: Option<Vec<DensePoint<NY, NZ, K>>>,
+    /// Each named cost, when the solve computed them one by one ([`crate::solve_costs`]).
+    costs: Vec<CostValue<K>>,
 }
 
 impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
@@ -328,7 +432,13 @@ impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
             events,
             samples,
             dense,
+            costs: Vec::new(),
         }
+    }
+
+    /// The value and gradient of each named cost of the solve, in the model's order.
+    pub fn costs(&self) -> &[CostValue<K>] {
+        &self.costs
     }
 
     /// The result of the solve.
@@ -346,27 +456,29 @@ impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
             events: Vec::new(),
             samples: Vec::new(),
             dense: None,
+            costs: Vec::new(),
         }
     }
 
-    /// Runs `core` with owned storage for `n_samples` samples, the events and, if `dense`, the
-    /// dense output; with more room for events (up to `max_events`) or dense points if the
-    /// first guess was too small (the solve is deterministic: a rerun gives the same results).
+    /// Runs `core` with owned storage for what `room` says (samples, events, named costs, the
+    /// dense output), with more room for events (up to `room.max_events`) or dense points if
+    /// the first guess was too small (the solve is deterministic: a rerun gives the same
+    /// results).
     pub fn run(
-        n_samples: usize,
-        max_events: usize,
-        dense: bool,
+        room: Room,
         mut core: impl FnMut(
             &mut HybridOutputs<'_, NY, NZ, K>,
             &mut HybridSolution<NY, NZ, K>,
+            &mut [CostValue<K>],
         ) -> Result<(), SolveError>,
     ) -> Self {
-        let mut capacity = FIRST_EVENT_CAPACITY.min(max_events);
+        let mut capacity = FIRST_EVENT_CAPACITY.min(room.max_events);
         let mut dense_capacity = FIRST_DENSE_CAPACITY;
         loop {
             let mut events = vec![EventRecord::ZERO; capacity];
-            let mut samples = vec![Sample::ZERO; n_samples];
-            let mut points = dense.then(|| vec![DensePoint::ZERO; dense_capacity]);
+            let mut samples = vec![Sample::ZERO; room.samples];
+            let mut points = room.dense.then(|| vec![DensePoint::ZERO; dense_capacity]);
+            let mut costs = vec![CostValue::ZERO; room.costs];
             let mut solution = HybridSolution::ZERO;
             let result = core(
                 &mut HybridOutputs {
@@ -376,17 +488,19 @@ impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
                     dense: points.as_deref_mut(),
                 },
                 &mut solution,
+                &mut costs,
             );
             let full = |room: usize, used: usize| matches!(result, Err(SolveError::StorageFull { capacity: c, .. }) if c == room && used == room);
-            if full(capacity, solution.n_events) && capacity < max_events {
-                capacity = capacity.saturating_mul(8).min(max_events);
+            if full(capacity, solution.n_events) && capacity < room.max_events {
+                capacity = capacity.saturating_mul(8).min(room.max_events);
                 continue;
             }
-            if dense && full(dense_capacity, solution.n_dense_points) {
+            if room.dense && full(dense_capacity, solution.n_dense_points) {
                 dense_capacity = dense_capacity.saturating_mul(8);
                 continue;
             }
-            return Raw::new(result, solution, events, samples, points);
+            let raw = Raw::new(result, solution, events, samples, points);
+            return Raw { costs, ..raw };
         }
     }
 
@@ -442,6 +556,7 @@ impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
             })
             .collect();
         let sol = &self.solution;
+        let named = NamedCosts::new::<M, NY, NZ, NP, K>(&self.costs, sol, &columns);
         let solution = Solution {
             t: sol.t,
             mode: mode_name(sol.mode),
@@ -459,6 +574,7 @@ impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
                 Some(points) => DenseOutput::new(points, columns, M::MODES),
                 None => DenseOutput::none(),
             },
+            named,
             directions,
             state_names: M::STATE_NAMES,
             algebraic_names: M::ALGEBRAIC_NAMES,
