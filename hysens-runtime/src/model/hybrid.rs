@@ -271,6 +271,9 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
     /// evaluated against data 0). The default `false` skips that check (it changes nothing
     /// else); `#[hybrid_model]` sets it.
     const HAS_SAMPLED_COST: bool = false;
+    /// Names of the named outputs (`#[output]` functions), in index order: what
+    /// [`HybridModel::output`] evaluates. Default: none.
+    const OUTPUT_NAMES: &'static [&'static str] = &[];
 
     /// `f = f(t, y, z, p, m)` and `g = g(t, y, z, p, m)` of `mode`.
     fn residual(
@@ -438,6 +441,30 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
         partials: &mut ScalarPartials<NY, NZ, NP>,
     ) {
         let _ = (at, datum, partials);
+    }
+
+    /// The value of named output `output` ([`HybridModel::OUTPUT_NAMES`]) at `at`; 0 for an
+    /// index out of range (the default: no outputs).
+    ///
+    /// An output is a function `o(t, y, z, p)` of the time, the states, the algebraic
+    /// variables and the parameters (inputs included) — never of the memory, which a stored
+    /// state does not carry (the point's memory is [`Memory::ZERO`] when the runtime evaluates
+    /// an output). It is an associated function of the model *type*, without `&self`, so that
+    /// an owned [`crate::Solution`] can evaluate it at any state it holds after the solve,
+    /// without the model (see `crate::model::output`).
+    fn output(output: usize, at: &Point<'_, NY, NZ, NP>) -> f64 {
+        let _ = (output, at);
+        0.0
+    }
+
+    /// All partials of named output `output`: `o_t, o_y, o_z, o_p` (the memory blocks stay
+    /// zero). Default: zero.
+    fn output_partials(
+        output: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        partials: &mut ScalarPartials<NY, NZ, NP>,
+    ) {
+        let _ = (output, at, partials);
     }
 }
 

@@ -23,6 +23,7 @@
 
 mod adapter;
 mod hybrid;
+mod output;
 mod rates;
 
 pub use crate::linalg::ModeJacobian;
@@ -32,6 +33,8 @@ pub use hybrid::{
     AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
     ModelSizes, Point, ResetJacobian, ScalarPartials,
 };
+#[cfg(feature = "std")]
+pub(crate) use output::{partials as output_partials, value as output_value};
 pub(crate) use rates::algebraic_rate;
 
 /// One smooth mode: residual kernels and their derivatives.

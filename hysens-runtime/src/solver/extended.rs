@@ -106,6 +106,7 @@ where
     const HAS_INTEGRAL_COST: bool = M::HAS_INTEGRAL_COST;
     const HAS_SAMPLED_COST: bool = M::HAS_SAMPLED_COST;
     const HAS_INITIAL_STATE: bool = M::HAS_INITIAL_STATE;
+    const OUTPUT_NAMES: &'static [&'static str] = M::OUTPUT_NAMES;
 
     #[inline]
     fn residual(
@@ -257,6 +258,29 @@ where
         self.scalar(at, partials, |m, at, d| {
             m.sampled_cost_partials(at, datum, d)
         });
+    }
+
+    fn output(output: usize, at: &Point<'_, NY, NZ, NS>) -> f64 {
+        inner(at).map_or(f64::NAN, |at| M::output(output, &at))
+    }
+
+    /// The original output's partials, extended by zero for the initial states. An output is a
+    /// function of the model type (no instance), so the mask of unchosen parameters does not
+    /// apply: their entries are the output's own `o_p` (their sensitivity columns are zero).
+    fn output_partials(
+        output: usize,
+        at: &Point<'_, NY, NZ, NS>,
+        partials: &mut ScalarPartials<NY, NZ, NS>,
+    ) {
+        let Some(at) = inner(at) else { return };
+        let mut from = ScalarPartials::ZERO;
+        M::output_partials(output, &at, &mut from);
+        partials.t = from.t;
+        partials.y = from.y;
+        partials.z = from.z;
+        partials.memory_y = from.memory_y;
+        partials.memory_z = from.memory_z;
+        masked(&[true; NP], &from.p, &mut partials.p);
     }
 }
 

@@ -130,7 +130,8 @@ where
                     continue;
                 }
             }
-            let solution = raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(Vec::new(), |_| 0)?;
+            let (p, none) = (problem.p, Vec::new());
+            let solution = raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(p, none, |_| 0)?;
             adjoint_points.reverse();
             adjoint_points.dedup();
             return Ok(Gradient {

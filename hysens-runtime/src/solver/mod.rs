@@ -10,6 +10,8 @@ mod fields;
 mod gradient;
 #[cfg(feature = "std")]
 mod lookup;
+#[cfg(feature = "std")]
+mod outputs;
 mod selection;
 #[cfg(feature = "std")]
 mod solution;
@@ -360,8 +362,8 @@ where
             Ok(selection) => selection,
             Err(error) => {
                 let raw = Raw::<NY, NZ, NP>::failed_at_start(error, t0, x0.to_array(), self.z0);
-                return raw
-                    .into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(std::vec::Vec::new(), |_| 0);
+                let (p, none) = (p.to_array(), std::vec::Vec::new());
+                return raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(p, none, |_| 0);
             }
         };
         let directions = selection.directions().collect();
@@ -370,7 +372,8 @@ where
             let raw = Raw::<NY, NZ, NS>::run(n_samples, max_events, |outputs, solution| {
                 self.solve_into_here(t0, tf, x0, p, outputs, solution)
             });
-            raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(directions, |d| match d {
+            let p = p.to_array();
+            raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(p, directions, |d| match d {
                 Variable::Param(i) => i,
                 Variable::InitialState(i) => NP + i,
             })
@@ -381,7 +384,8 @@ where
                 let run = HybridRun::new(self.model, self.tableau, &problem, &self.options);
                 solve(&run, outputs, solution)
             });
-            raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(directions, |d| match d {
+            let p = problem.p;
+            raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(p, directions, |d| match d {
                 Variable::Param(i) | Variable::InitialState(i) => i,
             })
         }
