@@ -33,8 +33,9 @@ pub use hybrid::{
     AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
     ModelSizes, Point, ResetJacobian, ScalarPartials,
 };
-#[cfg(feature = "std")]
-pub(crate) use output::{partials as output_partials, value as output_value};
+pub(crate) use output::{
+    chain as output_chain, partials as output_partials, value as output_value,
+};
 pub(crate) use rates::algebraic_rate;
 
 /// One smooth mode: residual kernels and their derivatives.

@@ -1,6 +1,8 @@
 //! Named outputs (`#[output]`): scalar functions `o(t, y, z, p)` of the solution, evaluated
-//! at a stored state, and their sensitivities by the chain rule — without the heap, for the
-//! results of the no-heap solves ([`Sample`], [`HybridSolution`]).
+//! at a stored state, and their sensitivities by the chain rule — without the heap. The
+//! results use them: the no-heap ones (`crate::Sample::output`,
+//! `crate::HybridSolution::output_sensitivities`, in `solver/core_outputs.rs`) and the owned
+//! [`crate::Solution`] (`solver/outputs.rs`).
 //!
 //! **What an output reads.** Time, the differential states, the algebraic variables and the
 //! parameters (inputs included, as they are appended to `p`): everything a sample, the final
@@ -28,12 +30,11 @@
 //! parameter direction and zero for an initial-state direction; `∂t/∂θ_j` is zero at a fixed
 //! time (a sample, a fixed `t_f`) and the event-time derivative `τ_j` (Serban & Recuero 2019,
 //! Eq. 6) at the final time of a solve a terminal guard ended
-//! ([`HybridSolution::st`]). In the runtime's column layouts the first `NP` columns are the
+//! ([`crate::HybridSolution::st`]). In the runtime's column layouts the first `NP` columns are the
 //! parameters in order (the core solve has just those; [`crate::Solver::solve_into`] appends
 //! the `NY` initial states), so column `j < NP` adds `o_p[j]`.
 
 use super::{HybridModel, Memory, Point, ScalarPartials};
-use crate::run::{HybridSolution, Sample};
 
 /// The value of output `output` of `M` at `(t, y, z)` with parameters `p`.
 pub(crate) fn value<M, const NY: usize, const NZ: usize, const NP: usize>(
@@ -88,7 +89,7 @@ where
 
 /// `do/dθ_j` for every column `j` of the sensitivities `(sy, sz, st)`, the first `NP` of them
 /// parameters (see the module docs for the formula).
-fn chain<const NY: usize, const NZ: usize, const NP: usize, const K: usize>(
+pub(crate) fn chain<const NY: usize, const NZ: usize, const NP: usize, const K: usize>(
     d: &ScalarPartials<NY, NZ, NP>,
     sy: &[[f64; K]; NY],
     sz: &[[f64; K]; NZ],
@@ -104,56 +105,5 @@ fn chain<const NY: usize, const NZ: usize, const NP: usize, const K: usize>(
             total += o * s[j];
         }
         *out = total;
-    }
-}
-
-impl<const NY: usize, const NZ: usize, const K: usize> Sample<NY, NZ, K> {
-    /// Named output `output` of the model `M` at this sample, with the solve's parameters `p`
-    /// (0 for an index out of range): `sample.output::<ball::Model, _>(0, &p)`.
-    pub fn output<M, const NP: usize>(&self, output: usize, p: &[f64; NP]) -> f64
-    where
-        M: HybridModel<NY, NZ, NP> + ?Sized,
-    {
-        value::<M, NY, NZ, NP>(output, self.t, &self.y, &self.z, p)
-    }
-
-    /// `do/dθ_j` of named output `output` at this sample for every sensitivity column `j`
-    /// (the first `NP` the parameters; the sample time is fixed, so no `o_t` term), into `out`.
-    pub fn output_sensitivities<M, const NP: usize>(
-        &self,
-        output: usize,
-        p: &[f64; NP],
-        out: &mut [f64; K],
-    ) where
-        M: HybridModel<NY, NZ, NP> + ?Sized,
-    {
-        let d = partials::<M, NY, NZ, NP>(output, self.t, &self.y, &self.z, p);
-        chain(&d, &self.sy, &self.sz, &[0.0; K], out);
-    }
-}
-
-impl<const NY: usize, const NZ: usize, const K: usize> HybridSolution<NY, NZ, K> {
-    /// Named output `output` of the model `M` at the time reached, with the solve's
-    /// parameters `p` (0 for an index out of range).
-    pub fn output<M, const NP: usize>(&self, output: usize, p: &[f64; NP]) -> f64
-    where
-        M: HybridModel<NY, NZ, NP> + ?Sized,
-    {
-        value::<M, NY, NZ, NP>(output, self.t, &self.y, &self.z, p)
-    }
-
-    /// `do/dθ_j` of named output `output` at the time reached for every sensitivity column
-    /// `j`, into `out`; with `o_t τ_j` when a terminal guard ended the solve
-    /// ([`HybridSolution::st`]).
-    pub fn output_sensitivities<M, const NP: usize>(
-        &self,
-        output: usize,
-        p: &[f64; NP],
-        out: &mut [f64; K],
-    ) where
-        M: HybridModel<NY, NZ, NP> + ?Sized,
-    {
-        let d = partials::<M, NY, NZ, NP>(output, self.t, &self.y, &self.z, p);
-        chain(&d, &self.sy, &self.sz, &self.st, out);
     }
 }

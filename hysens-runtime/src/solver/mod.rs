@@ -1,9 +1,11 @@
 //! The solving API: [`Solver`], a builder over the no_std core [`crate::solve`], with the
 //! selection of sensitivity directions (`selection.rs`), the model extended by its initial
 //! states (`extended.rs`), typed variables and the model's own input types (`fields.rs`:
-//! [`ModelTypes`], so that the initial state and the parameters cannot be swapped) and the
-//! owned solution and failure (`solution.rs`, feature `std`).
+//! [`ModelTypes`], so that the initial state and the parameters cannot be swapped), the named
+//! outputs on the no-heap results (`core_outputs.rs`) and the owned solution and failure
+//! (`solution.rs`, with its outputs in `outputs.rs`, feature `std`).
 
+mod core_outputs;
 mod extended;
 mod fields;
 #[cfg(feature = "std")]
