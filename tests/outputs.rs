@@ -19,6 +19,8 @@
 
 #[path = "support/closed_form.rs"]
 mod closed_form;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
 use closed_form::{assert_close, derivatives, directions, forward_and_adjoint, value};
 use hysens::runtime::{
@@ -362,7 +364,8 @@ fn unknown_names_and_directions_are_errors_that_say_so() {
 
 /// The no-heap results give the owned results' outputs: the same solve (parameter columns,
 /// the builder's tolerances) through the generated core entry point, its samples and final
-/// state evaluated by the model type, without a model instance or the heap.
+/// state evaluated by the model type, without a model instance, and without allocating
+/// (counted by `support/counting_alloc.rs`).
 #[test]
 fn no_heap_results_give_the_same_outputs() {
     let (x0, params, input) = inputs();
@@ -408,6 +411,18 @@ fn no_heap_results_give_the_same_outputs() {
             assert_close(&format!("final d{name}/d{wrt}"), *d, owned, 1e-14);
         }
     }
+    // Evaluating outputs and their sensitivities on the no-heap results allocates nothing.
+    let ((), allocations) = counting_alloc::count(|| {
+        let mut d = [0.0; 5];
+        for o in 0..OUTPUTS.len() {
+            samples[0].output_sensitivities::<valve::Model, _>(o, &problem.p, &mut d);
+            core.output_sensitivities::<valve::Model, _>(o, &problem.p, &mut d);
+            d[0] += samples[1].output::<valve::Model, _>(o, &problem.p);
+            d[1] += core.output::<valve::Model, _>(o, &problem.p);
+        }
+        assert!(d.iter().all(|d| d.is_finite()));
+    });
+    assert_eq!(allocations, 0);
     // Through the trait, as a hand-written caller would: an index past the outputs is 0.
     let at = hysens::runtime::Point {
         t: core.t,
