@@ -77,6 +77,7 @@ fn gradient(c: &mut Criterion) {
             samples: &mut [],
             events: None,
             steps: None,
+            dense: None,
         };
         let tape = AdjointTape::checkpointed(window, checkpoints);
         chain100::Model

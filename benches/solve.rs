@@ -37,6 +37,7 @@ fn solve_summary_only<const NY: usize, const NZ: usize, const NP: usize, R>(
         samples: &mut [],
         events: None,
         steps: None,
+        dense: None,
     };
     solve(&mut outputs, &mut solution).expect("the benchmark problem solves");
     read(&solution)

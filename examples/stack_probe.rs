@@ -106,6 +106,7 @@ macro_rules! cases {
                     samples: &mut sample_out,
                     events: Some(&mut events),
                     steps: None,
+                    dense: None,
                 };
                 if adjoint {
                     let mut tape = vec![TapeStep::ZERO; 4096];

@@ -106,6 +106,7 @@ impl<'s, const NY: usize, const NZ: usize, const NS: usize> Slot<'s, NY, NZ, NS>
             samples: &mut [],
             events: None,
             steps: None,
+            dense: None,
         })
     }
 }

@@ -384,6 +384,7 @@ fn replayed_solve_adjoint_equals_forward() {
         samples: &mut samples,
         events: None,
         steps: Some(&mut log),
+        dense: None,
     };
     solve(
         &HybridRun::new(&mdae::Model, &ESDIRK34, &logged, &options),

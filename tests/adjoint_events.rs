@@ -65,6 +65,7 @@ fn ex51_adjoint_gradient_reference() {
             samples: &mut [],
             events: None,
             steps: None,
+            dense: None,
         };
         let mut sol = HybridSolution::ZERO;
         let mut grad = AdjointGradient::ZERO;

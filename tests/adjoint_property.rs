@@ -187,6 +187,7 @@ fn samples_only<const NY: usize, const NP: usize>(
         samples,
         events: None,
         steps: None,
+        dense: None,
     }
 }
 

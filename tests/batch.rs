@@ -321,6 +321,7 @@ fn caller_storage_batch_equals_sequential_solve_into() {
             samples: &mut [],
             events: None,
             steps: None,
+            dense: None,
         };
         let result = solver.solve_into(0.0, 5.0, x0, p, &mut outputs, &mut solution);
         same_summary(k, (&slot.solution, &slot.result), (&solution, &result));
@@ -351,6 +352,7 @@ fn caller_storage_batch_equals_sequential_solve_into() {
                 samples,
                 events: Some(events),
                 steps: None,
+                dense: None,
             })
         })
         .collect();
@@ -365,6 +367,7 @@ fn caller_storage_batch_equals_sequential_solve_into() {
             samples: &mut samples,
             events: Some(&mut events),
             steps: None,
+            dense: None,
         };
         let result = solver.solve_into(0.0, 2.0, x0, p, &mut outputs, &mut solution);
         same_summary(k, (&slot.solution, &slot.result), (&solution, &result));

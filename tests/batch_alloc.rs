@@ -64,6 +64,7 @@ fn counts(pool: &rayon::ThreadPool, n: usize, rtol: f64) -> (usize, usize, usize
                 samples: &mut [],
                 events: Some(events),
                 steps: None,
+                dense: None,
             })
         })
         .collect();

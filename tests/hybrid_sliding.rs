@@ -738,6 +738,7 @@ fn nonlinear_entry_and_exit_equal_frozen_step_differences() {
             samples: &mut [],
             events: Some(&mut events),
             steps: log,
+            dense: None,
         };
         solve(
             &HybridRun::new(&Bend, &ESDIRK436L2SA, &problem, &options).with_plan(plan),

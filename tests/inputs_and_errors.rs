@@ -185,6 +185,7 @@ fn a_sampled_cost_without_data_is_an_error() {
         samples: &mut samples,
         events: None,
         steps: None,
+        dense: None,
     };
     let mut solution = hysens::runtime::HybridSolution::ZERO;
     let options = HybridOptions::new(1e-6, 1e-8);

@@ -622,6 +622,7 @@ where
                 samples: &mut [],
                 events: Some(&mut events),
                 steps: Some(&mut log),
+                dense: None,
             },
             &mut fsa,
         )
@@ -650,6 +651,7 @@ where
                 samples: &mut [],
                 events: Some(&mut events),
                 steps: None,
+                dense: None,
             },
             &mut solution,
         )

@@ -329,6 +329,7 @@ fn many_events_are_all_reported() {
                 samples: &mut [],
                 events: Some(&mut events),
                 steps: None,
+                dense: None,
             },
             &mut core,
         )

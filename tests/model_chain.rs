@@ -107,6 +107,7 @@ fn sensitivities_across_the_dose() {
             samples: &mut [],
             events: Some(&mut events),
             steps: Some(&mut steps),
+            dense: None,
         };
         chain100::Model
             .solve_with_sensitivities(&problem, &options, &mut outputs, &mut fsa)
@@ -162,6 +163,7 @@ fn sensitivities_across_the_dose() {
                 samples: &mut [],
                 events: None,
                 steps: None,
+                dense: None,
             };
             chain100::Model
                 .solve_with(

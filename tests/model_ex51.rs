@@ -183,6 +183,7 @@ fn generated_adjoint_entry_point_matches_the_forward_one() {
         samples: &mut [],
         events: None,
         steps: None,
+        dense: None,
     };
     let mut forward = HybridSolution::ZERO;
     model

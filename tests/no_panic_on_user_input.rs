@@ -19,10 +19,10 @@
 use hysens::runtime::smooth::{Esdirk, StepLength, StepRecord, Trial};
 use hysens::runtime::tableau::{ESDIRK23, ESDIRK34, ESDIRK436L2SA};
 use hysens::runtime::{
-    solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, EventRecord,
-    Fields, HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution,
-    LoggedStep, ModelSizes, ModelTypes, Options, Sample, SolveError, Solver, StepKind, StepPlan,
-    Tableau, TapeStep,
+    solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, Checkpoint, DensePoint,
+    EventRecord, Fields, HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridRun,
+    HybridSolution, LoggedStep, ModelSizes, ModelTypes, Options, Sample, SolveError, Solver,
+    StepKind, StepPlan, Tableau, TapeStep,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -168,6 +168,7 @@ struct Call {
     sample_slots: usize,
     event_slots: Option<usize>,
     step_slots: Option<usize>,
+    dense_slots: Option<usize>,
     tableau: usize,
     sensitivities: bool,
     replay: Option<Vec<LoggedStep>>,
@@ -195,6 +196,7 @@ prop_compose! {
         sample_slots in prop_oneof![3 => Just(4usize), 1 => 0..4usize],
         event_slots in prop::option::of(prop_oneof![3 => Just(64usize), 1 => 0..6usize]),
         step_slots in prop::option::of(prop_oneof![3 => Just(20_000usize), 1 => 0..60usize]),
+        dense_slots in prop::option::of(prop_oneof![3 => Just(20_000usize), 1 => 0..60usize]),
         tableau in 0..3usize,
         sensitivities in any::<bool>(),
         replay in prop::option::weighted(0.05, prop::collection::vec(logged_step(), 0..40)),
@@ -208,8 +210,8 @@ prop_compose! {
             }
         }
         Call {
-            t0, tf, sample_times, sample_data, sample_slots, event_slots, step_slots, tableau,
-            sensitivities, replay,
+            t0, tf, sample_times, sample_data, sample_slots, event_slots, step_slots, dense_slots,
+            tableau, sensitivities, replay,
         }
     }
 }
@@ -253,6 +255,7 @@ impl Call {
                 .step_slots
                 .filter(|_| step_log)
                 .map(|n| vec![LoggedStep::ZERO; n]),
+            dense: self.dense_slots.map(|n| vec![DensePoint::ZERO; n]),
         }
     }
 }
@@ -262,6 +265,7 @@ struct Storage<const NY: usize, const NZ: usize, const NP: usize> {
     samples: Vec<Sample<NY, NZ, NP>>,
     events: Option<Vec<EventRecord<NY, NP>>>,
     steps: Option<Vec<LoggedStep>>,
+    dense: Option<Vec<DensePoint<NY, NZ, NP>>>,
 }
 
 impl<const NY: usize, const NZ: usize, const NP: usize> Storage<NY, NZ, NP> {
@@ -271,6 +275,7 @@ impl<const NY: usize, const NZ: usize, const NP: usize> Storage<NY, NZ, NP> {
             samples: &mut self.samples,
             events: self.events.as_deref_mut(),
             steps: self.steps.as_deref_mut(),
+            dense: self.dense.as_deref_mut(),
         }
     }
 }

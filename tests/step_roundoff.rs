@@ -185,6 +185,7 @@ where
         samples: &mut [],
         events: None,
         steps: Some(&mut steps),
+        dense: None,
     };
     solver
         .solve_into(t0, tf, x0, p, &mut outputs, &mut solution)

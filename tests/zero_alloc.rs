@@ -24,12 +24,13 @@ mod models;
 #[path = "support/runtime.rs"]
 mod runtime;
 use hysens::runtime::{
-    CostErrorTest, EventRecord, HybridOptions, HybridOutputs, HybridSolution, Sample, SolveError,
+    CostErrorTest, DensePoint, EventRecord, HybridOptions, HybridOutputs, HybridSolution, Sample,
+    SolveError,
 };
 use models::{ex51, relay};
 
 /// The allocations of one solve into caller storage: `solve` writes into `samples`, `events`
-/// (without a step log) and a solution of its own. Returns the solve's result, the
+/// (without a step log), a dense output and a solution of its own. Returns the solve's result, the
 /// allocations counted while it ran, and the solution.
 fn count_solve<const NY: usize, const NZ: usize, const NP: usize>(
     samples: &mut [Sample<NY, NZ, NP>],
@@ -40,11 +41,14 @@ fn count_solve<const NY: usize, const NZ: usize, const NP: usize>(
     ) -> Result<(), SolveError>,
 ) -> (Result<(), SolveError>, usize, HybridSolution<NY, NZ, NP>) {
     let mut solution = HybridSolution::ZERO;
+    // Every counted solve keeps a dense output too (its storage allocated before counting).
+    let mut points = vec![DensePoint::ZERO; 20_000];
     let (result, allocations) = count(|| {
         let mut outputs = HybridOutputs {
             samples,
             events,
             steps: None,
+            dense: Some(&mut points),
         };
         solve(&mut outputs, &mut solution)
     });
@@ -409,6 +413,7 @@ fn ex51_solve_with_sensitivities_does_not_allocate() {
             samples: &mut samples,
             events: Some(&mut events),
             steps: Some(&mut steps),
+            dense: None,
         };
         solve(
             &HybridRun::new(&model, &ESDIRK436L2SA, &problem, &opts),
@@ -427,6 +432,7 @@ fn ex51_solve_with_sensitivities_does_not_allocate() {
             samples: &mut samples,
             events: None,
             steps: None,
+            dense: None,
         };
         solve(
             &HybridRun::new(&model, &ESDIRK436L2SA, &problem, &opts)

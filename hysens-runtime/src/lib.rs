@@ -81,6 +81,7 @@
 extern crate std;
 
 mod adjoint;
+mod dense;
 mod error;
 mod events;
 mod fsa;
@@ -121,6 +122,7 @@ pub mod prelude {
 }
 
 pub use adjoint::{AdjointGradient, AdjointPoint, AdjointStats, AdjointTape, Checkpoint, TapeStep};
+pub use dense::{dense_output, DenseError, DensePoint, Limit};
 pub use error::{Described, SolveError};
 pub use hybrid::{adjoint_tape_length, solve, solve_adjoint};
 pub use model::{

@@ -7,6 +7,7 @@
 //! owns; a full slice ends the solve with [`crate::SolveError::StorageFull`] and keeps
 //! everything computed up to that point.
 
+use crate::dense::DensePoint;
 use crate::model::{Memory, Point};
 use crate::options::Options;
 use crate::stats::Stats;
@@ -291,6 +292,9 @@ pub struct HybridOutputs<'a, const NY: usize, const NZ: usize, const NP: usize> 
     pub events: Option<&'a mut [EventRecord<NY, NP>]>,
     /// Step log (`None`: not recorded).
     pub steps: Option<&'a mut [LoggedStep]>,
+    /// Dense output: a point at the start of every mode segment and at the end of every
+    /// accepted step, read at any time by [`crate::dense_output`] (`None`: not recorded).
+    pub dense: Option<&'a mut [DensePoint<NY, NZ, NP>]>,
 }
 
 /// Summary of a solve, updated as the solve proceeds, so that after an error it holds the
@@ -327,6 +331,8 @@ pub struct HybridSolution<const NY: usize, const NZ: usize, const NP: usize> {
     pub n_events: usize,
     /// Steps written to the step log.
     pub n_logged_steps: usize,
+    /// Points written to the dense output.
+    pub n_dense_points: usize,
     /// Solver statistics over all segments.
     pub stats: Stats,
 }
@@ -347,6 +353,7 @@ impl<const NY: usize, const NZ: usize, const NP: usize> HybridSolution<NY, NZ, N
         n_samples: 0,
         n_events: 0,
         n_logged_steps: 0,
+        n_dense_points: 0,
         stats: Stats::ZERO,
     };
 }

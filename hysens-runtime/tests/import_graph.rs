@@ -20,7 +20,7 @@ fn layer(module: &str) -> Option<u8> {
         "hybrid" => 2,
         "events" | "fsa" | "adjoint" | "step" => 1,
         "newton" | "linalg" | "tableau" | "model" | "norm" | "error" | "options" | "stats"
-        | "run" => 0,
+        | "run" | "dense" => 0,
         _ => return None,
     })
 }

@@ -32,6 +32,7 @@ pub fn samples_only<const NY: usize, const NZ: usize, const NP: usize>(
         samples,
         events: None,
         steps: None,
+        dense: None,
     }
 }
 

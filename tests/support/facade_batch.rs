@@ -46,6 +46,7 @@ pub fn solve_one_after_another(
             samples: &mut [],
             events: None,
             steps: None,
+            dense: None,
         };
         slot.result = solver.solve_into(0.0, 5.0, x0, p, &mut outputs, &mut slot.solution);
     }

@@ -64,6 +64,7 @@ where
             samples: &mut samples,
             events: Some(&mut events),
             steps: Some(&mut steps),
+            dense: None,
         };
         solve(
             &HybridRun::new(model, tab, problem, opts).with_plan(plan),

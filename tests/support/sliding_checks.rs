@@ -89,12 +89,14 @@ pub fn forward_and_adjoint_counting_allocations<
             samples: &mut [],
             events: Some(&mut events),
             steps: None,
+            dense: None,
         };
         forward(&mut outputs, &mut solution)?;
         let mut adjoint_outputs = HybridOutputs {
             samples: &mut [],
             events: Some(&mut adjoint_events),
             steps: None,
+            dense: None,
         };
         let tape = AdjointTape::full(&mut tape);
         adjoint(tape, &mut adjoint_outputs, &mut plain, &mut gradient)

@@ -24,7 +24,7 @@ fn main() {
     let names: [&str; 2] = ball::X::NAMES;
     let p = ball::P::from_array([9.81, 0.9]);
     let problem = ball::Model::problem(0.0, 1.0, &x0, &p);
-    let mut outputs = HybridOutputs { samples: &mut [], events: None, steps: None };
+    let mut outputs = HybridOutputs { samples: &mut [], events: None, steps: None, dense: None };
     let mut solution = HybridSolution::ZERO;
     let options = HybridOptions::new(1e-8, 1e-10);
     let result = ball::Model.solve_with_sensitivities(&problem, &options, &mut outputs, &mut solution);

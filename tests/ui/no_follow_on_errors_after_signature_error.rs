@@ -16,7 +16,7 @@ fn state_names<M: HybridModel<2, 0, 2>>(_model: &M) -> [&'static str; 2] { M::ST
 
 fn main() {
     let problem = ball::Model::problem(0.0, 1.0, &ball::X { h: 1.0, v: 0.0 }, &ball::P { g: 9.81, e: 0.9 });
-    let mut outputs = HybridOutputs { samples: &mut [], events: None, steps: None };
+    let mut outputs = HybridOutputs { samples: &mut [], events: None, steps: None, dense: None };
     let mut solution = HybridSolution::ZERO;
     let result = ball::Model.solve(&problem, &HybridOptions::new(1e-8, 1e-10), &mut outputs, &mut solution);
     let p: [f64; 2] = ball::Model::parameters(&ball::P { g: 9.81, e: 0.9 }).to_array();

@@ -69,6 +69,7 @@ fn run<M, const NY: usize, const NP: usize, const N: usize, const NS: usize>(
             samples: &mut [],
             events: None,
             steps: None,
+            dense: None,
         };
         let r = match how {
             "asa" => solve_adjoint(&HybridRun::new(model, &ESDIRK436L2SA, problem, options), AdjointTape::full(&mut tape), &mut out, &mut sol, &mut grad),

@@ -101,6 +101,7 @@ where
         samples: &mut [],
         events: None,
         steps,
+        dense: None,
     };
     let run = HybridRun::new(model, t, problem, options).with_plan(StepPlan::Adaptive);
     let r = solve(&run, &mut out, &mut sol);

@@ -71,7 +71,7 @@ use crate::run::{HybridOutputs, HybridProblem, HybridRun, HybridSolution, Sample
 /// };
 /// let options = HybridOptions::new(1e-10, 1e-12);
 /// let mut tape = [TapeStep::ZERO; 512];
-/// let mut out = HybridOutputs { samples: &mut [], events: None, steps: None };
+/// let mut out = HybridOutputs { samples: &mut [], events: None, steps: None, dense: None };
 /// let mut sol = HybridSolution::ZERO;
 /// let mut grad = AdjointGradient::ZERO;
 /// let run = HybridRun::new(&Decay, &ESDIRK34, &problem, &options);
@@ -223,6 +223,7 @@ where
         samples,
         events: None,
         steps: None,
+        dense: None,
     };
     let mut solution = HybridSolution::ZERO;
     solve(

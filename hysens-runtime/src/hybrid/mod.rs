@@ -45,6 +45,7 @@
 //! [`HybridSolution`] is kept up to date so that it holds the last accepted state after an
 //! error.
 
+mod dense;
 mod entry;
 mod gradient;
 mod output;
@@ -137,7 +138,7 @@ use crate::tableau::Tableau;
 /// };
 /// let mut samples = [Sample::ZERO; 1];
 /// let mut events = [EventRecord::ZERO; 8];
-/// let mut out = HybridOutputs { samples: &mut samples, events: Some(&mut events), steps: None };
+/// let mut out = HybridOutputs { samples: &mut samples, events: Some(&mut events), steps: None, dense: None };
 /// let mut sol = HybridSolution::ZERO;
 /// let options = HybridOptions::new(1e-8, 1e-10);
 /// solve(&HybridRun::new(&Ball, &ESDIRK34, &problem, &options), &mut out, &mut sol)?;
@@ -405,6 +406,7 @@ where
             Some(resumed) => resumed,
             None => {
                 Self::sync(it, sol);
+                self.record_dense(it, adapter, true, outputs, sol)?;
                 self.instant.enter(it.t(), adapter.mode(), it.y());
                 let (mut armed, firing) = self.arm(it, adapter, entry)?;
                 if firing.is_none() && armed.any_undecided::<M, NY, NZ, NP>(adapter.mode()) {
@@ -533,6 +535,7 @@ where
             it.commit_fixed(trial.h, trial.t_end, length, &mut |_| {})?;
         }
         self.after_step(it, adapter, tn, trial.h, sol);
+        self.record_dense(it, adapter, false, outputs, sol)?;
         let kind = if trial.landing {
             StepKind::Landing
         } else {
@@ -616,6 +619,9 @@ where
             [0.0; NP]
         };
         self.after_step(it, adapter, tn, h, sol);
+        if h > 0.0 {
+            self.record_dense(it, adapter, false, outputs, sol)?;
+        }
         if let Some(entry) = logged {
             self.log_step(entry, it.t(), adapter.mode(), outputs, sol)?;
         }

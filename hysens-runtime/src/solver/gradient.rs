@@ -113,7 +113,7 @@ where
             let mut adjoint_points = Vec::new();
             // The forward solve logs its events too (room as for `solve`), so that a failure
             // has the partial solution `solve` would give.
-            let raw = Raw::<NY, NZ, NP>::run(n_samples, max_events, |outputs, solution| {
+            let raw = Raw::<NY, NZ, NP>::run(n_samples, max_events, false, |outputs, solution| {
                 adjoint_points.clear();
                 adjoint::<M, S, NY, NZ, NP, N>(
                     &forward,

@@ -8,9 +8,10 @@ use std::string::String;
 use std::vec::Vec;
 
 use super::selection::{index_of, Wrt};
+use crate::dense::DenseError;
 
 /// Why a result could not be looked up.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum LookupError {
     /// No variable of this kind has the name; `known` lists the model's.
     UnknownName {
@@ -36,6 +37,9 @@ pub enum LookupError {
         /// How many there are.
         len: usize,
     },
+    /// The dense output has no value at the time asked for: it was not requested, or the
+    /// time is outside the solve.
+    Dense(DenseError),
 }
 
 impl fmt::Display for LookupError {
@@ -52,6 +56,7 @@ impl fmt::Display for LookupError {
             LookupError::OutOfRange { what, index, len } => {
                 write!(f, "no {what} {index}: the solution has {len}")
             }
+            LookupError::Dense(error) => error.fmt(f),
         }
     }
 }

@@ -6,6 +6,8 @@
 //! (`solution.rs`, with its outputs in `outputs.rs`, feature `std`).
 
 mod core_outputs;
+#[cfg(feature = "std")]
+mod dense;
 mod extended;
 mod fields;
 #[cfg(feature = "std")]
@@ -116,6 +118,7 @@ pub struct Solver<
     sample_times: &'a [f64],
     sample_data: &'a [f64],
     z0: [f64; NZ],
+    dense: bool,
 }
 
 // By hand: `derive` would require `M: Clone` (`M: Copy`), but only `&M` is copied.
@@ -169,6 +172,7 @@ where
             sample_times: &[],
             sample_data: &[],
             z0: [0.0; NZ],
+            dense: false,
         }
     }
 }
@@ -254,6 +258,7 @@ where
             sample_times: self.sample_times,
             sample_data: self.sample_data,
             z0: self.z0,
+            dense: self.dense,
         }
     }
 
@@ -271,6 +276,17 @@ where
     /// Output times (non-decreasing, in `[t0, tf]`): the solver lands exactly on each.
     pub fn samples(mut self, times: &'a [f64]) -> Self {
         self.sample_times = times;
+        self
+    }
+
+    /// Keep the dense output: the solution and its sensitivities are then read at any time
+    /// after the solve with [`Solution::at`] and [`Solution::left_limit_at`], without changing
+    /// the steps the solve takes (sample times do change them: the solver lands on each). It
+    /// stores a point per accepted step (the state, the sensitivities and their rates) and,
+    /// with sensitivities, evaluates the model's Jacobians once more per step (twice more in
+    /// a DAE mode).
+    pub fn dense_output(mut self) -> Self {
+        self.dense = true;
         self
     }
 
@@ -371,9 +387,10 @@ where
         let directions = selection.directions().collect();
         let (n_samples, max_events) = (self.sample_times.len(), self.options.max_events);
         if selection.any_state() {
-            let raw = Raw::<NY, NZ, NS>::run(n_samples, max_events, |outputs, solution| {
-                self.solve_into_here(t0, tf, x0, p, outputs, solution)
-            });
+            let raw =
+                Raw::<NY, NZ, NS>::run(n_samples, max_events, self.dense, |outputs, solution| {
+                    self.solve_into_here(t0, tf, x0, p, outputs, solution)
+                });
             let p = p.to_array();
             raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(p, directions, |d| match d {
                 Variable::Param(i) => i,
@@ -382,10 +399,11 @@ where
         } else {
             let seeds = selection.any().then_some([[0.0; NP]; NY]);
             let problem = self.problem(t0, tf, x0.to_array(), p.to_array(), seeds);
-            let raw = Raw::<NY, NZ, NP>::run(n_samples, max_events, |outputs, solution| {
-                let run = HybridRun::new(self.model, self.tableau, &problem, &self.options);
-                solve(&run, outputs, solution)
-            });
+            let raw =
+                Raw::<NY, NZ, NP>::run(n_samples, max_events, self.dense, |outputs, solution| {
+                    let run = HybridRun::new(self.model, self.tableau, &problem, &self.options);
+                    solve(&run, outputs, solution)
+                });
             let p = problem.p;
             raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(p, directions, |d| match d {
                 Variable::Param(i) | Variable::InitialState(i) => i,
@@ -485,6 +503,7 @@ mod tests {
             sample_times: &[],
             sample_data: &[],
             z0: [],
+            dense: false,
         };
         shareable(&solver);
         let copy = solver;

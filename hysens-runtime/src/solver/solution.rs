@@ -8,10 +8,12 @@ use std::fmt;
 use std::vec;
 use std::vec::Vec;
 
+use super::dense::{DenseOutput, DenseState};
 use super::lookup::{describe, find, item, LookupError};
 use super::outputs::OutputFunctions;
 use super::selection::{index_of, Variable, Wrt};
 use super::Fields;
+use crate::dense::{DensePoint, Limit};
 use crate::error::{Described, SolveError};
 use crate::stats::Stats;
 use crate::{EventRecord, HybridOutputs, HybridSolution, Sample};
@@ -20,6 +22,10 @@ use crate::{GuardInfo, HybridModel, ModeInfo};
 /// Events the owned solve makes room for at first; a solve with more is computed again with
 /// room for up to `max_events` (deterministically, so with the same results).
 const FIRST_EVENT_CAPACITY: usize = 64;
+
+/// Dense-output points the owned solve makes room for at first (a point per accepted step and
+/// per segment); a solve with more is computed again with eight times the room.
+const FIRST_DENSE_CAPACITY: usize = 1024;
 
 /// One mode switch.
 #[derive(Clone, Debug, PartialEq)]
@@ -83,6 +89,7 @@ pub struct Solution<X, const NY: usize, const NZ: usize, const NP: usize> {
     /// Solver statistics.
     pub stats: Stats,
     pub(super) directions: Vec<Variable>,
+    dense: DenseOutput<NY, NZ>,
     pub(super) dy: Vec<[f64; NY]>,
     pub(super) dz: Vec<[f64; NZ]>,
     /// `∂t/∂θ_j` of the time reached: zero for the fixed `t_f`, `τ_j` for a terminal stop.
@@ -192,6 +199,46 @@ impl<X: Fields<NY>, const NY: usize, const NZ: usize, const NP: usize> Solution<
         Ok(item("event", &self.events, k)?.dt[j])
     }
 
+    /// The solution at any time `t` of the solve, read from its dense output (request it with
+    /// [`super::Solver::dense_output`]): the state, the algebraic variables and their
+    /// sensitivities in the solution's directions, as a sample at `t` would hold them (at an
+    /// event time, the state after the event; [`Solution::left_limit_at`] for the one before).
+    ///
+    /// It interpolates the stored steps (cubic Hermite of values and slopes, `O(h⁴)` per step;
+    /// [`crate::dense_output`] for the formulas and the measured error): it is within a small
+    /// multiple of the solve's own global error, not more accurate. A time outside the solve,
+    /// or a solve without dense output, is a [`LookupError::Dense`].
+    pub fn at(&self, t: f64) -> Result<SampleState<X, NY, NZ>, LookupError> {
+        self.dense_at(t, Limit::Right)
+    }
+
+    /// The solution just before `t`: at an event time `t_k`, `y(t_k⁻)` (the event's
+    /// `y_before`) and its sensitivities; elsewhere the same as [`Solution::at`].
+    pub fn left_limit_at(&self, t: f64) -> Result<SampleState<X, NY, NZ>, LookupError> {
+        self.dense_at(t, Limit::Left)
+    }
+
+    /// The dense output at `t` on the side `limit`.
+    fn dense_at(&self, t: f64, limit: Limit) -> Result<SampleState<X, NY, NZ>, LookupError> {
+        let DenseState {
+            t,
+            mode,
+            y,
+            z,
+            dy,
+            dz,
+        } = self.dense.at(t, limit).map_err(LookupError::Dense)?;
+        Ok(SampleState {
+            t,
+            mode,
+            x: X::from_array(y),
+            y,
+            z,
+            dy,
+            dz,
+        })
+    }
+
     /// `∂v(t_k)/∂θ` of the state or algebraic variable `of` at sample `k`.
     pub fn sample_sensitivity<'w>(
         &self,
@@ -262,6 +309,8 @@ pub(super) struct Raw<const NY: usize, const NZ: usize, const K: usize> {
     solution: HybridSolution<NY, NZ, K>,
     events: Vec<EventRecord<NY, K>>,
     samples: Vec<Sample<NY, NZ, K>>,
+    /// The dense output's points (`None`: not requested).
+    dense: Option<Vec<DensePoint<NY, NZ, K>>>,
 }
 
 impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
@@ -271,14 +320,19 @@ impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
         solution: HybridSolution<NY, NZ, K>,
         mut events: Vec<EventRecord<NY, K>>,
         mut samples: Vec<Sample<NY, NZ, K>>,
+        mut dense: Option<Vec<DensePoint<NY, NZ, K>>>,
     ) -> Self {
         events.truncate(solution.n_events);
         samples.truncate(solution.n_samples);
+        if let Some(points) = &mut dense {
+            points.truncate(solution.n_dense_points);
+        }
         Raw {
             result,
             solution,
             events,
             samples,
+            dense,
         }
     }
 
@@ -296,39 +350,48 @@ impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
             solution,
             events: Vec::new(),
             samples: Vec::new(),
+            dense: None,
         }
     }
 
-    /// Runs `core` with owned storage for `n_samples` samples and the events, with more room
-    /// for events if the first guess was too small (up to `max_events`).
+    /// Runs `core` with owned storage for `n_samples` samples, the events and, if `dense`, the
+    /// dense output; with more room for events (up to `max_events`) or dense points if the
+    /// first guess was too small (the solve is deterministic: a rerun gives the same results).
     pub fn run(
         n_samples: usize,
         max_events: usize,
+        dense: bool,
         mut core: impl FnMut(
             &mut HybridOutputs<'_, NY, NZ, K>,
             &mut HybridSolution<NY, NZ, K>,
         ) -> Result<(), SolveError>,
     ) -> Self {
         let mut capacity = FIRST_EVENT_CAPACITY.min(max_events);
+        let mut dense_capacity = FIRST_DENSE_CAPACITY;
         loop {
             let mut events = vec![EventRecord::ZERO; capacity];
             let mut samples = vec![Sample::ZERO; n_samples];
+            let mut points = dense.then(|| vec![DensePoint::ZERO; dense_capacity]);
             let mut solution = HybridSolution::ZERO;
             let result = core(
                 &mut HybridOutputs {
                     samples: &mut samples,
                     events: Some(&mut events),
                     steps: None,
+                    dense: points.as_deref_mut(),
                 },
                 &mut solution,
             );
-            let events_full = matches!(result, Err(SolveError::StorageFull { capacity: c, .. })
-                if c == capacity && solution.n_events == capacity);
-            if events_full && capacity < max_events {
+            let full = |room: usize, used: usize| matches!(result, Err(SolveError::StorageFull { capacity: c, .. }) if c == room && used == room);
+            if full(capacity, solution.n_events) && capacity < max_events {
                 capacity = capacity.saturating_mul(8).min(max_events);
                 continue;
             }
-            return Raw::new(result, solution, events, samples);
+            if dense && full(dense_capacity, solution.n_dense_points) {
+                dense_capacity = dense_capacity.saturating_mul(8);
+                continue;
+            }
+            return Raw::new(result, solution, events, samples, points);
         }
     }
 
@@ -400,6 +463,10 @@ impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
             dt: columns.iter().map(|&j| sol.st[j]).collect(),
             dcost: columns.iter().map(|&j| sol.cost_gradient[j]).collect(),
             outputs: OutputFunctions::of::<M>(p),
+            dense: match self.dense {
+                Some(points) => DenseOutput::new(points, columns, M::MODES),
+                None => DenseOutput::none(),
+            },
             directions,
             state_names: M::STATE_NAMES,
             algebraic_names: M::ALGEBRAIC_NAMES,

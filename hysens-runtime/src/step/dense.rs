@@ -24,9 +24,11 @@
 //! two or three re-takes. The algebraic variables are interpolated linearly (`O(h²)`) for the
 //! same bracketing purpose only.
 //!
-//! The same formula interpolates sensitivities when their slopes `ṡ_n = f_y s_n + f_z w_n + f_p`
-//! are supplied ([`Hermite`] is generic in the length); the hybrid driver does not need it,
-//! because the step is re-taken to end exactly at the event.
+//! The same formula, component by component (`crate::dense`'s `hermite_value`, `hermite_rate`), is the
+//! dense output a solve keeps for reading after it (`crate::dense`), for the states and their
+//! sensitivities alike.
+
+use crate::dense::{hermite_rate, hermite_value};
 
 /// The cubic Hermite interpolant of one step of size `h` from `y0` (slope `f0`) to `y1`
 /// (slope `f1`), module docs.
@@ -42,27 +44,14 @@ impl<const K: usize> Hermite<'_, K> {
     /// The value `u(θ)` at `θ ∈ [0, 1]`.
     pub(crate) fn value(&self, theta: f64) -> [f64; K] {
         let Hermite { h, y0, y1, f0, f1 } = *self;
-        let t = theta;
-        let w = t * (t - 1.0);
-        core::array::from_fn(|i| {
-            let d = y1[i] - y0[i];
-            (1.0 - t) * y0[i]
-                + t * y1[i]
-                + w * ((1.0 - 2.0 * t) * d + (t - 1.0) * h * f0[i] + t * h * f1[i])
-        })
+        core::array::from_fn(|i| hermite_value(theta, h, y0[i], y1[i], f0[i], f1[i]))
     }
 
     /// The time derivative `du/dt` at `θ` (for `ẏ` at an interior point: the rate of a guard
     /// that the dense output brings to zero, `events/locate.rs`).
     pub(crate) fn derivative(&self, theta: f64) -> [f64; K] {
         let Hermite { h, y0, y1, f0, f1 } = *self;
-        // Hermite basis derivatives (d/dθ), divided by h for d/dt:
-        // h00' = 6θ² − 6θ, h10' = 3θ² − 4θ + 1, h01' = −h00', h11' = 3θ² − 2θ.
-        let t = theta;
-        let d00 = 6.0 * t * t - 6.0 * t;
-        let d10 = 3.0 * t * t - 4.0 * t + 1.0;
-        let d11 = 3.0 * t * t - 2.0 * t;
-        core::array::from_fn(|i| (d00 * (y0[i] - y1[i])) / h + d10 * f0[i] + d11 * f1[i])
+        core::array::from_fn(|i| hermite_rate(theta, h, y0[i], y1[i], f0[i], f1[i]))
     }
 }
 

@@ -36,7 +36,7 @@ fn main() {
 
     let problem = ball::Model::problem(0.0, 1.0, &ball::X { h: 1.0, v: 0.0 }, &ball::P { g: 9.81, e: 0.9 });
     let mut events = [EventRecord::ZERO; 4];
-    let mut outputs = HybridOutputs { samples: &mut [], events: Some(&mut events), steps: None };
+    let mut outputs = HybridOutputs { samples: &mut [], events: Some(&mut events), steps: None, dense: None };
     let mut solution = HybridSolution::ZERO;
     let options = HybridOptions::new(1e-8, 1e-10);
     let solved = ball::Model.solve_with_sensitivities(&problem, &options, &mut outputs, &mut solution);

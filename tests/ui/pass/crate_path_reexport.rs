@@ -16,7 +16,7 @@ mod decay {
 
 fn main() {
     let problem = decay::Model::problem(0.0, 1.0, &decay::X { u: 1.0 }, &decay::P { k: 2.0 });
-    let mut outputs = HybridOutputs { samples: &mut [], events: None, steps: None };
+    let mut outputs = HybridOutputs { samples: &mut [], events: None, steps: None, dense: None };
     let mut solution = HybridSolution::ZERO;
     let options = HybridOptions::new(1e-10, 1e-12);
     let solved = decay::Model.solve_with_sensitivities(&problem, &options, &mut outputs, &mut solution);

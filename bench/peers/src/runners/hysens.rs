@@ -116,6 +116,7 @@ fn no_outputs<'a, const NY: usize, const NZ: usize, const NP: usize>(
         samples: &mut [],
         events: None,
         steps: None,
+        dense: None,
     }
 }
 

@@ -1,0 +1,232 @@
+//! What the driver stores for dense output: a [`DensePoint`] at the start of every mode
+//! segment and at the end of every accepted step, with the time derivatives of the state and
+//! of its fixed-time sensitivities (`crate::dense` for the formulas and the error).
+
+use super::{Driver, HybridOutputs, HybridSolution};
+use crate::adjoint::tape::Recorder;
+use crate::dense::{hermite_value, DensePoint};
+use crate::error::SolveError;
+use crate::fsa::ModeIntegrator;
+use crate::linalg::{Lu, ModeJacobian};
+use crate::model::{algebraic_rate, HybridModel, ModeAdapter, SmoothMode};
+use crate::newton::{consistent_z, ConsistencyProblem};
+use crate::options::Options;
+use crate::stats::Stats;
+
+/// `ε^{1/3}`: the central difference of `g`'s Jacobian along the flow takes steps of this
+/// times the step size (`crate::dense`, module docs).
+const CBRT_EPSILON: f64 = 6.055454452393343e-6;
+
+impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, R>
+    Driver<'_, M, S, NY, NZ, NP, R>
+where
+    M: HybridModel<NY, NZ, NP>,
+    R: Recorder<S, NY, NZ>,
+{
+    /// Appends the point at the integrator's time to the dense output, if one is kept: where a
+    /// segment starts (`segment_start`) or an accepted step ends.
+    pub(super) fn record_dense<const N: usize>(
+        &self,
+        it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        segment_start: bool,
+        outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+        sol: &mut HybridSolution<NY, NZ, NP>,
+    ) -> Result<(), SolveError> {
+        let Some(points) = outputs.dense.as_deref_mut() else {
+            return Ok(());
+        };
+        let (t, mode) = (it.t(), adapter.mode());
+        let capacity = points.len();
+        if sol.n_dense_points >= capacity {
+            return Err(SolveError::StorageFull { t, mode, capacity });
+        }
+        let (sy, sz) = it.sensitivities();
+        let moving = MovingSensitivities {
+            sy,
+            sz,
+            st: it.time_sensitivity(),
+        };
+        let at = PointInput {
+            t,
+            y: it.y(),
+            z: it.z(),
+            p: &self.problem.p,
+        };
+        let sens = self.fsa.then_some(&moving);
+        let mut point = dense_point(adapter, &at, sens, it.next_step_size())?;
+        point.segment_start = segment_start;
+        if let (false, Some(start)) = (segment_start || NZ == 0, sol.n_dense_points.checked_sub(1))
+        {
+            let options = &self.options.integrator;
+            complete_middle(
+                adapter,
+                &points[start],
+                &mut point,
+                &self.problem.p,
+                options,
+            )?;
+        }
+        points[sol.n_dense_points] = point;
+        sol.n_dense_points += 1;
+        Ok(())
+    }
+}
+
+/// A grid point's time, state and parameters.
+struct PointInput<'a, const NY: usize, const NZ: usize, const NP: usize> {
+    t: f64,
+    y: &'a [f64; NY],
+    z: &'a [f64; NZ],
+    p: &'a [f64; NP],
+}
+
+/// The integrator's sensitivities at a grid point: total derivatives `(s_n, w_n)` of the state
+/// at the time `t_n`, which moves with `p` by the grid shift `st = ∂t_n/∂p`.
+struct MovingSensitivities<'a, const NY: usize, const NZ: usize, const NP: usize> {
+    sy: &'a [[f64; NP]; NY],
+    sz: &'a [[f64; NP]; NZ],
+    st: &'a [f64; NP],
+}
+
+/// The dense-output point at `at` in the adapter's mode (`crate::dense`, module docs), with
+/// fixed-time sensitivities from `sens` if given; `step` scales the central difference.
+fn dense_point<M, const NY: usize, const NZ: usize, const NP: usize>(
+    adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+    at: &PointInput<'_, NY, NZ, NP>,
+    sens: Option<&MovingSensitivities<'_, NY, NZ, NP>>,
+    step: f64,
+) -> Result<DensePoint<NY, NZ, NP>, SolveError>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    let (t, y, z, p) = (at.t, at.y, at.z, at.p);
+    let mode = adapter.mode();
+    let singular = |e| SolveError::from_lu(e, t, mode, "g_z at a dense-output point");
+    let mut point = DensePoint {
+        t,
+        mode,
+        y: *y,
+        z: *z,
+        ..DensePoint::ZERO
+    };
+    adapter.f(t, y, z, p, &mut point.ydot);
+    let model_point = adapter.point(t, y, z, p);
+    point.zdot =
+        algebraic_rate(adapter.model(), mode, &model_point, &point.ydot).map_err(singular)?;
+    let Some(sens) = sens else {
+        return Ok(point);
+    };
+    // Fixed-time sensitivities: s = s_n − ẏ ∂t_n/∂p, w = w_n − ż ∂t_n/∂p.
+    for (row, (moving, rate)) in point.sy.iter_mut().zip(sens.sy.iter().zip(point.ydot)) {
+        *row = core::array::from_fn(|j| moving[j] - rate * sens.st[j]);
+    }
+    for (row, (moving, rate)) in point.sz.iter_mut().zip(sens.sz.iter().zip(point.zdot)) {
+        *row = core::array::from_fn(|j| moving[j] - rate * sens.st[j]);
+    }
+    // ṡ = f_y s + f_z w + f_p.
+    let (jac, fp, _) = jacobians(adapter, at);
+    point.sydot = fp;
+    jac.add_f_times(&point.sy, &point.sz, &mut point.sydot);
+    if NZ == 0 {
+        return Ok(point);
+    }
+    // ẇ = −g_z⁻¹ (g_y ṡ + d/dt[g_y s + g_z w + g_p]), the bracket at fixed (s, w) by central
+    // differences along the flow (module docs of `crate::dense`).
+    let delta = CBRT_EPSILON * step;
+    let along = |sign: f64| {
+        let d = sign * delta;
+        let ys: [f64; NY] = core::array::from_fn(|i| y[i] + d * point.ydot[i]);
+        let zs: [f64; NZ] = core::array::from_fn(|i| z[i] + d * point.zdot[i]);
+        let (jac, _, mut g) = jacobians(
+            adapter,
+            &PointInput {
+                t: t + d,
+                y: &ys,
+                z: &zs,
+                p,
+            },
+        );
+        jac.add_g_times(&point.sy, &point.sz, &mut g);
+        g
+    };
+    let (ahead, behind) = (along(1.0), along(-1.0));
+    let mut rhs = [[0.0; NP]; NZ];
+    jac.add_g_times(&point.sydot, &[[0.0; NP]; NZ], &mut rhs);
+    for (r, (a, b)) in rhs.iter_mut().zip(ahead.iter().zip(&behind)) {
+        for (r, (a, b)) in r.iter_mut().zip(a.iter().zip(b)) {
+            *r += (a - b) / (2.0 * delta);
+        }
+    }
+    Lu::factor(jac.gz)
+        .map_err(singular)?
+        .solve_columns(&mut rhs);
+    point.szdot = rhs.map(|row| row.map(|v| -v));
+    Ok(point)
+}
+
+/// The consistent `z` and `∂z/∂p` at the middle of the step from `start` to `end` (written
+/// into `end`, `crate::dense`, "Algebraic variables"): Newton on `g(t, y, z) = 0` at the
+/// interpolated `y` from the interpolated `z`, then `w = −g_z⁻¹ (g_y s + g_p)`.
+fn complete_middle<M, const NY: usize, const NZ: usize, const NP: usize>(
+    adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+    start: &DensePoint<NY, NZ, NP>,
+    end: &mut DensePoint<NY, NZ, NP>,
+    p: &[f64; NP],
+    options: &Options<NY, NZ>,
+) -> Result<(), SolveError>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    let (h, t) = (end.t - start.t, 0.5 * (start.t + end.t));
+    let middle = |v0: f64, v1: f64, r0: f64, r1: f64| hermite_value(0.5, h, v0, v1, r0, r1);
+    let y: [f64; NY] =
+        core::array::from_fn(|i| middle(start.y[i], end.y[i], start.ydot[i], end.ydot[i]));
+    let mut z: [f64; NZ] =
+        core::array::from_fn(|i| middle(start.z[i], end.z[i], start.zdot[i], end.zdot[i]));
+    let problem = ConsistencyProblem {
+        t,
+        y: &y,
+        p,
+        mode: adapter.mode(),
+        rtol: &options.rtol_z,
+        atol: &options.atol_z,
+    };
+    let (mut jac, mut jac_z, mut stats) = (ModeJacobian::ZERO, [0.0; NZ], Stats::ZERO);
+    consistent_z(adapter, &problem, &mut z, &mut jac, &mut jac_z, &mut stats)?;
+    end.z_mid = z;
+    let sy: [[f64; NP]; NY] = core::array::from_fn(|i| {
+        core::array::from_fn(|j| {
+            middle(
+                start.sy[i][j],
+                end.sy[i][j],
+                start.sydot[i][j],
+                end.sydot[i][j],
+            )
+        })
+    });
+    let (jac, _, mut gp) = jacobians(adapter, &PointInput { t, y: &y, z: &z, p });
+    jac.add_g_times(&sy, &[[0.0; NP]; NZ], &mut gp);
+    Lu::factor(jac.gz)
+        .map_err(|e| SolveError::from_lu(e, t, adapter.mode(), "g_z at a dense-output point"))?
+        .solve_columns(&mut gp);
+    end.sz_mid = gp.map(|row| row.map(|v| -v));
+    Ok(())
+}
+
+/// The mode's Jacobian blocks and its parameter Jacobian `(f_p, g_p)` (with the memory's
+/// terms) at `at`.
+#[allow(clippy::type_complexity)]
+fn jacobians<M, const NY: usize, const NZ: usize, const NP: usize>(
+    adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+    at: &PointInput<'_, NY, NZ, NP>,
+) -> (ModeJacobian<NY, NZ>, [[f64; NP]; NY], [[f64; NP]; NZ])
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    let mut jac = ModeJacobian::ZERO;
+    let (mut fp, mut gp) = ([[0.0; NP]; NY], [[0.0; NP]; NZ]);
+    adapter.jacobian(at.t, at.y, at.z, at.p, &mut jac);
+    adapter.parameter_jacobian(at.t, at.y, at.z, at.p, &mut fp, &mut gp);
+    (jac, fp, gp)
+}
