@@ -1,6 +1,7 @@
 //! Named outputs in the owned results (feature `std`): the values of a model's `#[output]`
 //! functions and their sensitivities at the samples, at the final time, and at any state the
-//! caller holds ([`Solution::output_of`]: a sample, or a dense-output state).
+//! caller holds ([`Solution::output_of`]: a sample, or the dense output's
+//! `solution.output_of("height", &solution.at(t)?)`, [`Solution::at`]).
 //!
 //! **The choice.** The [`Solution`] keeps the output functions themselves, not their values:
 //! function pointers taken from the model *type* ([`crate::HybridModel::output`] and
@@ -104,7 +105,8 @@ impl<X: Fields<NY>, const NY: usize, const NZ: usize, const NP: usize> Solution<
     }
 
     /// The value of the output named `name` at `state`: a sample of this solution, or any
-    /// state of it the caller holds (a dense-output state). An unknown name is a
+    /// state of it the caller holds (a dense-output state of [`Solution::at`] or
+    /// [`Solution::left_limit_at`]). An unknown name is a
     /// [`LookupError::UnknownName`] listing the model's outputs.
     pub fn output_of(
         &self,
