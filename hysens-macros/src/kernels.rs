@@ -352,10 +352,11 @@ impl<'l> Kernels<'l> {
             .collect()
     }
 
-    /// `initial_state`: `y0[i] = Iᵢ` of the model's `#[initial_state]` function.
-    pub fn initial_state_values(&mut self, map: &[ExprId]) -> TokenStream {
-        let y0 = hygienic("y0");
-        self.emit(&values(quote!(#y0), map))
+    /// `target[i] = mapᵢ`: the values of a function that gives a whole vector, the initial
+    /// state (`y0`, `#[initial_state]`) or the algebraic guess (`z0`, `#[algebraic_guess]`).
+    pub fn vector_values(&mut self, target: &str, map: &[ExprId]) -> TokenStream {
+        let target = hygienic(target);
+        self.emit(&values(quote!(#target), map))
     }
 
     /// The partials of a map to the states (a reset `R`, or the initial state `I`) into

@@ -39,6 +39,9 @@ pub struct Model {
     /// `#[initial_state]` functions: the initial state from the given one and the parameters
     /// (a model has at most one; `validate` reports the others).
     pub initial_states: Vec<ItemFn>,
+    /// `#[algebraic_guess]` functions: the first mode's algebraic guess from the initial state
+    /// and the parameters (at most one; a second is reported).
+    pub algebraic_guesses: Vec<ItemFn>,
     /// Functions whose attribute `parse` rejected: kept out of the roles above, and remembered
     /// so that `validate` does not also call every reference to them unknown.
     pub unparsed: Vec<Unparsed>,

@@ -107,6 +107,65 @@ pub mod dae_decay {
     }
 }
 
+/// A tank draining by Torricelli's law: the outflow's speed `r = √(h + a)` is given by its
+/// square, `0 = r² − (h + a)`, so from the default guess `r = 0` Newton's method meets the
+/// singular `g_z = 2r`, and a guess below zero would find the negative root. The model's guess
+/// `r = (h + a + 1)/2 ≥ √(h + a)` (the arithmetic mean of `h + a` and 1 against the geometric
+/// one) lies on the positive root's side; it reads the state after `#[initial_state]`.
+#[hysens::hybrid_model]
+pub mod torricelli {
+    /// The level.
+    #[states]
+    pub struct X {
+        /// Height of the liquid above the outlet's reference.
+        pub h: f64,
+    }
+
+    /// The outflow's speed.
+    #[algebraic]
+    pub struct Z {
+        /// `r = √(h + a)`.
+        pub r: f64,
+    }
+
+    /// Outlet coefficient, head offset and fill fraction.
+    #[params]
+    pub struct P {
+        /// Outlet coefficient.
+        pub k: f64,
+        /// Head offset.
+        pub a: f64,
+        /// Fraction of the given height the tank is filled to.
+        pub fill: f64,
+    }
+
+    /// Filled to a fraction of the given height.
+    #[initial_state]
+    fn filled(x: &X, p: &P) -> X {
+        X { h: p.fill * x.h }
+    }
+
+    /// On the positive root's side of `r² = h + a`.
+    #[algebraic_guess]
+    fn above_the_root(x: &X, p: &P) -> Z {
+        Z {
+            r: 0.5 * (x.h + p.a + 1.0),
+        }
+    }
+
+    /// Draining: `h' = −k r`, `0 = r² − (h + a)`.
+    #[mode(initial)]
+    fn draining(x: &X, z: &Z, p: &P) -> (X, [f64; 1]) {
+        (X { h: -p.k * z.r }, [z.r * z.r - x.h - p.a])
+    }
+
+    /// The final level.
+    #[cost(terminal)]
+    fn level(x: &X) -> f64 {
+        x.h
+    }
+}
+
 /// A tank filled to `fill · x` of the caller's height, draining through a valve whose flow
 /// is the algebraic variable: `h' = −q`, `0 = q − k h`.
 #[hysens::hybrid_model]

@@ -26,6 +26,7 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
     let has_integral = costs.integral.iter().any(Option::is_some);
     let has_sampled = costs.sampled.is_some();
     let initial_map = lowered.initial_state.clone();
+    let guess = lowered.algebraic_guess.clone();
     let uses_memory: Vec<bool> = lowered.modes.iter().map(|l| l.uses_memory).collect();
     let mut k = Kernels::new(lowered);
     let structures = k.jacobian_structures();
@@ -40,6 +41,15 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
     let event_target = event_target(&k, checked, &signatures, target);
     let cost_methods = cost_methods(&mut k, &signatures, &costs);
     let initial_state = initial_state_methods(&mut k, &signatures, initial_map.as_deref());
+    let algebraic_guess = guess.map(|guess| {
+        let method = signatures
+            .algebraic_guess()
+            .with_body(&k.vector_values("z0", &guess));
+        quote! {
+            const HAS_ALGEBRAIC_GUESS: bool = true;
+            #method
+        }
+    });
     let outputs = output_methods(&mut k, &signatures);
 
     let modes = tables::modes(checked, &uses_memory, &structures, rt);
@@ -65,6 +75,7 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
             #event_target
             #cost_methods
             #initial_state
+            #algebraic_guess
             #outputs
         }
 
@@ -182,7 +193,7 @@ fn initial_state_methods(
     let Some(map) = map else {
         return TokenStream::new();
     };
-    let values = k.initial_state_values(map);
+    let values = k.vector_values("y0", map);
     let jacobian = k.state_map_jacobian(map);
     let value_method = signatures.initial_state().with_body(&values);
     let jacobian_method = signatures.initial_state_jacobian().with_body(&jacobian);

@@ -176,6 +176,12 @@ impl Signatures {
         self.unindexed("initial_state", vec![("y0", quote!(&mut #y))], None)
     }
 
+    /// `HybridModel::algebraic_guess`.
+    pub fn algebraic_guess(&self) -> KernelMethod {
+        let z = &self.z;
+        self.unindexed("algebraic_guess", vec![("z0", quote!(&mut #z))], None)
+    }
+
     /// `HybridModel::initial_state_jacobian`.
     pub fn initial_state_jacobian(&self) -> KernelMethod {
         let (rt, ny, nz, np) = (&self.rt, &self.ny, &self.nz, &self.np);

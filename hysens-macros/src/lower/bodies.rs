@@ -30,6 +30,8 @@ pub(super) struct Bodies<T = Option<LoweredMode>, E = Option<ExprId>, R = Option
     outputs: Vec<E>,
     /// The `#[initial_state]` function (none or one).
     initial_state: Vec<R>,
+    /// The `#[algebraic_guess]` function (none or one).
+    algebraic_guess: Vec<R>,
 }
 
 /// Every function lowered.
@@ -46,6 +48,7 @@ impl Bodies {
             costs: self.costs.into_iter().collect::<Option<_>>()?,
             outputs: self.outputs.into_iter().collect::<Option<_>>()?,
             initial_state: self.initial_state.into_iter().collect::<Option<_>>()?,
+            algebraic_guess: self.algebraic_guess.into_iter().collect::<Option<_>>()?,
         })
     }
 }
@@ -106,6 +109,23 @@ impl Lowering<'_, '_> {
             })
             .into_iter()
             .collect();
+        let algebraic = checked
+            .variables
+            .algebraic
+            .map(|z| z.item.ident.to_string());
+        let algebraic_guess = model
+            .algebraic_guesses
+            .first()
+            .zip(checked.algebraic_guess.as_ref())
+            .zip(algebraic)
+            .map(|((func, sig), algebraic)| {
+                let scope = self.sound_scope(base, sig)?;
+                self.algebraic_literal_body(func, &scope, &algebraic)
+                    .map_err(|e| errors.extend(e))
+                    .ok()
+            })
+            .into_iter()
+            .collect();
         let surfaces = model
             .surfaces
             .iter()
@@ -132,6 +152,7 @@ impl Lowering<'_, '_> {
             costs,
             outputs,
             initial_state,
+            algebraic_guess,
         }
     }
 
@@ -204,6 +225,7 @@ impl Lowering<'_, '_> {
             sampled,
             outputs: bodies.outputs,
             initial_state: bodies.initial_state.into_iter().next(),
+            algebraic_guess: bodies.algebraic_guess.into_iter().next(),
         }
     }
 

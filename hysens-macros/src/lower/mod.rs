@@ -111,6 +111,8 @@ pub struct Lowered {
     pub outputs: Vec<ExprId>,
     /// The initial state `I(t0, x, p)` (one per state), if the model maps it.
     pub initial_state: Option<Vec<ExprId>>,
+    /// The first mode's algebraic guess (one per algebraic variable), if the model gives one.
+    pub algebraic_guess: Option<Vec<ExprId>>,
 }
 
 /// Lowers every function of a model `validate` accepted and assembles them in the runtime's
@@ -359,7 +361,7 @@ impl<'c, 'm> Lowering<'c, 'm> {
             "the derivative of state `{{}}` is missing from mode `{}`",
             func.sig.ident
         );
-        let fields = self.struct_fields(derivatives, &states, &what)?;
+        let fields = self.struct_fields(derivatives, Role::States, &states, &what)?;
         let nf = fields.len();
         let mut outputs: Vec<&Expr> = fields.iter().collect();
         outputs.extend(equations.unwrap_or_default());
@@ -383,7 +385,25 @@ impl<'c, 'm> Lowering<'c, 'm> {
             "state `{{}}` is missing from {kind} `{}`: {role}",
             func.sig.ident
         );
-        let fields = self.struct_fields(unparen(value), &states, &what)?;
+        let fields = self.struct_fields(unparen(value), Role::States, &states, &what)?;
+        let outputs: Vec<&Expr> = fields.iter().collect();
+        parse_outputs(&mut self.graph, scope, lets, &outputs)
+            .map_err(|e| e.iter().map(|e| e.to_syn_error()).collect())
+    }
+
+    /// The `#[algebraic_guess]` body: `Z { .. }` after its `let`s.
+    fn algebraic_literal_body(
+        &mut self,
+        func: &ItemFn,
+        scope: &Scope,
+        algebraic: &str,
+    ) -> Result<Vec<ExprId>, Vec<syn::Error>> {
+        let (lets, value) = split_body(func)?;
+        let what = format!(
+            "algebraic variable `{{}}` is missing from the algebraic guess `{}`: a guess gives every algebraic variable of the first mode",
+            func.sig.ident
+        );
+        let fields = self.struct_fields(unparen(value), Role::Algebraic, algebraic, &what)?;
         let outputs: Vec<&Expr> = fields.iter().collect();
         parse_outputs(&mut self.graph, scope, lets, &outputs)
             .map_err(|e| e.iter().map(|e| e.to_syn_error()).collect())
@@ -403,15 +423,18 @@ impl<'c, 'm> Lowering<'c, 'm> {
     fn struct_fields(
         &self,
         value: &Expr,
+        role: Role,
         struct_name: &str,
         missing: &str,
     ) -> Result<Vec<Expr>, Vec<syn::Error>> {
-        let fields = self.field_names(Role::States);
-        match state_helpers::expand_call(value, &self.state_helpers, &fields) {
-            Some(Ok(calls)) => return Ok(calls),
-            // The helper's own errors are reported.
-            Some(Err(())) => return Err(Vec::new()),
-            None => {}
+        let fields = self.field_names(role);
+        if role == Role::States {
+            match state_helpers::expand_call(value, &self.state_helpers, &fields) {
+                Some(Ok(calls)) => return Ok(calls),
+                // The helper's own errors are reported.
+                Some(Err(())) => return Err(Vec::new()),
+                None => {}
+            }
         }
         let Expr::Struct(literal) = value else {
             return Err(vec![syn::Error::new(

@@ -21,9 +21,10 @@ use crate::model::{Cost, Guard, Mode, Model, Reset, Surface, Unparsed, VariableS
 
 /// The attributes this macro owns inside the module.
 const STRUCT_ATTRIBUTES: [&str; 4] = ["states", "algebraic", "params", "inputs"];
-const FN_ATTRIBUTES: [&str; 7] = [
+const FN_ATTRIBUTES: [&str; 8] = [
     "mode",
     "initial_state",
+    "algebraic_guess",
     "guard",
     "reset",
     "cost",
@@ -65,6 +66,7 @@ pub fn parse_model(mut module: ItemMod, errors: &mut Vec<syn::Error>) -> Option<
         costs: Vec::new(),
         outputs: Vec::new(),
         initial_states: Vec::new(),
+        algebraic_guesses: Vec::new(),
         unparsed: Vec::new(),
     };
     for item in items.iter_mut() {
@@ -185,6 +187,10 @@ fn sort_function(
         "initial_state" => {
             arguments::none(attr, errors);
             model.initial_states.push(func);
+        }
+        "algebraic_guess" => {
+            arguments::none(attr, errors);
+            model.algebraic_guesses.push(func);
         }
         "switching_surface" => {
             let (negative, positive) = arguments::surface(attr, errors)?;

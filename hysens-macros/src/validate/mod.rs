@@ -19,6 +19,7 @@
 
 mod costs;
 mod guards;
+mod guess;
 mod initial;
 mod modes;
 mod names;
@@ -59,6 +60,8 @@ pub struct Checked<'m> {
     pub output_signatures: Vec<Signature>,
     /// Signature of the `#[initial_state]` function, if the model has one.
     pub initial_state: Option<Signature>,
+    /// Signature of the `#[algebraic_guess]` function, if the model has one.
+    pub algebraic_guess: Option<Signature>,
     /// How the first mode is chosen.
     pub initial: InitialRule,
 }
@@ -102,6 +105,7 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Rejected<'_>> {
     let cost_modes = costs::cost_modes(model, &index, &mut errors);
     let output_signatures = costs::check_outputs(model, types, &mut errors);
     let initial_state = initial::check(model, types, &mut errors);
+    let algebraic_guess = guess::check(model, types, &mode_signatures, &mut errors);
     let initial = guards::initial_rule(model, &index, &guards, &surfaces, &mut errors);
 
     let Some(variables) = variables else {
@@ -123,6 +127,7 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Rejected<'_>> {
         cost_modes,
         output_signatures,
         initial_state,
+        algebraic_guess,
         initial,
     };
     if errors.is_empty() {

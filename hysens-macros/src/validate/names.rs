@@ -115,6 +115,7 @@ fn check_distinct(model: &Model, errors: &mut Vec<syn::Error>) {
         .chain(model.costs.iter().map(|c| &c.func))
         .chain(model.outputs.iter())
         .chain(model.initial_states.iter())
+        .chain(model.algebraic_guesses.iter())
         .chain(model.helpers.iter());
     for f in all_functions {
         let name = f.sig.ident.to_string();

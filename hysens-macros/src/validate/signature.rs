@@ -72,6 +72,11 @@ impl TypeNames {
         }
     }
 
+    /// The `#[algebraic]` struct's name, if the model has one.
+    pub fn algebraic(&self) -> Option<&str> {
+        self.algebraic.as_deref()
+    }
+
     /// The role of a parameter of type `&name`.
     fn role_of_reference(&self, name: &str) -> Option<Role> {
         let is = |ty: &Option<String>| ty.as_deref() == Some(name);

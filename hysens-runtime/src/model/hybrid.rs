@@ -266,6 +266,9 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
     /// Whether the initial state is a function of the given states and the parameters,
     /// [`HybridModel::initial_state`] (otherwise it is the given states).
     const HAS_INITIAL_STATE: bool = false;
+    /// Whether the first mode's algebraic guess is a function of the initial state and the
+    /// parameters, [`HybridModel::algebraic_guess`] (otherwise it is the caller's `z0`).
+    const HAS_ALGEBRAIC_GUESS: bool = false;
     /// Whether the model has a sampled cost `ℓ(t_k, y, z, p, d_k)`, which reads one datum per
     /// sample time: a solve with sample times and no data is then an error (rather than `ℓ`
     /// evaluated against data 0). The default `false` skips that check (it changes nothing
@@ -355,6 +358,16 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
         for (i, row) in jac.y.iter_mut().enumerate() {
             row[i] = 1.0;
         }
+    }
+
+    /// The guess `z0` of the first mode's algebraic variables from the initial state `at.y`
+    /// (after [`HybridModel::initial_state`]), the parameters and `at.t = t0`
+    /// (`#[algebraic_guess]`), made consistent by Newton's method like a caller's guess. Only a
+    /// guess: the consistent `z0` and its sensitivities follow from `g = 0`, not from it, so it
+    /// is not differentiated. Read only when [`HybridModel::HAS_ALGEBRAIC_GUESS`]; default: the
+    /// caller's `z0` (`at.z`).
+    fn algebraic_guess(&self, at: &Point<'_, NY, NZ, NP>, z0: &mut [f64; NZ]) {
+        *z0 = *at.z;
     }
 
     /// The value of guard `guard`. Default: 0 (a model without guards is never asked).

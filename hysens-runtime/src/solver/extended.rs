@@ -106,6 +106,7 @@ where
     const HAS_INTEGRAL_COST: bool = M::HAS_INTEGRAL_COST;
     const HAS_SAMPLED_COST: bool = M::HAS_SAMPLED_COST;
     const HAS_INITIAL_STATE: bool = M::HAS_INITIAL_STATE;
+    const HAS_ALGEBRAIC_GUESS: bool = M::HAS_ALGEBRAIC_GUESS;
     const OUTPUT_NAMES: &'static [&'static str] = M::OUTPUT_NAMES;
 
     #[inline]
@@ -207,6 +208,12 @@ where
     fn initial_state(&self, at: &Point<'_, NY, NZ, NS>, y0: &mut [f64; NY]) {
         if let Some(at) = inner(at) {
             self.model.initial_state(&at, y0);
+        }
+    }
+
+    fn algebraic_guess(&self, at: &Point<'_, NY, NZ, NS>, z0: &mut [f64; NZ]) {
+        if let Some(at) = inner(at) {
+            self.model.algebraic_guess(&at, z0);
         }
     }
 

@@ -300,7 +300,8 @@ where
 
     /// The guess of the initial algebraic variables, made consistent with `g = 0` by Newton's
     /// method (if the first mode reads the memory `z*`, pass consistent values: the memory of
-    /// the first mode is `(y0, z0)` with this `z0`).
+    /// the first mode is `(y0, z0)` with this `z0`). A model with an `#[algebraic_guess]`
+    /// function ([`HybridModel::HAS_ALGEBRAIC_GUESS`]) takes its guess from it instead.
     pub fn algebraic_guess(mut self, z0: &AlgebraicOf<M, NY, NZ, NP>) -> Self {
         self.z0 = z0.to_array();
         self
