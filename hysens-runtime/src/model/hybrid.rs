@@ -242,7 +242,9 @@ pub enum InitialMode {
 /// Required: the modes, the names, and each mode's residual, Jacobian and parameter Jacobian.
 /// Everything a model may lack has a default that is free at run time and exact for a model
 /// without it: no guards (and so no resets), no time dependence (`f_t = g_t = 0`), no memory,
-/// no costs. A model that *has* one of these must implement the matching methods; a default
+/// no costs, no named outputs. A model that *has* one of these must implement the matching
+/// methods (the outputs: [`HybridModel::OUTPUT_NAMES`] with [`HybridModel::output`] and
+/// [`HybridModel::output_partials`], functions of the model type); a default
 /// left in place for a function that is there gives wrong sensitivities, not an error.
 /// Besides this trait the runtime needs [`ModelSizes`] (the sizes stable Rust cannot compute
 /// from `NY, NZ, NP` in generic code), and the [`crate::Solver`] builder [`crate::ModelTypes`]
