@@ -12,9 +12,11 @@
 //! Tolerances: the solves run at rtol 1e-10, atol 1e-12 and the closed forms are matched to
 //! 1e-8 relative — the filling is linear (exact for the ESDIRK4(3) tableau) but the draining
 //! is an exponential, whose global error after a few dozen steps is a small multiple of the
-//! local tolerance. The outputs' sensitivities are compared with the adjoint gradient of a
-//! terminal cost equal to their sum to 1e-10 (the same discrete chain, transposed: round-off),
-//! and with the hand-written chain `o_y dy + o_z dz + o_p` to 1e-13 (the same arithmetic).
+//! local tolerance (measured: at most 3.6e-10 for the values and 2.0e-9 for the
+//! sensitivities). The outputs' sensitivities are compared with the adjoint gradient of a
+//! terminal cost equal to their sum to 1e-10 (the same discrete chain, transposed: round-off;
+//! measured 8.4e-16), and with the hand-written chain `o_y dy + o_z dz + o_p` to 1e-13 (the
+//! same arithmetic; measured 1.7e-16).
 #![deny(missing_docs)]
 
 #[path = "support/closed_form.rs"]
