@@ -150,8 +150,8 @@ fn tables_and_outputs() {
         p: &[0.04, 3e7, 1e4],
         memory: &Memory::ZERO,
     };
-    assert_eq!(M::default().output(0, &at), 0.5 + 1e-5 + 0.25);
-    assert_eq!(M::default().output(1, &at), 0.0);
+    assert_eq!(M::output(0, &at), 0.5 + 1e-5 + 0.25);
+    assert_eq!(M::output(1, &at), 0.0);
     // Mass is conserved: the rows of f sum to zero.
     let (mut f, mut g) = ([0.0; 3], [0.0; 0]);
     M::default().residual(0, &at, &mut f, &mut g);

@@ -416,6 +416,13 @@ impl<'l> Kernels<'l> {
             .collect()
     }
 
+    /// `output_partials`, one arm per output: `o_t, o_y, o_z, o_p` (an output does not read the
+    /// memory, so its memory partials are zero and not written).
+    pub fn output_partials(&mut self) -> Arms {
+        let outputs = self.lowered.outputs.clone();
+        outputs.iter().map(|&o| self.scalar_partials(o)).collect()
+    }
+
     /// `place[i][j] = ∂fᵢ/∂xⱼ` for the structural nonzeros of `j`.
     fn nonzeros(&self, place: TokenStream, j: &Jacobian) -> Vec<(TokenStream, ExprId)> {
         j.nonzeros(&self.lowered.graph)

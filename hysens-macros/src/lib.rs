@@ -99,10 +99,20 @@ mod tests {
                 #[guard(flight -> flight, falling)] fn impact(x: &X, _p: &P) -> f64 { x.h }
                 #[reset(impact)] fn bounce(x: &X, p: &P) -> X { X { h: x.h, v: -p.e * x.v } }
                 #[cost(terminal)] fn height(x: &X, _p: &P) -> f64 { x.h }
+                #[output] fn energy(x: &X, p: &P) -> f64 { 0.5 * x.v * x.v + p.g * x.h }
             }
         };
         let tokens = expand(module);
-        println!("{tokens}");
+        let text = tokens.to_string();
+        println!("{text}");
+        // The outputs are associated functions of the model type (no `&self`).
+        for generated in [
+            "const OUTPUT_NAMES : & 'static [& 'static str] = Model :: OUTPUT_NAMES",
+            "fn output (output : usize",
+            "fn output_partials (output : usize",
+        ] {
+            assert!(text.contains(generated), "{generated} is missing");
+        }
         syn::parse2::<syn::ItemMod>(tokens).unwrap();
     }
 

@@ -326,6 +326,11 @@ pub struct HybridSolution<const NY: usize, const NZ: usize, const NP: usize> {
     pub sy: [[f64; NP]; NY],
     /// `∂z(t)/∂p`.
     pub sz: [[f64; NP]; NZ],
+    /// `∂t/∂p` of the time reached: zero for the fixed `t_f`, the event-time derivative `τ`
+    /// when a terminal guard ended the solve (set at the end of a successful solve with
+    /// sensitivities; what a function of the final time, such as a named output, adds
+    /// `∂/∂t ·` to its sensitivities).
+    pub st: [f64; NP],
     /// Memory of the current mode.
     pub memory: Memory<NY, NZ>,
     /// Objective `G = ∫ L dt + Σ_k ℓ_k + φ(t_f)` of the run's [`HybridRun::objective`] (the
@@ -355,6 +360,7 @@ impl<const NY: usize, const NZ: usize, const NP: usize> HybridSolution<NY, NZ, N
         z: [0.0; NZ],
         sy: [[0.0; NP]; NY],
         sz: [[0.0; NP]; NZ],
+        st: [0.0; NP],
         memory: Memory::ZERO,
         cost: 0.0,
         cost_gradient: [0.0; NP],

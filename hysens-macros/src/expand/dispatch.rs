@@ -7,9 +7,11 @@ use quote::quote;
 use crate::kernels::{hygienic, Arms};
 
 /// `fn name(&self, params…) [-> ret] { body }`, each parameter named hygienically and prefixed
-/// with `_` when `body` does not read it (so the expansion is warning-free).
+/// with `_` when `body` does not read it (so the expansion is warning-free). Without
+/// `receiver`, an associated function of the model type, `fn name(params…)` (the outputs).
 pub fn method(
     name: &str,
+    receiver: bool,
     params: &[(&str, TokenStream)],
     ret: Option<TokenStream>,
     body: &TokenStream,
@@ -23,8 +25,9 @@ pub fn method(
         };
         quote!(#ident: #ty)
     });
+    let receiver = receiver.then(|| quote!(&self,));
     let ret = ret.map(|ty| quote!(-> #ty));
-    quote!(fn #name(&self, #(#params),*) #ret { #body })
+    quote!(fn #name(#receiver #(#params),*) #ret { #body })
 }
 
 /// Dispatch over statement kernels: `match selector { 0 => { … } … _ => {} }`, an `if` for a

@@ -1,6 +1,7 @@
 //! The kernels of a model that checked: `Model`'s `HybridModel` and `AdjointProducts`
-//! implementations (with `event_target` for the guards of switching surfaces), and its
-//! inherent items that need the differentiated model (`JACOBIAN_NONZEROS`, `output`).
+//! implementations (with `event_target` for the guards of switching surfaces, and the named
+//! outputs with their partials), and its inherent items that need the differentiated model
+//! (`JACOBIAN_NONZEROS`).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -13,7 +14,7 @@ use crate::lower::{CostTerm, Lowered};
 use crate::model::CostKind;
 use crate::validate::Checked;
 
-/// `impl Model { JACOBIAN_NONZEROS, output }`, `impl HybridModel for Model` and
+/// `impl Model { JACOBIAN_NONZEROS }`, `impl HybridModel for Model` and
 /// `impl AdjointProducts for Model`.
 pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) -> TokenStream {
     let rt = &target.rt;
@@ -52,9 +53,7 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
             #method
         }
     });
-    let output = signatures
-        .output()
-        .with_body(&value(&hygienic("output"), &k.output_values()));
+    let outputs = output_methods(&mut k, &signatures);
 
     let modes = tables::modes(checked, &uses_memory, &structures, rt);
     let guards = tables::guards(checked, rt);
@@ -62,12 +61,9 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
     let initial = tables::initial_mode(checked, rt);
     let names = tables::variable_names(&checked.variables);
     let nonzeros = tables::jacobian_nonzeros(&structures);
-    let output_doc = "The value of named output number `output` (see [`Model::OUTPUT_NAMES`]); 0 for an index out of range.";
     quote! {
         impl Model {
             #nonzeros
-            #[doc = #output_doc]
-            pub #output
         }
 
         impl #rt::HybridModel<#ny, #nz, #np> for Model {
@@ -86,6 +82,7 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
             #cost_term_methods
             #initial_state
             #algebraic_guess
+            #outputs
         }
 
         impl #rt::AdjointProducts<#ny, #nz, #np> for Model {
@@ -172,6 +169,24 @@ fn event_target(
     signatures
         .event_target()
         .with_body(&some_cases(&guard, &arms, fallback))
+}
+
+/// `OUTPUT_NAMES`, `output` and `output_partials` of a model with `#[output]` functions;
+/// nothing otherwise (the trait's defaults: no outputs).
+fn output_methods(k: &mut Kernels<'_>, signatures: &Signatures) -> TokenStream {
+    let values = k.output_values();
+    if values.is_empty() {
+        return TokenStream::new();
+    }
+    let output = hygienic("output");
+    let value_method = signatures.output().with_body(&value(&output, &values));
+    let partials = statements(&output, &k.output_partials());
+    let partials_method = signatures.output_partials().with_body(&partials);
+    quote! {
+        const OUTPUT_NAMES: &'static [&'static str] = Model::OUTPUT_NAMES;
+        #value_method
+        #partials_method
+    }
 }
 
 /// `HAS_INITIAL_STATE`, `initial_state` and `initial_state_jacobian` of a model with an

@@ -227,7 +227,7 @@ fn inherent_items(model: &Model, variables: &Variables<'_>, target: &Target) -> 
             /// sizes. Run them on a thread with this much stack to spare (plus the caller's
             /// frames); `solver()`'s `solve` and `gradient` grow the stack themselves.
             pub const STACK_ESTIMATE: usize = #rt::stack_estimate::<6, #ny, #nz, #np, #n>();
-            /// Names of the named outputs, in index order.
+            /// Names of the named outputs, in index order (`HybridModel::OUTPUT_NAMES`).
             pub const OUTPUT_NAMES: &'static [&'static str] = &[#(#output_names),*];
             #mode_name
             #guard_name

@@ -1,6 +1,6 @@
 //! The signatures of the runtime trait methods the macro implements (`HybridModel`,
-//! `AdjointProducts`) and of `Model::output`, shared by the real kernels and their stubs so
-//! that the two cannot disagree.
+//! `AdjointProducts`), shared by the real kernels and their stubs so that the two cannot
+//! disagree.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -11,6 +11,8 @@ use super::Target;
 /// A kernel method without its body.
 pub struct KernelMethod {
     name: &'static str,
+    /// `&self` first (a method), or not (an associated function of the model type).
+    receiver: bool,
     params: Vec<(&'static str, TokenStream)>,
     ret: Option<TokenStream>,
 }
@@ -18,7 +20,13 @@ pub struct KernelMethod {
 impl KernelMethod {
     /// `fn name(&self, …) -> … { body }` (see [`method`] for the parameters' names).
     pub fn with_body(&self, body: &TokenStream) -> TokenStream {
-        method(self.name, &self.params, self.ret.clone(), body)
+        method(
+            self.name,
+            self.receiver,
+            &self.params,
+            self.ret.clone(),
+            body,
+        )
     }
 }
 
@@ -60,7 +68,12 @@ impl Signatures {
     ) -> KernelMethod {
         let mut params = vec![(selector, quote!(usize)), ("at", self.point.clone())];
         params.extend(extra);
-        KernelMethod { name, params, ret }
+        KernelMethod {
+            name,
+            receiver: true,
+            params,
+            ret,
+        }
     }
 
     /// `(&self, at: &Point, extra…) [-> ret]`.
@@ -72,7 +85,12 @@ impl Signatures {
     ) -> KernelMethod {
         let mut params = vec![("at", self.point.clone())];
         params.extend(extra);
-        KernelMethod { name, params, ret }
+        KernelMethod {
+            name,
+            receiver: true,
+            params,
+            ret,
+        }
     }
 
     fn mode_jacobian(&self) -> TokenStream {
@@ -211,6 +229,7 @@ impl Signatures {
         params.extend(method.params);
         KernelMethod {
             name,
+            receiver: method.receiver,
             params,
             ret: method.ret,
         }
@@ -259,8 +278,20 @@ impl Signatures {
         self.indexed("adjoint_products", "mode", extra, None)
     }
 
-    /// `Model::output`, the value of a named output (inherent, so `pub` is added by the caller).
+    /// `HybridModel::output`, an associated function of the model type.
     pub fn output(&self) -> KernelMethod {
-        self.indexed("output", "output", vec![], Some(quote!(f64)))
+        KernelMethod {
+            receiver: false,
+            ..self.indexed("output", "output", vec![], Some(quote!(f64)))
+        }
+    }
+
+    /// `HybridModel::output_partials`, an associated function of the model type.
+    pub fn output_partials(&self) -> KernelMethod {
+        let extra = vec![("partials", self.scalar_partials())];
+        KernelMethod {
+            receiver: false,
+            ..self.indexed("output_partials", "output", extra, None)
+        }
     }
 }

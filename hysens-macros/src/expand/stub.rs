@@ -22,8 +22,9 @@ fn unreachable() -> TokenStream {
     quote!(::core::unreachable!())
 }
 
-/// The stand-ins for `implementation::kernels`: `JACOBIAN_NONZEROS` (all empty), `output`, and
-/// `HybridModel` and `AdjointProducts` implementations of their required items only.
+/// The stand-ins for `implementation::kernels`: `JACOBIAN_NONZEROS` (all empty), and
+/// `HybridModel` and `AdjointProducts` implementations of their required items only (no
+/// outputs: the trait's defaults).
 pub fn kernels(model: &Model, variables: &Variables<'_>, target: &Target) -> TokenStream {
     let rt = &target.rt;
     let (ny, nz, np) = target.sizes();
@@ -35,13 +36,10 @@ pub fn kernels(model: &Model, variables: &Variables<'_>, target: &Target) -> Tok
     let jacobian = signatures.jacobian().with_body(&body);
     let parameter_jacobian = signatures.parameter_jacobian().with_body(&body);
     let adjoint = signatures.adjoint_products().with_body(&body);
-    let output = signatures.output().with_body(&body);
     quote! {
         impl Model {
             /// Not generated: the model has errors.
             pub const JACOBIAN_NONZEROS: [&'static [(usize, usize)]; #n_modes] = [&[]; #n_modes];
-            /// Not generated: the model has errors.
-            pub #output
         }
 
         impl #rt::HybridModel<#ny, #nz, #np> for Model {

@@ -73,7 +73,9 @@ pub fn check_costs(
         .collect()
 }
 
-/// The signature of every output, in declaration order.
+/// The signature of every output, in declaration order. An output does not read the memory:
+/// the results evaluate it at stored states (samples, the final state, dense output), which do
+/// not carry the memory or its sensitivities.
 pub fn check_outputs(
     model: &Model,
     types: Option<&TypeNames>,
@@ -86,6 +88,12 @@ pub fn check_outputs(
             let returns = check_scalar_return(o, "an output", errors);
             let mut sig = signature(o, types, false, errors);
             sig.sound &= returns;
+            if let Some(id) = sig.param(Role::Memory) {
+                errors.push(syn::Error::new(
+                    id.span(),
+                    "an output cannot read memory: it is evaluated at stored states (samples, the final state, dense output), which do not carry the memory; write it in terms of `t`, the states, the algebraic variables, the parameters and the inputs",
+                ));
+            }
             sig
         })
         .collect()

@@ -387,6 +387,7 @@ where
             true => segment.st,
             false => [0.0; NP],
         };
+        sol.st = end_shift;
         self.terminal_cost(&segment.memory_sy, &segment.memory_sz, &end_shift, sol)
     }
 

@@ -244,7 +244,9 @@ pub enum InitialMode {
 /// Required: the modes, the names, and each mode's residual, Jacobian and parameter Jacobian.
 /// Everything a model may lack has a default that is free at run time and exact for a model
 /// without it: no guards (and so no resets), no time dependence (`f_t = g_t = 0`), no memory,
-/// no costs. A model that *has* one of these must implement the matching methods; a default
+/// no costs, no named outputs. A model that *has* one of these must implement the matching
+/// methods (the outputs: [`HybridModel::OUTPUT_NAMES`] with [`HybridModel::output`] and
+/// [`HybridModel::output_partials`], functions of the model type); a default
 /// left in place for a function that is there gives wrong sensitivities, not an error.
 /// Besides this trait the runtime needs [`ModelSizes`] (the sizes stable Rust cannot compute
 /// from `NY, NZ, NP` in generic code), and the [`crate::Solver`] builder [`crate::ModelTypes`]
@@ -284,6 +286,9 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
     /// [`HybridModel::sampled_cost_term`] with index `k`, by its kind; the sum of all of them
     /// must be the model's `integral_cost`, `terminal_cost` and `sampled_cost`.
     const COSTS: &'static [CostInfo] = &[];
+    /// Names of the named outputs (`#[output]` functions), in index order: what
+    /// [`HybridModel::output`] evaluates. Default: none.
+    const OUTPUT_NAMES: &'static [&'static str] = &[];
 
     /// `f = f(t, y, z, p, m)` and `g = g(t, y, z, p, m)` of `mode`.
     fn residual(
@@ -524,6 +529,30 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
     ) {
         let _ = cost;
         self.sampled_cost_partials(at, datum, partials);
+    }
+
+    /// The value of named output `output` ([`HybridModel::OUTPUT_NAMES`]) at `at`; 0 for an
+    /// index out of range (the default: no outputs).
+    ///
+    /// An output is a function `o(t, y, z, p)` of the time, the states, the algebraic
+    /// variables and the parameters (inputs included) — never of the memory, which a stored
+    /// state does not carry (the point's memory is [`Memory::ZERO`] when the runtime evaluates
+    /// an output). It is an associated function of the model *type*, without `&self`, so that
+    /// an owned [`crate::Solution`] can evaluate it at any state it holds after the solve,
+    /// without the model (see `crate::model::output`).
+    fn output(output: usize, at: &Point<'_, NY, NZ, NP>) -> f64 {
+        let _ = (output, at);
+        0.0
+    }
+
+    /// All partials of named output `output`: `o_t, o_y, o_z, o_p` (the memory blocks stay
+    /// zero). Default: zero.
+    fn output_partials(
+        output: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        partials: &mut ScalarPartials<NY, NZ, NP>,
+    ) {
+        let _ = (output, at, partials);
     }
 }
 

@@ -25,6 +25,7 @@
 mod adapter;
 mod costs;
 mod hybrid;
+mod output;
 mod rates;
 
 pub use crate::linalg::ModeJacobian;
@@ -34,6 +35,9 @@ pub(crate) use hybrid::ends_solve;
 pub use hybrid::{
     AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
     ModelSizes, Point, ResetJacobian, ScalarPartials,
+};
+pub(crate) use output::{
+    chain as output_chain, partials as output_partials, value as output_value,
 };
 pub(crate) use rates::algebraic_rate;
 

@@ -99,7 +99,8 @@ where
             )
         });
         let values: Vec<f64> = raw.costs().iter().map(|c| c.value).collect();
-        let solution = raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(Vec::new(), |_| 0)?;
+        let solution =
+            raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(problem.p, Vec::new(), |_| 0)?;
         let gradients = gradients
             .iter()
             .zip(values)

@@ -108,6 +108,7 @@ where
     const HAS_INITIAL_STATE: bool = M::HAS_INITIAL_STATE;
     const HAS_ALGEBRAIC_GUESS: bool = M::HAS_ALGEBRAIC_GUESS;
     const COSTS: &'static [CostInfo] = M::COSTS;
+    const OUTPUT_NAMES: &'static [&'static str] = M::OUTPUT_NAMES;
 
     #[inline]
     fn residual(
@@ -317,6 +318,29 @@ where
             m.sampled_cost_term_partials(cost, at, datum, d)
         });
     }
+
+    fn output(output: usize, at: &Point<'_, NY, NZ, NS>) -> f64 {
+        inner(at).map_or(f64::NAN, |at| M::output(output, &at))
+    }
+
+    /// The original output's partials, extended by zero for the initial states. An output is a
+    /// function of the model type (no instance), so the mask of unchosen parameters does not
+    /// apply: their entries are the output's own `o_p` (their sensitivity columns are zero).
+    fn output_partials(
+        output: usize,
+        at: &Point<'_, NY, NZ, NS>,
+        partials: &mut ScalarPartials<NY, NZ, NS>,
+    ) {
+        let Some(at) = inner(at) else { return };
+        let mut from = ScalarPartials::ZERO;
+        M::output_partials(output, &at, &mut from);
+        partials.t = from.t;
+        partials.y = from.y;
+        partials.z = from.z;
+        partials.memory_y = from.memory_y;
+        partials.memory_z = from.memory_z;
+        masked(&[true; NP], &from.p, &mut partials.p);
+    }
 }
 
 /// The extended model keeps the original's `N`; its own `NS` is never read (the core solve
@@ -324,4 +348,60 @@ where
 impl<M, const N: usize, const NS: usize, const NP: usize> ModelSizes<N, NS> for Extended<'_, M, NP> where
     M: ModelSizes<N, NS>
 {
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Memory;
+
+    /// `y' = −p y` with the output `o = p y² + t`.
+    struct Decay;
+
+    impl HybridModel<1, 0, 1> for Decay {
+        const MODES: &'static [ModeInfo] = &[];
+        const STATE_NAMES: [&'static str; 1] = ["y"];
+        const PARAMETER_NAMES: [&'static str; 1] = ["p"];
+        const OUTPUT_NAMES: &'static [&'static str] = &["o"];
+        fn residual(&self, _: usize, at: &Point<'_, 1, 0, 1>, f: &mut [f64; 1], _: &mut [f64; 0]) {
+            f[0] = -at.p[0] * at.y[0];
+        }
+        fn jacobian(&self, _: usize, _: &Point<'_, 1, 0, 1>, _: &mut ModeJacobian<1, 0>) {}
+        fn parameter_jacobian(
+            &self,
+            _: usize,
+            _: &Point<'_, 1, 0, 1>,
+            _: &mut [[f64; 1]; 1],
+            _: &mut [[f64; 1]; 0],
+        ) {
+        }
+        fn output(_: usize, at: &Point<'_, 1, 0, 1>) -> f64 {
+            at.p[0] * at.y[0] * at.y[0] + at.t
+        }
+        fn output_partials(_: usize, at: &Point<'_, 1, 0, 1>, d: &mut ScalarPartials<1, 0, 1>) {
+            d.t = 1.0;
+            d.y[0] = 2.0 * at.p[0] * at.y[0];
+            d.p[0] = at.y[0] * at.y[0];
+        }
+    }
+
+    /// The extended model's outputs are the original's, read at the first `NP` entries of
+    /// `p' = (p, y0)`, with zero partials with respect to the appended initial states.
+    #[test]
+    fn outputs_are_delegated_with_partials_extended_by_zero() {
+        type E<'m> = Extended<'m, Decay, 1>;
+        let memory = Memory::ZERO;
+        let at = Point {
+            t: 0.5,
+            y: &[3.0],
+            z: &[],
+            p: &[2.0, 7.0],
+            memory: &memory,
+        };
+        assert_eq!(<E<'_> as HybridModel<1, 0, 2>>::OUTPUT_NAMES, ["o"]);
+        assert_eq!(<E<'_> as HybridModel<1, 0, 2>>::output(0, &at), 18.5);
+        let mut d = ScalarPartials::ZERO;
+        <E<'_> as HybridModel<1, 0, 2>>::output_partials(0, &at, &mut d);
+        assert_eq!((d.t, d.y, d.p), (1.0, [12.0], [9.0, 0.0]));
+    }
 }

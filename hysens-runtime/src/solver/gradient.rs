@@ -122,7 +122,8 @@ where
                 Some(&mut |point| adjoint_points.push(point)),
             )
         });
-        let solution = raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(Vec::new(), |_| 0)?;
+        let solution =
+            raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(problem.p, Vec::new(), |_| 0)?;
         let pass = (solution.stats, adjoint_points);
         Ok(Gradient::new::<M, NZ>(solution.cost, &gradient, pass))
     }

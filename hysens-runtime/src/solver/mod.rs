@@ -1,12 +1,14 @@
 //! The solving API: [`Solver`], a builder over the no_std core [`crate::solve`], with the
 //! selection of sensitivity directions (`selection.rs`), the model extended by its initial
 //! states (`extended.rs`), typed variables and the model's own input types (`fields.rs`:
-//! [`ModelTypes`], so that the initial state and the parameters cannot be swapped), and, with
-//! feature `std`, the owned solution and failure (`solution.rs`), the owned gradient
+//! [`ModelTypes`], so that the initial state and the parameters cannot be swapped), the named
+//! outputs on the no-heap results (`core_outputs.rs`), and, with feature `std`, the owned
+//! solution and failure (`solution.rs`, with its outputs in `outputs.rs`), the owned gradient
 //! (`gradient.rs`), the gradients of every named cost with one forward pass
 //! (`cost_gradients.rs`) and the dense output the solution is read from at any time
 //! (`dense.rs`).
 
+mod core_outputs;
 #[cfg(feature = "std")]
 mod cost_gradients;
 #[cfg(feature = "std")]
@@ -17,6 +19,8 @@ mod fields;
 mod gradient;
 #[cfg(feature = "std")]
 mod lookup;
+#[cfg(feature = "std")]
+mod outputs;
 mod selection;
 #[cfg(feature = "std")]
 mod solution;
@@ -414,8 +418,8 @@ where
             Ok(selection) => selection,
             Err(error) => {
                 let raw = Raw::<NY, NZ, NP>::failed_at_start(error, t0, x0.to_array(), self.z0);
-                return raw
-                    .into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(std::vec::Vec::new(), |_| 0);
+                let (p, none) = (p.to_array(), std::vec::Vec::new());
+                return raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(p, none, |_| 0);
             }
         };
         let directions = selection.directions().collect();
@@ -424,7 +428,8 @@ where
             let raw = Raw::<NY, NZ, NS>::run(room, |outputs, solution, costs| {
                 self.solve_into_here(t0, tf, x0, p, (outputs, solution, costs))
             });
-            raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(directions, |d| match d {
+            let p = p.to_array();
+            raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(p, directions, |d| match d {
                 Variable::Param(i) => i,
                 Variable::InitialState(i) => NP + i,
             })
@@ -440,7 +445,8 @@ where
                     costs,
                 )
             });
-            raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(directions, |d| match d {
+            let p = problem.p;
+            raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(p, directions, |d| match d {
                 Variable::Param(i) | Variable::InitialState(i) => i,
             })
         }

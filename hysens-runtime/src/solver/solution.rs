@@ -10,6 +10,7 @@ use std::vec::Vec;
 
 use super::dense::{DenseOutput, DenseState};
 use super::lookup::{describe, find, item, LookupError};
+use super::outputs::OutputFunctions;
 use super::selection::{index_of, Variable, Wrt};
 use super::Fields;
 use crate::dense::{DensePoint, Limit};
@@ -89,12 +90,16 @@ pub struct Solution<X, const NY: usize, const NZ: usize, const NP: usize> {
     pub samples: Vec<SampleState<X, NY, NZ>>,
     /// Solver statistics.
     pub stats: Stats,
-    directions: Vec<Variable>,
+    pub(super) directions: Vec<Variable>,
     dense: DenseOutput<NY, NZ>,
-    dy: Vec<[f64; NY]>,
-    dz: Vec<[f64; NZ]>,
+    pub(super) dy: Vec<[f64; NY]>,
+    pub(super) dz: Vec<[f64; NZ]>,
+    /// `∂t/∂θ_j` of the time reached: zero for the fixed `t_f`, `τ_j` for a terminal stop.
+    pub(super) dt: Vec<f64>,
     dcost: Vec<f64>,
     named: NamedCosts,
+    /// The named outputs, with the parameters of the solve (`outputs.rs`).
+    pub(super) outputs: OutputFunctions<NY, NZ, NP>,
     state_names: [&'static str; NY],
     algebraic_names: [&'static str; NZ],
     parameter_names: [&'static str; NP],
@@ -139,7 +144,7 @@ impl<X: Fields<NY>, const NY: usize, const NZ: usize, const NP: usize> Solution<
     }
 
     /// The column of the direction the caller names.
-    fn column(&self, wrt: Wrt<'_>) -> Result<usize, LookupError> {
+    pub(super) fn column(&self, wrt: Wrt<'_>) -> Result<usize, LookupError> {
         let variable = match wrt {
             Wrt::Param(name) => Variable::Param(find("parameter", &self.parameter_names, name)?),
             Wrt::InitialState(name) => {
@@ -504,10 +509,11 @@ impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
         }
     }
 
-    /// The owned solution of model `M`, where column `column(d)` of the raw results is
-    /// direction `d`.
+    /// The owned solution of model `M` with parameters `p`, where column `column(d)` of the
+    /// raw results is direction `d`.
     pub fn into_solution<M, X, const NP: usize>(
         self,
+        p: [f64; NP],
         directions: Vec<Variable>,
         column: impl Fn(Variable) -> usize,
     ) -> Result<Solution<X, NY, NZ, NP>, SolveFailure<X, NY, NZ, NP>>
@@ -569,7 +575,9 @@ impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
             stats: sol.stats,
             dy: pick(&sol.sy),
             dz: pick_z(&sol.sz),
+            dt: columns.iter().map(|&j| sol.st[j]).collect(),
             dcost: columns.iter().map(|&j| sol.cost_gradient[j]).collect(),
+            outputs: OutputFunctions::of::<M>(p),
             dense: match self.dense {
                 Some(points) => DenseOutput::new(points, columns, M::MODES),
                 None => DenseOutput::none(),
