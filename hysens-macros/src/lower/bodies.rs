@@ -93,6 +93,47 @@ impl Lowering<'_, '_> {
                     .ok()
             })
             .collect();
+        let (initial_state, algebraic_guess) = self.start_bodies(base, errors);
+        let surfaces = model
+            .surfaces
+            .iter()
+            .zip(&checked.surfaces)
+            .map(|(surface, checked)| self.scalar(base, &surface.func, &checked.signature, errors))
+            .collect();
+        let costs = model
+            .costs
+            .iter()
+            .zip(&checked.cost_signatures)
+            .map(|(cost, sig)| self.scalar(base, &cost.func, sig, errors))
+            .collect();
+        let outputs = model
+            .outputs
+            .iter()
+            .zip(&checked.output_signatures)
+            .map(|(output, sig)| self.scalar(base, output, sig, errors))
+            .collect();
+        Bodies {
+            modes,
+            guards,
+            resets,
+            surfaces,
+            costs,
+            outputs,
+            initial_state,
+            algebraic_guess,
+        }
+    }
+
+    /// The bodies of the functions of the start (none or one each): the `#[initial_state]`
+    /// map and the `#[algebraic_guess]`.
+    #[allow(clippy::type_complexity)]
+    fn start_bodies(
+        &mut self,
+        base: &Scope,
+        errors: &mut Vec<syn::Error>,
+    ) -> (Vec<Option<Vec<ExprId>>>, Vec<Option<Vec<ExprId>>>) {
+        let checked = self.checked;
+        let model = checked.model;
         let initial_state = model
             .initial_states
             .first()
@@ -126,34 +167,7 @@ impl Lowering<'_, '_> {
             })
             .into_iter()
             .collect();
-        let surfaces = model
-            .surfaces
-            .iter()
-            .zip(&checked.surfaces)
-            .map(|(surface, checked)| self.scalar(base, &surface.func, &checked.signature, errors))
-            .collect();
-        let costs = model
-            .costs
-            .iter()
-            .zip(&checked.cost_signatures)
-            .map(|(cost, sig)| self.scalar(base, &cost.func, sig, errors))
-            .collect();
-        let outputs = model
-            .outputs
-            .iter()
-            .zip(&checked.output_signatures)
-            .map(|(output, sig)| self.scalar(base, output, sig, errors))
-            .collect();
-        Bodies {
-            modes,
-            guards,
-            resets,
-            surfaces,
-            costs,
-            outputs,
-            initial_state,
-            algebraic_guess,
-        }
+        (initial_state, algebraic_guess)
     }
 
     /// `base` plus the parameters of a function whose signature is sound; `None` otherwise.

@@ -523,30 +523,12 @@ impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
     {
         let columns: Vec<usize> = directions.iter().map(|&d| column(d)).collect();
         let mode_name = |mode: usize| M::MODES.get(mode).map_or("", |m| m.name);
-        let pick = |s: &[[f64; K]; NY]| -> Vec<[f64; NY]> {
-            columns
-                .iter()
-                .map(|&j| core::array::from_fn(|i| s[i][j]))
-                .collect()
-        };
-        let pick_z = |s: &[[f64; K]; NZ]| -> Vec<[f64; NZ]> {
-            columns
-                .iter()
-                .map(|&j| core::array::from_fn(|i| s[i][j]))
-                .collect()
-        };
+        let pick = |s: &[[f64; K]; NY]| pick_columns(s, &columns);
+        let pick_z = |s: &[[f64; K]; NZ]| pick_columns(s, &columns);
         let events = self
             .events
             .iter()
-            .map(|e| Event {
-                t: e.t,
-                guard: M::GUARDS.get(e.guard).map_or("", |g| g.name),
-                from: mode_name(e.from),
-                to: mode_name(e.to),
-                y_before: e.y_before,
-                y_after: e.y_after,
-                dt: columns.iter().map(|&j| e.tau[j]).collect(),
-            })
+            .map(|e| owned_event::<M, NY, NZ, NP, K>(e, &columns))
             .collect();
         let samples = self
             .samples
@@ -598,5 +580,37 @@ impl<const NY: usize, const NZ: usize, const K: usize> Raw<NY, NZ, K> {
                 guards: M::GUARDS,
             }),
         }
+    }
+}
+
+/// The columns `columns` of the rows `s`, each as one array (a sensitivity per direction).
+fn pick_columns<const R: usize, const K: usize>(
+    s: &[[f64; K]; R],
+    columns: &[usize],
+) -> Vec<[f64; R]> {
+    columns
+        .iter()
+        .map(|&j| core::array::from_fn(|i| s[i][j]))
+        .collect()
+}
+
+/// The owned event of model `M` for the record `e`, with the event time's derivatives in the
+/// directions whose columns are `columns`.
+fn owned_event<M, const NY: usize, const NZ: usize, const NP: usize, const K: usize>(
+    e: &EventRecord<NY, K>,
+    columns: &[usize],
+) -> Event<NY>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    let mode_name = |mode: usize| M::MODES.get(mode).map_or("", |m| m.name);
+    Event {
+        t: e.t,
+        guard: M::GUARDS.get(e.guard).map_or("", |g| g.name),
+        from: mode_name(e.from),
+        to: mode_name(e.to),
+        y_before: e.y_before,
+        y_after: e.y_after,
+        dt: columns.iter().map(|&j| e.tau[j]).collect(),
     }
 }
