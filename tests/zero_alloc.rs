@@ -512,3 +512,40 @@ fn terminal_guards_and_initial_states_do_not_allocate() {
     assert!((gradient.p[2] - forward.cost_gradient[2]).abs() < 1e-10 * gradient.p[2].abs());
     assert_eq!((forward_allocations, adjoint_allocations), (0, 0));
 }
+
+/// Each named cost from one forward pass (`solve_costs`) and the adjoint of one of them
+/// (`HybridRun::with_objective`) allocate nothing either: the two-speed model's two integral
+/// costs, the second limited to one mode.
+#[test]
+fn named_costs_and_the_adjoint_of_one_do_not_allocate() {
+    use hysens::runtime::{solve_adjoint, solve_costs, AdjointGradient, AdjointTape, CostValue};
+    use hysens::runtime::{HybridRun, Objective, TapeStep, ESDIRK436L2SA};
+    use language_models::two_speeds;
+    let p = two_speeds::P {
+        va: 1.5,
+        vc: 0.7,
+        level: 1.0,
+    };
+    let mut problem = two_speeds::Model::problem(0.0, 2.0, &two_speeds::X { x: 0.2 }, &p);
+    problem.sensitivities = Some([[0.0; 3]; 1]);
+    let options = HybridOptions::new(1e-8, 1e-10);
+    let run = HybridRun::new(&two_speeds::Model, &ESDIRK436L2SA, &problem, &options);
+    let mut tape = vec![TapeStep::ZERO; 4096];
+    let mut costs = [CostValue::ZERO; 2];
+    let (mut solution, mut gradient) = (HybridSolution::ZERO, AdjointGradient::ZERO);
+    let (result, allocations) = count(|| {
+        let mut outputs = HybridOutputs {
+            samples: &mut [],
+            events: None,
+            steps: None,
+            dense: None,
+        };
+        solve_costs(&run, &mut outputs, &mut solution, &mut costs)?;
+        let one = run.with_objective(Objective::Cost(1));
+        let full = AdjointTape::full(&mut tape);
+        solve_adjoint(&one, full, &mut outputs, &mut solution, &mut gradient)
+    });
+    assert_eq!(result, Ok(()));
+    assert_eq!(allocations, 0);
+    assert!(costs[1].value > 0.0 && gradient.p.iter().all(|g| g.is_finite()));
+}
