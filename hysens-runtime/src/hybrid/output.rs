@@ -57,6 +57,28 @@ where
         add_integral_step(
             objective, adapter, tableau, tn, h, p, ys, zs, sens, cost, gradient,
         );
+        if !self.costs.is_empty() {
+            self.named_integral_steps(it, adapter, tn, h);
+        }
+    }
+
+    /// The quadrature of each named integral cost over the step just accepted (`solve_costs`).
+    /// Out of line: a solve of the objective alone keeps [`Self::after_step`] small.
+    #[inline(never)]
+    fn named_integral_steps<const N: usize>(
+        &mut self,
+        it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        tn: f64,
+        h: f64,
+    ) {
+        let (ys, zs, _) = it.stages();
+        let sens = self.fsa.then(|| {
+            let (sy, sz) = it.stage_sensitivities();
+            let (dt, dh) = it.step_time_sensitivities();
+            StageSensitivities { sy, sz, dt, dh }
+        });
+        let (model, tableau, p) = (self.model, self.tableau, &self.problem.p);
         for (k, entry) in self.named_costs(CostKind::Integral) {
             let (cost, gradient) = (&mut entry.value, &mut entry.gradient);
             let objective = (model, Objective::Cost(k));
