@@ -20,6 +20,8 @@
 //! - [Expressions](#expressions): functions, constants, helpers, `t`
 //! - [What is generated](#what-is-generated)
 //!
+//! How accurate the answers are and which tolerances and options to choose: [`tolerances`].
+//!
 //! ## Variables
 //!
 //! | attribute | what |
@@ -70,10 +72,10 @@
 //! A `#[mode]` function gives the right-hand side of one mode: an ODE mode returns `X { .. }`
 //! with every state's derivative; a semi-explicit index-1 DAE mode returns
 //! `(X { .. }, [g1, g2, ..])`, the derivatives and one algebraic equation `0 = gᵢ` per algebraic
-//! variable (`∂g/∂z` must be nonsingular). Exactly one mode is `#[mode(initial)]`, the first
-//! mode of a solve — or the fallback of `#[mode(initial_if(guard, positive))]` rules, which
-//! pick the first mode from a guard's sign at `t0` (tried in declaration order; a guard on its
-//! zero at `t0` is decided by the rate the rule's mode gives it).
+//! variable (`∂g/∂z` must be nonsingular). The first mode of a solve is the one marked
+//! `#[mode(initial)]`, or is picked by `#[mode(initial_if(guard, positive | negative))]` rules
+//! from a guard's sign at `t0` (tried in declaration order, with the `initial` mode, if any, as
+//! the fallback; a guard on its zero at `t0` is decided by the rate the rule's mode gives it).
 //!
 //! ```
 //! use hysens::prelude::*;
@@ -393,3 +395,5 @@
 //! A model with a mistake is a compile error at the offending span that says what to write
 //! instead; the macro reports every error it finds in one compile and still emits stand-ins,
 //! so code using the model adds no follow-on errors.
+
+pub mod tolerances;
