@@ -10,6 +10,8 @@
 //! - [`hybrid_model`]: the attribute macro that turns an annotated module into a model with
 //!   compile-time kernels (`hysens-macros`).
 //!
+//! **Start with [`guide`]**: the model language, every attribute with a compiled example.
+//!
 //! With the cargo feature `argmin`, the module `argmin` adds parameter estimation with the
 //! argmin optimizers: a model and its data as an argmin problem, with gradients by the adjoint
 //! and residual Jacobians by forward sensitivities.
@@ -26,6 +28,7 @@ pub use hysens_symbolic as symbolic;
 pub mod argmin;
 #[cfg(feature = "rayon")]
 pub mod batch;
+pub mod guide;
 
 /// What a user needs, in one import: `use hysens::prelude::*;` brings the `#[hybrid_model]`
 /// attribute, the solving API ([`runtime::Solver`], [`runtime::Params`],

@@ -31,6 +31,8 @@ use std::error::Error;
 
 use hysens::prelude::*;
 
+#[path = "../common/check.rs"]
+mod check;
 mod model;
 #[path = "../common/plot.rs"]
 mod plot;
@@ -219,6 +221,11 @@ fn main() -> Result<(), Box<dyn Error>> {
         "Bouncing ball: h0 = {H0} m, v0 = {V0} m/s, g = {G} m/s², e = {E}, t in [0, {T_END}] s, \
          rtol {rtol:e}, atol {atol:e}, {N_SAMPLES} samples"
     );
+    check::model(&[
+        "h' = v, v' = -g in the one mode flight; flight -> flight when h falls through 0, \
+         with the reset v⁺ = -e v⁻;",
+        "costs: the final height h(T) and the final energy per unit mass v(T)²/2 + g h(T)",
+    ]);
 
     // The event log, and the impacts against the closed form.
     println!();
@@ -313,6 +320,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         worst_samples.absolute
     );
     println!("{}", stats::line(&solution.stats));
+    let verdict = against_closed_form(&solution, &exact, rtol);
 
     // The picture: the height and three of its sensitivities, cut at the impacts.
     let impacts: Vec<f64> = solution.events.iter().map(|e| e.t).collect();
@@ -354,5 +362,47 @@ fn main() -> Result<(), Box<dyn Error>> {
         )
         .save()?;
     println!("plot: {}", path.display());
-    Ok(())
+    Ok(verdict.into_result()?)
+}
+
+/// Prints the table of the final state, the sensitivities of the final height and the last
+/// impact time against the closed form `exact`; returns its verdict.
+fn against_closed_form(
+    solution: &Solution<ball::X, 2, 0, 2>,
+    exact: &ClosedForm,
+    rtol: f64,
+) -> check::Verdict {
+    let final_state = exact.state(T_END);
+    let mut comparison = check::Comparison::new("the closed form of the flight arcs").bound(
+        rtol,
+        "rtol: each flight is quadratic in time, which the tableau integrates exactly; \
+         what remains is round-off and the location of the impacts",
+    );
+    comparison = comparison
+        .row(
+            format!("h({T_END}) (m)"),
+            solution.y[0],
+            final_state[0].value,
+        )
+        .row(
+            format!("v({T_END}) (m/s)"),
+            solution.y[1],
+            final_state[1].value,
+        );
+    for (j, (name, wrt)) in DIRECTIONS.into_iter().enumerate() {
+        let value = solution.sensitivity("h", wrt).unwrap_or(f64::NAN);
+        let reference = final_state[0].gradient[j];
+        comparison = comparison.row(format!("dh({T_END})/d{name}"), value, reference);
+    }
+    let n = solution.events.len();
+    if let Some(last) = solution.events.last() {
+        let impact = exact.impact_time(n);
+        let dt_de = solution
+            .event_time_sensitivity(n - 1, "e")
+            .unwrap_or(f64::NAN);
+        comparison = comparison
+            .row(format!("t{n}, impact {n} (s)"), last.t, impact.value)
+            .row(format!("dt{n}/de"), dt_de, impact.gradient[3]);
+    }
+    comparison.print()
 }

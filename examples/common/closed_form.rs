@@ -402,7 +402,8 @@ impl<P: Piece, const NX: usize, const K: usize> Report<P, NX, K> {
     /// The whole comparison of `solves` with the closed form up to `t_end`: prints the event
     /// log, what `after_events` prints from the closed form, the state at `t_end`, the cost
     /// (`cost`, `unit`: see [`Report::cost`]) and the summary at the relative tolerance `rtol`
-    /// ([`Summary::print`]), and checks every sample.
+    /// ([`Summary::print`]), and checks every sample; then the table of [`Report::table`],
+    /// whose verdict it returns (an error only if the comparison could not be made).
     pub fn compare<X: Fields<NX>, const NP: usize>(
         &self,
         solves: &Solves<X, NX, NP>,
@@ -410,7 +411,7 @@ impl<P: Piece, const NX: usize, const K: usize> Report<P, NX, K> {
         (cost, unit): (&str, &str),
         rtol: f64,
         after_events: impl FnOnce(&ClosedFormGradient<P, NX, K>),
-    ) -> Result<(), Box<dyn Error>> {
+    ) -> Result<crate::check::Verdict, Box<dyn Error>> {
         let exact = self.at(t_end)?;
         let events = self.events(&solves.solution, &exact)?;
         after_events(&exact);
@@ -427,7 +428,34 @@ impl<P: Piece, const NX: usize, const K: usize> Report<P, NX, K> {
         };
         let stats = &solves.solution.stats;
         summary.print(solves.sampled.samples.len(), rtol, stats);
-        Ok(())
+        Ok(self.table(&solves.solution, &exact, rtol))
+    }
+
+    /// Prints the table of the state at `T`, the cost and its gradient by FSA against the
+    /// closed form `exact`, within `1000 rtol` (the bound of [`Summary::print`]'s verdict);
+    /// returns its verdict.
+    fn table<X: Fields<NX>, const NP: usize>(
+        &self,
+        solution: &Solution<X, NX, 0, NP>,
+        exact: &ClosedFormGradient<P, NX, K>,
+        rtol: f64,
+    ) -> crate::check::Verdict {
+        let mut comparison = crate::check::Comparison::new("the closed form").bound(
+            1e3 * rtol,
+            "1000 rtol: the global error of a solve at rtol, grown through the entry into \
+             and the exit from the surface, and the cost's quadrature",
+        );
+        for (i, (of, unit)) in self.states.into_iter().enumerate() {
+            comparison =
+                comparison.row(format!("{of}(T) ({unit})"), solution.y[i], exact.state(i).0);
+        }
+        let (cost, gradient) = exact.cost();
+        comparison = comparison.row("G", solution.cost, cost);
+        let forward = self.gradient(|wrt| solution.cost_gradient(wrt));
+        for (j, (name, _, _)) in self.directions.into_iter().enumerate() {
+            comparison = comparison.row(format!("dG/d{name} (FSA)"), forward[j], gradient[j]);
+        }
+        comparison.print()
     }
 
     /// Prints the cost `cost` (a description, e.g. `G = ∫ x² dt`) and its gradient by FSA,

@@ -32,6 +32,13 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
+/// Supersampling: every figure is drawn at `SCALE` times its size in pixels and shown at its
+/// size (the SVG's `width`/`height`; its `viewBox` keeps the drawn size), because plotters'
+/// SVG backend rounds every coordinate to a whole pixel: drawn at size, a curve that changes by
+/// less than a pixel per point shows as a staircase, which reads as numerical noise. At 4, a
+/// coordinate is placed to a quarter pixel. All the sizes below are at the shown size, and
+/// [`px`] scales them for drawing.
+const SCALE: u32 = 4;
 /// Width of a figure, in pixels.
 const WIDTH: u32 = 960;
 /// Height of one panel, in pixels.
@@ -58,6 +65,49 @@ const X_LABELS: usize = 12;
 const EVENT_GREY: RGBColor = RGBColor(150, 150, 150);
 /// Colour of the guides of an x–y figure ([`XyFigure::guide`]).
 const GUIDE_GREY: RGBColor = RGBColor(120, 120, 120);
+
+/// A size in shown pixels as drawn ([`SCALE`]).
+fn px(size: u32) -> u32 {
+    size * SCALE
+}
+
+/// A pixel offset as drawn ([`SCALE`]).
+fn offset(size: i32) -> i32 {
+    size * SCALE as i32
+}
+
+/// A font of `size` shown pixels.
+fn font(size: u32) -> (&'static str, u32) {
+    ("sans-serif", px(size))
+}
+
+/// A line style of `colour`, `width` shown pixels wide.
+fn stroke(colour: impl Into<ShapeStyle>, width: u32) -> ShapeStyle {
+    colour.into().stroke_width(px(width))
+}
+
+/// `root` filled white, with `title` at the top (5 shown pixels down: plotters places it 5
+/// drawn pixels down) and what lies under it.
+fn titled<'a>(
+    root: DrawingArea<SVGBackend<'a>, plotters::coord::Shift>,
+    title: &str,
+) -> Result<DrawingArea<SVGBackend<'a>, plotters::coord::Shift>, Box<dyn Error>> {
+    root.fill(&WHITE)?;
+    let top = px(5) - 5;
+    Ok(root.margin(top, 0, 0, 0).titled(title, font(22))?)
+}
+
+/// Writes the SVG at `path`, drawn at [`SCALE`] times `(width, height)`, with its shown size.
+fn show_at_size(path: &Path, (width, height): (u32, u32)) -> Result<(), Box<dyn Error>> {
+    let svg = std::fs::read_to_string(path)?;
+    let drawn = format!("width=\"{}\" height=\"{}\"", px(width), px(height));
+    let shown = format!("width=\"{width}\" height=\"{height}\"");
+    if !svg.contains(&drawn) {
+        return Err(format!("{}: no `{drawn}` to show at size", path.display()).into());
+    }
+    std::fs::write(path, svg.replacen(&drawn, &shown, 1))?;
+    Ok(())
+}
 
 /// The time axis: linear, or logarithmic (for stiff problems spanning many decades).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -235,9 +285,8 @@ impl Figure {
     {
         let n = self.panels.len() as u32;
         let height = TITLE_HEIGHT + n * PANEL_HEIGHT + X_AXIS_HEIGHT;
-        let root = SVGBackend::new(path, (WIDTH, height)).into_drawing_area();
-        root.fill(&WHITE)?;
-        let root = root.titled(&self.title, ("sans-serif", 22))?;
+        let root = SVGBackend::new(path, (px(WIDTH), px(height))).into_drawing_area();
+        let root = titled(root, &self.title)?;
         // Every panel gets the same height; the last one also holds the time axis's label area.
         let mut rest = root;
         for (k, panel) in self.panels.iter().enumerate() {
@@ -245,14 +294,15 @@ impl Figure {
             let (area, below) = if last {
                 (rest.clone(), rest.clone())
             } else {
-                rest.split_vertically(PANEL_HEIGHT)
+                rest.split_vertically(px(PANEL_HEIGHT))
             };
             let first = k == 0;
             self.draw_panel(&area, panel, x(), first, last)?;
             rest = below;
         }
         rest.present()?;
-        Ok(())
+        drop(rest);
+        show_at_size(path, (WIDTH, height))
     }
 
     /// Draws one panel: its mesh, the event markers, the lines segment by segment, the legend.
@@ -286,17 +336,18 @@ impl Figure {
         };
         let no_label = |_: &f64| String::new();
         let mut chart = ChartBuilder::on(area)
-            .margin_top(8)
-            .margin_right(24)
-            .x_label_area_size(if last { X_AXIS_HEIGHT } else { 0 })
-            .y_label_area_size(95)
+            .margin_top(px(8))
+            .margin_right(px(24))
+            .x_label_area_size(if last { px(X_AXIS_HEIGHT) } else { 0 })
+            .y_label_area_size(px(95))
             .build_cartesian_2d(x, y)?;
         let mut mesh = chart.configure_mesh();
         mesh.y_desc(panel.y_label.as_str())
-            .label_style(("sans-serif", 15))
-            .axis_desc_style(("sans-serif", 17))
-            .light_line_style(RGBColor(238, 238, 238))
-            .bold_line_style(RGBColor(215, 215, 215))
+            .label_style(font(15))
+            .axis_desc_style(font(17))
+            .axis_style(stroke(BLACK, 1))
+            .light_line_style(stroke(RGBColor(238, 238, 238), 1))
+            .bold_line_style(stroke(RGBColor(215, 215, 215), 1))
             .y_labels(Y_LABELS)
             .x_labels(X_LABELS)
             .y_label_formatter(&y_format);
@@ -309,17 +360,17 @@ impl Figure {
         mesh.draw()?;
 
         if let Some((label, times)) = &self.events {
-            let style = ShapeStyle::from(EVENT_GREY).stroke_width(1);
+            let style = stroke(EVENT_GREY, 1);
             for (i, &t) in times.iter().enumerate() {
                 let marker = chart.draw_series(DashedLineSeries::new(
                     [(t, y_lo), (t, y_hi)],
-                    6,
-                    4,
+                    px(6),
+                    px(4),
                     style,
                 ))?;
                 if first && i == 0 {
                     marker.label(label.as_str()).legend(move |(x, y)| {
-                        DashedPathElement::new([(x, y), (x + 20, y)], 4, 3, style)
+                        DashedPathElement::new([(x, y), (x + offset(20), y)], px(4), px(3), style)
                     });
                 }
             }
@@ -435,41 +486,43 @@ impl XyFigure {
         let x_format = |v: &f64| linear_tick_label(*v, x_step);
         let y_format = |v: &f64| linear_tick_label(*v, y_step);
 
-        let root = SVGBackend::new(path, XY_SIZE).into_drawing_area();
-        root.fill(&WHITE)?;
-        let root = root.titled(&self.title, ("sans-serif", 22))?;
+        let (width, height) = XY_SIZE;
+        let root = SVGBackend::new(path, (px(width), px(height))).into_drawing_area();
+        let root = titled(root, &self.title)?;
         let mut chart = ChartBuilder::on(&root)
-            .margin_top(8)
-            .margin_right(24)
-            .x_label_area_size(X_AXIS_HEIGHT)
-            .y_label_area_size(95)
+            .margin_top(px(8))
+            .margin_right(px(24))
+            .x_label_area_size(px(X_AXIS_HEIGHT))
+            .y_label_area_size(px(95))
             .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
         chart
             .configure_mesh()
             .x_desc(self.x_label.as_str())
             .y_desc(self.y_label.as_str())
-            .label_style(("sans-serif", 15))
-            .axis_desc_style(("sans-serif", 17))
-            .light_line_style(RGBColor(238, 238, 238))
-            .bold_line_style(RGBColor(215, 215, 215))
+            .label_style(font(15))
+            .axis_desc_style(font(17))
+            .axis_style(stroke(BLACK, 1))
+            .light_line_style(stroke(RGBColor(238, 238, 238), 1))
+            .bold_line_style(stroke(RGBColor(215, 215, 215), 1))
             .x_labels(X_LABELS)
             .y_labels(Y_LABELS + 4)
             .x_label_formatter(&x_format)
             .y_label_formatter(&y_format)
             .draw()?;
 
-        let guide_style = ShapeStyle::from(GUIDE_GREY).stroke_width(2);
+        let guide_style = stroke(GUIDE_GREY, 2);
         for guide in &self.guides {
             for (i, segment) in guide.segments.iter().enumerate() {
                 let drawn = chart.draw_series(DashedLineSeries::new(
                     segment.iter().copied(),
-                    8,
-                    5,
+                    px(8),
+                    px(5),
                     guide_style,
                 ))?;
                 if i == 0 {
                     drawn.label(guide.label.as_str()).legend(move |(x, y)| {
-                        DashedPathElement::new([(x, y), (x + 20, y)], 5, 3, guide_style)
+                        let end = (x + offset(20), y);
+                        DashedPathElement::new([(x, y), end], px(5), px(3), guide_style)
                     });
                 }
             }
@@ -478,14 +531,16 @@ impl XyFigure {
         if let Some((label, dots)) = &self.dots {
             let style = ShapeStyle::from(BLACK).filled();
             chart
-                .draw_series(dots.iter().map(|&p| Circle::new(p, DOT_RADIUS, style)))?
+                .draw_series(dots.iter().map(|&p| Circle::new(p, px(DOT_RADIUS), style)))?
                 .label(label.as_str())
-                .legend(move |(x, y)| Circle::new((x + 10, y), DOT_RADIUS, style));
+                .legend(move |(x, y)| Circle::new((x + offset(10), y), px(DOT_RADIUS), style));
         }
 
         draw_legend(&mut chart, self.legend)?;
         root.present()?;
-        Ok(())
+        drop(chart);
+        drop(root);
+        show_at_size(path, XY_SIZE)
     }
 }
 
@@ -500,17 +555,18 @@ where
     CT: CoordTranslate<From = (f64, f64)>,
 {
     for (line, &colour) in lines.iter().zip(PALETTE.iter().cycle()) {
-        let style = ShapeStyle::from(colour).stroke_width(2);
+        let style = stroke(colour, 2);
         for (i, segment) in line.segments.iter().enumerate() {
             let drawn = chart.draw_series(LineSeries::new(segment.iter().copied(), style))?;
             if i == 0 {
                 drawn
                     .label(line.label.as_str())
-                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], style));
+                    .legend(move |(x, y)| PathElement::new([(x, y), (x + offset(20), y)], style));
             }
             if line.dots {
                 let dot = ShapeStyle::from(colour).filled();
-                chart.draw_series(segment.iter().map(|&p| Circle::new(p, DOT_RADIUS, dot)))?;
+                let dots = segment.iter().map(|&p| Circle::new(p, px(DOT_RADIUS), dot));
+                chart.draw_series(dots)?;
             }
         }
     }
@@ -526,9 +582,11 @@ fn draw_legend<'chart, 'svg: 'chart, CT: CoordTranslate>(
     chart
         .configure_series_labels()
         .position(at.position())
-        .label_font(("sans-serif", 15))
+        .label_font(font(15))
+        .margin(px(10))
+        .legend_area_size(px(30))
         .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(160, 160, 160))
+        .border_style(stroke(RGBColor(160, 160, 160), 1))
         .draw()?;
     Ok(())
 }

@@ -21,6 +21,8 @@ use std::error::Error;
 
 use hysens::prelude::*;
 
+#[path = "../common/check.rs"]
+mod check;
 mod model;
 #[path = "../common/plot.rs"]
 mod plot;
@@ -69,11 +71,22 @@ fn main() -> Result<(), Box<dyn Error>> {
     let (rtol, atol) = TOLERANCES;
     let solver = launch::Model.solver().tolerances(rtol, atol);
     println!("Projectile from h0 = {H0} m at {SPEED} m/s, stopped when it lands (rtol {rtol:e})");
+    check::model(&[
+        "x' = vx, y' = vy, vx' = 0, vy' = -g in mode flight, from (x, y) = (0, h0) at \
+         (vx, vy) = speed (cos θ, sin θ);",
+        "flight -> stop (the end) when y falls through 0; cost: the range R = x at the landing",
+    ]);
     println!(
         "{:>6} {:>14} {:>14} {:>14} {:>14} {:>14} {:>9}",
         "angle", "T (s)", "dT/dθ", "R (m)", "dR/dθ FSA", "dR/dθ adjoint", "worst"
     );
     let mut worst: f64 = 0.0;
+    // The throw at 45° in the table against the closed form.
+    let mut comparison = check::Comparison::new("the closed form of the flight").bound(
+        rtol,
+        "rtol: the flight is quadratic in time, which the tableau integrates exactly; what \
+         remains is round-off and the location of the landing",
+    );
     for degrees in (15..=75).step_by(10) {
         let angle = (degrees as f64).to_radians();
         let (start, p) = launch_at(angle);
@@ -99,6 +112,14 @@ fn main() -> Result<(), Box<dyn Error>> {
         .into_iter()
         .fold(0.0, f64::max);
         worst = worst.max(row_worst);
+        if degrees == 45 {
+            comparison = comparison
+                .row("T at 45° (s)", solution.t, t)
+                .row("dT/dθ at 45° (s/rad)", dt, dt_exact)
+                .row("R at 45° (m)", solution.cost, r)
+                .row("dR/dθ at 45°, FSA (m/rad)", dr_fsa, dr_exact)
+                .row("dR/dθ at 45°, adjoint (m/rad)", dr_adjoint, dr_exact);
+        }
         println!(
             "{degrees:>5}° {:>14.10} {dt:>14.10} {:>14.10} {dr_fsa:>14.10} {dr_adjoint:>14.10} {row_worst:>9.1e}",
             solution.t, solution.cost
@@ -119,6 +140,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         exact.to_degrees(),
         (best - exact).abs()
     );
+    let verdict = comparison.row("θ* (rad)", best, exact).print();
     let trajectory = |angle: f64, times: &[f64]| -> Result<Vec<(f64, f64)>, Box<dyn Error>> {
         let (start, p) = launch_at(angle);
         let solution = solver.samples(times).solve(0.0, HORIZON, &start, &p)?;
@@ -128,7 +150,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     };
     let path = draw_trajectories(trajectory)?;
     println!("plot of the trajectories: {}", path.display());
-    Ok(())
+    Ok(verdict.into_result()?)
 }
 
 /// Newton's method on `dR/dθ = 0` from 30°, with `slope(θ) = dR/dθ` (the adjoint's gradient)

@@ -19,6 +19,8 @@
 
 use hysens::prelude::*;
 
+#[path = "../common/check.rs"]
+mod check;
 mod model;
 #[path = "../common/plot.rs"]
 mod plot;
@@ -33,15 +35,25 @@ const PLOT_SAMPLES: usize = 1001;
 const FIGURE_3_LAMBDA_0: f64 = -1.24971060155432;
 /// The paper's adjoint right after the switches `t1, t2, t3` (`λ_i⁺`), same source.
 const FIGURE_3_LAMBDA_PLUS: [f64; 3] = [-0.499862603181965, -1.36166971366913, -0.499714266642075];
+/// `G` and `dG/dp` in closed form (Serban & Recuero 2019, §5.1).
+const REFERENCE_G: f64 = 20.029074653359594;
+/// See [`REFERENCE_G`].
+const REFERENCE_DG_DP: f64 = -2.3119531074438905;
+/// The relative tolerance of every solve.
+const RTOL: f64 = 1e-8;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let solution = ex51::Model
         .solver()
-        .tolerances(1e-8, 1e-10)
+        .tolerances(RTOL, 1e-10)
         .sensitivities_to(Params::All, InitialStates::All)
         .solve(0.0, 5.0, &ex51::X { x: 0.0 }, &ex51::P { p: 2.9 })?;
 
     println!("Serban & Recuero Example 5.1, p = 2.9, rtol 1e-8, atol 1e-10 (ESDIRK4(3)6L[2]SA)");
+    check::model(&[
+        "x' = 4 - x in mode a while h = x³ - 5x² + 7x - p ≤ 0, x' = 10 - 2x in mode b while h > 0;",
+        "a -> b when h rises through 0, b -> a when it falls; x(0) = 0, p = 2.9; G = ∫₀⁵ x dt",
+    ]);
     for (k, e) in solution.events.iter().enumerate() {
         let dt_dp = solution.event_time_sensitivity(k, "p").unwrap_or(f64::NAN);
         println!(
@@ -60,7 +72,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("G = {:.15}", solution.cost);
     // The same gradient by the discrete adjoint: one backward pass over a tape of the solve,
     // transposing the same chain across the switches.
-    let gradient = ex51::Model.solver().tolerances(1e-8, 1e-10).gradient(
+    let gradient = ex51::Model.solver().tolerances(RTOL, 1e-10).gradient(
         0.0,
         5.0,
         &ex51::X { x: 0.0 },
@@ -81,6 +93,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "plot of x and dx/dp (the paper's Fig. 2): {}",
         path.display()
     );
+    let verdict = against_closed_form(
+        solution.cost,
+        solution.cost_gradient("p").unwrap_or(f64::NAN),
+        &gradient,
+    );
+    let path = draw_figure_3(&gradient.adjoint, &solution.events)?;
+    println!(
+        "plot of the adjoint lambda = dG/dx (the paper's Fig. 3): {}",
+        path.display()
+    );
+    Ok(verdict.into_result()?)
+}
+
+/// Prints the adjoint at `t = 0` and right after each switch next to the closed form, then the
+/// table of `G`, `dG/dp` (by FSA and by the adjoint `gradient`) and those adjoint values
+/// against the closed form; returns its verdict.
+fn against_closed_form(cost: f64, dg_dp: f64, gradient: &Gradient<1, 1>) -> check::Verdict {
     // The adjoint of the same gradient against the closed form: at t0, and right after each
     // switch (the first point of each mode segment).
     let mut compared = vec![("lambda(0)", gradient.adjoint.first(), -FIGURE_3_LAMBDA_0)];
@@ -90,8 +119,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let mut worst: f64 = 0.0;
     let mut values = Vec::new();
+    let mut comparison = check::Comparison::new("the closed form, Serban & Recuero 2019, §5.1")
+        .bound(
+            100.0 * RTOL,
+            "100 rtol: the global error of a solve at rtol 1e-8 over its 78 steps and 3 switches",
+        )
+        .row("G", cost, REFERENCE_G)
+        .row("dG/dp (FSA)", dg_dp, REFERENCE_DG_DP)
+        .row(
+            "dG/dp (adjoint)",
+            gradient.wrt("p").unwrap_or(f64::NAN),
+            REFERENCE_DG_DP,
+        );
     for (what, point, reference) in compared {
         let value = point.map_or(f64::NAN, |a| a.y[0]);
+        let at = point.map_or(f64::NAN, |a| a.t);
+        comparison = comparison.row(format!("{what} at {at:.6}"), value, reference);
         let error = (value - reference).abs() / reference.abs();
         worst = worst.max(if error.is_nan() { f64::INFINITY } else { error });
         values.push(format!(
@@ -104,12 +147,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          largest relative error against the closed form {worst:.1e}",
         values.join(", ")
     );
-    let path = draw_figure_3(&gradient.adjoint, &solution.events)?;
-    println!(
-        "plot of the adjoint lambda = dG/dx (the paper's Fig. 3): {}",
-        path.display()
-    );
-    Ok(())
+    comparison.print()
 }
 
 /// Serban & Recuero's Fig. 3: the adjoint on `[0, 5]`, from the gradient's discrete adjoint
@@ -172,7 +210,7 @@ fn draw_figure_2() -> Result<std::path::PathBuf, Box<dyn std::error::Error>> {
         .collect();
     let solution = ex51::Model
         .solver()
-        .tolerances(1e-8, 1e-10)
+        .tolerances(RTOL, 1e-10)
         .sensitivities_to(Params::All, InitialStates::None)
         .samples(&times)
         .solve(0.0, 5.0, &ex51::X { x: 0.0 }, &ex51::P { p: 2.9 })?;

@@ -71,6 +71,8 @@ use hysens::prelude::*;
 use hysens::runtime::HybridOptions;
 use num_dual::{Dual64, DualNum};
 
+#[path = "../common/check.rs"]
+mod check;
 #[path = "../common/closed_form.rs"]
 mod closed_form;
 mod model;
@@ -293,6 +295,12 @@ fn main() -> Result<(), Box<dyn Error>> {
          λ = {LAMBDA} 1/s, k = {K} m/s², d = {D} m/s², x(0) = ({X1_0} m, {X2_0} m/s), \
          t in [0, {T_END}] s, rtol {RTOL:e}, atol {ATOL:e}, integral cost in the error test"
     );
+    check::model(&[
+        "x1' = x2 in every mode; x2' = -k + d in mode above (s > 0), k + d in mode below \
+         (s < 0);",
+        "the switching surface s = 0 between them: crossed, or slid along (mode line_sliding, \
+         Filippov); G = ∫₀ᵀ x1² dt",
+    ]);
     println!(
         "the line s = 0 attracts from both sides (sliding) for (d - k)/λ² < x1 < (d + k)/λ², \
          i.e. {:.4} m < x1 < {:.4} m; sliding ends where u_eq = λ² x1 - d reaches -k",
@@ -303,12 +311,12 @@ fn main() -> Result<(), Box<dyn Error>> {
     // The event log, against the closed form's switches; the state at T; every sample; the
     // cost and its gradient by FSA, the adjoint and the closed form (`common/closed_form.rs`).
     let cost = ("G = ∫ x1² dt", "m²·s");
-    report.compare(&solves, T_END, cost, RTOL, |_| {})?;
+    let verdict = report.compare(&solves, T_END, cost, RTOL, |_| {})?;
 
     let (phase, time) = draw(&p, &solves)?;
     println!("plot (phase plane): {}", phase.display());
     println!("plot (over time): {}", time.display());
-    Ok(())
+    Ok(verdict.into_result()?)
 }
 
 /// Draws the phase plane and the quantities over time, from the solve of `solves` sampled for

@@ -34,6 +34,8 @@ use std::time::Instant;
 use hysens::prelude::*;
 use hysens::runtime::{ESDIRK34, ESDIRK436L2SA};
 
+#[path = "../common/check.rs"]
+mod check;
 mod model;
 #[path = "../common/plot.rs"]
 mod plot;
@@ -133,6 +135,38 @@ impl Run {
     }
 }
 
+/// Prints the table of `run`'s state and sensitivities at `T_END` against the reference, each
+/// state within the tolerance asked for (`(atol + rtol |y_i|)/|y_i|`, relative); returns its
+/// verdict.
+fn against_reference(run: &Run) -> check::Verdict {
+    let y = reference::Y_4E10;
+    let tolerance = |i: usize| (ATOL + RTOL * y[i].abs()) / y[i].abs();
+    let mut comparison = check::Comparison::new("scipy LSODA, rtol 1e-12").bound(
+        tolerance(0),
+        "(atol + rtol |y1|)/|y1|, the tolerance asked for y1 ≈ 5e-8, which sits at atol; \
+         dy1/dk and dy3/dk (= -dy1/dk - dy2/dk) share its relative error",
+    );
+    comparison = comparison.row("y1", run.solution.y[0], y[0]);
+    for i in [0, 2] {
+        for (j, rate) in RATES.iter().enumerate() {
+            let name = format!("d{}/d{rate}", robertson::X::NAMES[i]);
+            comparison = comparison.row(name, run.s(i, j), reference::S_4E10[i][j]);
+        }
+    }
+    comparison
+        .bound(
+            tolerance(1),
+            "(atol + rtol |y2|)/|y2|: y2 ≈ 2e-13 lies below atol, no digit of it is asked for",
+        )
+        .row("y2", run.solution.y[1], y[1])
+        .bound(
+            tolerance(2),
+            "atol + rtol |y3|, the tolerance asked for y3 ≈ 1",
+        )
+        .row("y3", run.solution.y[2], y[2])
+        .print()
+}
+
 /// Prints one row of the statistics table: our counters for each run, then the paper's.
 fn row(name: &str, ours: &[String], paper: Option<(f64, f64)>) {
     print!("  {name:<30}");
@@ -153,6 +187,11 @@ fn main() -> Result<(), Box<dyn Error>> {
          rtol {RTOL:e}, atol {ATOL:e}, FSA to k1, k2, k3",
         CLASSIC_RATES.k1, CLASSIC_RATES.k2, CLASSIC_RATES.k3
     );
+    check::model(&[
+        "y1' = -k1 y1 + k3 y2 y3, y2' = k1 y1 - k3 y2 y3 - k2 y2², y3' = k2 y2² in the one mode \
+         kinetics; no events, no cost;",
+        "what is computed: y(T) and its forward sensitivities dy/dk at T = 4e10 s",
+    ]);
     println!();
     println!("Solver statistics in the rows of Kristensen et al. 2005, Table 1");
     println!(
@@ -306,6 +345,8 @@ fn main() -> Result<(), Box<dyn Error>> {
         }
     }
 
+    let verdict = against_reference(run);
+
     // The picture, and the conservation checks over the whole run, from a solve with
     // log-spaced samples.
     let mut times: Vec<f64> = (0..)
@@ -390,5 +431,5 @@ fn main() -> Result<(), Box<dyn Error>> {
     .panel(y2_panel)
     .save()?;
     println!("plot: {}", path.display());
-    Ok(())
+    Ok(verdict.into_result()?)
 }

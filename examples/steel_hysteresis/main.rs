@@ -46,6 +46,8 @@ use std::error::Error;
 
 use hysens::prelude::*;
 
+#[path = "../common/check.rs"]
+mod check;
 mod model;
 #[path = "../common/plot.rs"]
 mod plot;
@@ -130,6 +132,12 @@ fn main() -> Result<(), Box<dyn Error>> {
          k_b = π² N/m, alpha = 205 1/m, beta = 0 1/m, m = 1 kg, A = 1, f(t) = t sin(2πt)/2 N, \
          t in [0, {T_END}] s, rtol {RTOL:e}, atol {ATOL:e} (ESDIRK4(3)6L[2]SA)"
     );
+    check::model(&[
+        "u' = v, m v' = -A z + f(t), 0 = z - σ(ξ, u, u*, z*) (the EM law), ξ = 1 in mode \
+         loading, -1 in unloading, (u*, z*) the state at the last reversal;",
+        "loading -> unloading when v falls through 0, unloading -> loading when it rises; \
+         G = ∫₀¹⁰ u² dt",
+    ]);
 
     // The reversals, against the reference solve.
     println!();
@@ -228,6 +236,8 @@ fn main() -> Result<(), Box<dyn Error>> {
         if within_trust { "yes" } else { "NO" }
     );
 
+    let verdict = against_reference(fsa.cost, &|wrt| fsa.cost_gradient(wrt).unwrap_or(f64::NAN));
+
     // The adjoint at the start and right after the reversals of the Fig. 8 window.
     println!();
     println!(
@@ -311,7 +321,37 @@ fn main() -> Result<(), Box<dyn Error>> {
         "plot of the adjoint λ (the paper's Fig. 8): {}",
         adjoint_path.display()
     );
-    Ok(())
+    Ok(verdict.into_result()?)
+}
+
+/// Prints the table of `G` and its gradient (`gradient`, by FSA) against the reference solve,
+/// each within the tolerance to which the reference is trusted; returns its verdict.
+fn against_reference(g: f64, gradient: &dyn Fn(Wrt<'static>) -> f64) -> check::Verdict {
+    let (g_ref, g_trust) = REFERENCE_G;
+    let [k_a, k_b, alpha, beta] = REFERENCE_GRADIENT;
+    let trust = "the reference's trust for a solve at rtol 1e-8";
+    check::Comparison::new("the reference solve, DOP853 at rtol 1e-12")
+        .bound(
+            g_trust / g_ref,
+            format!("|G - reference| < {g_trust:.0e}, {trust}, relative to G"),
+        )
+        .row("G", g, g_ref)
+        .bound(
+            k_a.1,
+            format!("{trust} (dG/dv0: its 7 digits, no stated trust)"),
+        )
+        .row("dG/dk_a", gradient(Wrt::Param("k_a")), k_a.0)
+        .row("dG/dk_b", gradient(Wrt::Param("k_b")), k_b.0)
+        .row("dG/dv0", gradient(Wrt::InitialState("v")), REFERENCE_DG_DV0)
+        .bound(alpha.1, trust)
+        .row("dG/dalpha", gradient(Wrt::Param("alpha")), alpha.0)
+        .bound(
+            1e-15,
+            "β enters only through 2 sinh(βu) - 2βu, flat at β = 0: zero up to round-off \
+             (absolute)",
+        )
+        .row("dG/dbeta", gradient(Wrt::Param("beta")), beta.0)
+        .print()
 }
 
 /// What [`draw_solution`] drew.

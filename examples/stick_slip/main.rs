@@ -94,6 +94,8 @@ use hysens::prelude::*;
 use hysens::runtime::HybridOptions;
 use num_dual::{Dual64, DualNum};
 
+#[path = "../common/check.rs"]
+mod check;
 #[path = "../common/closed_form.rs"]
 mod closed_form;
 mod model;
@@ -384,6 +386,12 @@ fn main() -> Result<(), Box<dyn Error>> {
          ω = {OMEGA} 1/s, a = {A} m/s², b = {B} 1/s, v_b = {VB} m/s, \
          x(0) = ({X_0} m, {V_0} m/s), t in [0, {T_END}] s, rtol {RTOL:e}, atol {ATOL:e}"
     );
+    check::model(&[
+        "x' = v; v' = -ω² x + a + b (v - v_b) in mode slip_back (v < v_b), -ω² x - a + \
+         b (v - v_b) in mode slip_forward (v > v_b);",
+        "the switching surface v = v_b between them: crossed, or stuck to (mode belt_sliding, \
+         Filippov); G = ∫₀ᵀ x² dt",
+    ]);
     println!(
         "the belt holds the mass (sticking, v = v_b) while |ω² x| < a, i.e. {:.4} m < x < {:.4} m; \
          it breaks loose at x = a/ω² with v = v_b, the start of every later cycle",
@@ -394,12 +402,12 @@ fn main() -> Result<(), Box<dyn Error>> {
     // The event log, against the closed form's switches; the state at T; every sample; the
     // cost and its gradient by FSA, the adjoint and the closed form (`common/closed_form.rs`).
     let cost = ("G = ∫ x² dt", "m²·s");
-    report.compare(&solves, T_END, cost, RTOL, print_limit_cycle)?;
+    let verdict = report.compare(&solves, T_END, cost, RTOL, print_limit_cycle)?;
 
     let (phase, time) = draw(&x0, &p, &solves)?;
     println!("plot (phase plane): {}", phase.display());
     println!("plot (over time): {}", time.display());
-    Ok(())
+    Ok(verdict.into_result()?)
 }
 
 /// Prints the limit cycle of the closed form `closed_form`: from one breaking loose to the

@@ -43,8 +43,9 @@ mod validate;
 
 use proc_macro::TokenStream;
 
-/// Turns an annotated module into a hybrid model with compile-time kernels; see the `hysens`
-/// crate's documentation for the language.
+/// Turns an annotated module into a hybrid model with compile-time kernels. The language —
+/// every attribute, with a compiled example — is the guide of the `hysens` crate, the page
+/// `hysens::guide` (`src/guide.rs` of the repository).
 ///
 /// One optional argument: `#[hybrid_model(crate = path)]`, the path of the `hysens` crate when
 /// the model's crate knows it by another name (after `extern crate hysens as hy;`,

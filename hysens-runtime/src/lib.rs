@@ -10,6 +10,7 @@
 //! [`Objective`]) — with its outputs and results; the
 //! [`Solver`] builder over it (owned results with feature `std`); the model interfaces a
 //! `#[hybrid_model]` implements; the tableaus ([`tableau`]); the error type ([`SolveError`]);
+//! the dense output of a solve ([`dense_output`]);
 //! and the integrator of one smooth mode ([`smooth`]). Everything else is the crate's own.
 //!
 //! Inside, one module per concept; arrows run one way, from the API to the driver to the

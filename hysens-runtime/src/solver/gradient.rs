@@ -24,6 +24,39 @@ use crate::stats::Stats;
 const FIRST_TAPE_CAPACITY: usize = 256;
 
 /// The objective `G` and its gradient by the discrete adjoint; see [`Solver::gradient`].
+///
+/// The final height of the ball of [`Solver`]'s example and its gradient, looked up by name,
+/// with the adjoint trajectory `λ(t) = dG/dy(t)`:
+///
+/// ```
+/// # use hysens::prelude::*;
+/// # #[hybrid_model]
+/// # pub mod ball {
+/// #     #[states]
+/// #     pub struct X { pub h: f64, pub v: f64 }
+/// #     #[params]
+/// #     pub struct P { pub g: f64, pub e: f64 }
+/// #     #[mode(initial)]
+/// #     fn flight(x: &X, p: &P) -> X { X { h: x.v, v: -p.g } }
+/// #     #[guard(flight -> flight, falling)]
+/// #     fn impact(x: &X) -> f64 { x.h }
+/// #     #[reset(impact)]
+/// #     fn bounce(x: &X, p: &P) -> X { X { h: x.h, v: -p.e * x.v } }
+/// #     #[cost(terminal)]
+/// #     fn height(x: &X) -> f64 { x.h }
+/// # }
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let (x0, p) = (ball::X { h: 1.0, v: 0.0 }, ball::P { g: 9.81, e: 0.8 });
+/// let gradient = ball::Model.solver().tolerances(1e-10, 1e-12).gradient(0.0, 1.0, &x0, &p)?;
+/// let dg_de = gradient.wrt("e")?; // dG/de
+/// let dg_dh0 = gradient.wrt(Wrt::InitialState("h"))?; // dG/dh(0)
+/// assert!(dg_de > 0.0 && dg_dh0.is_finite());
+/// assert!(gradient.wrt("gravity").is_err()); // an unknown name lists the model's
+/// let last = gradient.adjoint.last().expect("the adjoint trajectory");
+/// assert_eq!((last.t, last.y), (1.0, [1.0, 0.0])); // λ(t_f) = ∂φ/∂y of φ = h
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Gradient<const NY: usize, const NP: usize> {
     /// The objective `G = ∫ L dt + Σ_k ℓ_k + φ(t_f)`: the sum of the model's costs, or the

@@ -11,6 +11,42 @@ use super::selection::{index_of, Wrt};
 use crate::dense::DenseError;
 
 /// Why a result could not be looked up.
+///
+/// A name the model does not have, a direction the solve did not compute, a dense output it did
+/// not keep:
+///
+/// ```
+/// # use hysens::prelude::*;
+/// # #[hybrid_model]
+/// # pub mod ball {
+/// #     #[states]
+/// #     pub struct X { pub h: f64, pub v: f64 }
+/// #     #[params]
+/// #     pub struct P { pub g: f64, pub e: f64 }
+/// #     #[mode(initial)]
+/// #     fn flight(x: &X, p: &P) -> X { X { h: x.v, v: -p.g } }
+/// #     #[guard(flight -> flight, falling)]
+/// #     fn impact(x: &X) -> f64 { x.h }
+/// #     #[reset(impact)]
+/// #     fn bounce(x: &X, p: &P) -> X { X { h: x.h, v: -p.e * x.v } }
+/// #     #[cost(terminal)]
+/// #     fn height(x: &X) -> f64 { x.h }
+/// # }
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let (x0, p) = (ball::X { h: 1.0, v: 0.0 }, ball::P { g: 9.81, e: 0.8 });
+/// let solution = ball::Model
+///     .solver()
+///     .sensitivities_to(Params::Only(&["g"]), InitialStates::None)
+///     .solve(0.0, 1.0, &x0, &p)?;
+/// let typo = solution.sensitivity("h", "gravity").unwrap_err();
+/// assert_eq!(typo.to_string(), "unknown parameter `gravity`; the model's: g, e");
+/// let not_chosen = solution.sensitivity("h", "e").unwrap_err();
+/// assert!(matches!(not_chosen, LookupError::NotChosen { .. }), "{not_chosen}");
+/// let no_dense = solution.at(0.5).unwrap_err();
+/// assert!(matches!(no_dense, LookupError::Dense(_)), "{no_dense}");
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum LookupError {
     /// No variable of this kind has the name; `known` lists the model's.

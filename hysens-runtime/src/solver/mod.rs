@@ -79,14 +79,43 @@ type SolveResult<M, const NY: usize, const NZ: usize, const NP: usize> = Result<
 /// one) in the local error test with the states' tolerances ([`Solver::cost_error_test`],
 /// [`Solver::cost_error_test_off`]).
 ///
-/// ```text
-/// let solution = ball::Model.solver()
-///     .tolerances(1e-8, 1e-10)
+/// ```
+/// use hysens::prelude::*;
+///
+/// #[hybrid_model]
+/// pub mod ball {
+///     #[states]
+///     pub struct X { pub h: f64, pub v: f64 }
+///     #[params]
+///     pub struct P { pub g: f64, pub e: f64 }
+///     #[mode(initial)]
+///     fn flight(x: &X, p: &P) -> X { X { h: x.v, v: -p.g } }
+///     #[guard(flight -> flight, falling)]
+///     fn impact(x: &X) -> f64 { x.h }
+///     #[reset(impact)]
+///     fn bounce(x: &X, p: &P) -> X { X { h: x.h, v: -p.e * x.v } }
+///     #[cost(terminal)]
+///     fn height(x: &X) -> f64 { x.h }
+/// }
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let (x0, p) = (ball::X { h: 1.0, v: 0.0 }, ball::P { g: 9.81, e: 0.8 });
+/// let times = [0.25, 0.5];
+/// let solver = ball::Model.solver().tolerances(1e-10, 1e-12).samples(&times);
+/// let solution = solver
 ///     .sensitivities_to(Params::All, InitialStates::All)
-///     .samples(&times)
-///     .solve(0.0, 3.0, &x0, &p)?;
-/// solution.sensitivity("h", "g");                       // ∂h(t_f)/∂g
-/// solution.sensitivity("h", Wrt::InitialState("v"));   // ∂h(t_f)/∂v(t0)
+///     .solve(0.0, 1.0, &x0, &p)?;
+/// let dh_dg = solution.sensitivity("h", "g")?; // ∂h(t_f)/∂g
+/// let dh_dv0 = solution.sensitivity("h", Wrt::InitialState("v"))?; // ∂h(t_f)/∂v(t0)
+/// assert_eq!(solution.events[0].guard, "impact");
+/// assert_eq!(solution.samples[1].t, 0.5);
+/// // The adjoint: the same derivatives of the terminal cost h(t_f), to round-off (the two
+/// // solves take the same steps: same settings, same samples).
+/// let gradient = solver.gradient(0.0, 1.0, &x0, &p)?;
+/// assert!((gradient.wrt("g")? - dh_dg).abs() < 1e-9);
+/// assert!((gradient.wrt(Wrt::InitialState("v"))? - dh_dv0).abs() < 1e-9);
+/// # Ok(())
+/// # }
 /// ```
 ///
 /// Two ways to run it, one engine:

@@ -68,6 +68,51 @@ pub struct SampleState<X, const NY: usize, const NZ: usize> {
 }
 
 /// The owned result of a solve; see [`super::Solver::solve`].
+///
+/// A bouncing ball (the model `ball` of [`super::Solver`]'s example), read at its final time,
+/// at an event and, with dense output, at any time:
+///
+/// ```
+/// # use hysens::prelude::*;
+/// # #[hybrid_model]
+/// # pub mod ball {
+/// #     #[states]
+/// #     pub struct X { pub h: f64, pub v: f64 }
+/// #     #[params]
+/// #     pub struct P { pub g: f64, pub e: f64 }
+/// #     #[mode(initial)]
+/// #     fn flight(x: &X, p: &P) -> X { X { h: x.v, v: -p.g } }
+/// #     #[guard(flight -> flight, falling)]
+/// #     fn impact(x: &X) -> f64 { x.h }
+/// #     #[reset(impact)]
+/// #     fn bounce(x: &X, p: &P) -> X { X { h: x.h, v: -p.e * x.v } }
+/// #     #[cost(terminal)]
+/// #     fn height(x: &X) -> f64 { x.h }
+/// # }
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let (x0, p) = (ball::X { h: 1.0, v: 0.0 }, ball::P { g: 9.81, e: 0.8 });
+/// let solution = ball::Model
+///     .solver()
+///     .tolerances(1e-10, 1e-12)
+///     .sensitivities_to(Params::All, InitialStates::None)
+///     .dense_output()
+///     .solve(0.0, 1.0, &x0, &p)?;
+/// let t1 = (2.0f64 / 9.81).sqrt(); // the impact
+/// let impact = &solution.events[0];
+/// assert!((impact.t - t1).abs() < 1e-9);
+/// assert!((solution.event_time_sensitivity(0, "g")? + t1 / (2.0 * 9.81)).abs() < 1e-8);
+/// // Just before and just after the impact: the event log's states.
+/// assert_eq!(solution.left_limit_at(impact.t)?.y, impact.y_before);
+/// assert_eq!(solution.at(impact.t)?.y, impact.y_after);
+/// // Free fall before it: h = 1 − g t²/2, ∂h/∂g = −t²/2.
+/// let before = solution.at(0.3)?;
+/// assert!((before.x.h - (1.0 - 9.81 * 0.09 / 2.0)).abs() < 1e-8);
+/// assert!((before.dy[0][0] + 0.045).abs() < 1e-8); // dy[direction][state]: ∂h/∂g
+/// assert_eq!(solution.directions(), [Variable::Param(0), Variable::Param(1)]);
+/// println!("h(1) = {}, G = {}, {} steps", solution.x.h, solution.cost, solution.stats.steps);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, PartialEq)]
 pub struct Solution<X, const NY: usize, const NZ: usize, const NP: usize> {
     /// Time reached (`tf` on success).
@@ -286,6 +331,38 @@ impl<X: Fields<NY>, const NY: usize, const NZ: usize, const NP: usize> Solution<
 ///
 /// Its `Display` is the error with the model's names of modes, guards and switching surfaces
 /// ([`SolveFailure::describe`]); `error` alone prints indices.
+///
+/// A ball that loses all its speed at the floor (restitution 0) has no continuation in the
+/// model: the impact fires again at once, at the same state. The solve says so, with the
+/// solution up to there:
+///
+/// ```
+/// # use hysens::prelude::*;
+/// # #[hybrid_model]
+/// # pub mod ball {
+/// #     #[states]
+/// #     pub struct X { pub h: f64, pub v: f64 }
+/// #     #[params]
+/// #     pub struct P { pub g: f64, pub e: f64 }
+/// #     #[mode(initial)]
+/// #     fn flight(x: &X, p: &P) -> X { X { h: x.v, v: -p.g } }
+/// #     #[guard(flight -> flight, falling)]
+/// #     fn impact(x: &X) -> f64 { x.h }
+/// #     #[reset(impact)]
+/// #     fn bounce(x: &X, p: &P) -> X { X { h: x.h, v: -p.e * x.v } }
+/// #     #[cost(terminal)]
+/// #     fn height(x: &X) -> f64 { x.h }
+/// # }
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let (x0, p) = (ball::X { h: 1.0, v: 0.0 }, ball::P { g: 9.81, e: 0.0 });
+/// let failure = ball::Model.solver().solve(0.0, 2.0, &x0, &p).unwrap_err();
+/// assert!(matches!(failure.error, SolveError::StuckAtGuard { .. }), "{failure}");
+/// assert!(failure.to_string().contains("impact")); // named as the model names it
+/// assert!(!failure.partial.events.is_empty());      // what was computed is kept
+/// assert!((failure.partial.t - (2.0f64 / 9.81).sqrt()).abs() < 1e-6);
+/// # Ok(())
+/// # }
+/// ```
 pub struct SolveFailure<X, const NY: usize, const NZ: usize, const NP: usize> {
     /// What went wrong, where.
     pub error: SolveError,
