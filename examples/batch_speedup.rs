@@ -5,7 +5,8 @@
 //! `solve_batch_into`), on rayon's global pool.
 //!
 //! ```sh
-//! cargo run --release --example batch_speedup -- [rounds] [both|sequential|parallel]
+//! cargo run --release -p hysens-examples --features rayon --example batch_speedup -- \
+//!     [rounds] [both|sequential|parallel]
 //! ```
 //!
 //! Each round times one sequential pass and one parallel batch (in alternating order); the

@@ -4,7 +4,7 @@
 //! (the test with the states' tolerances), at the settings of the example or benchmark.
 //!
 //! ```sh
-//! cargo run --release --example cost_test_overhead -- [rounds]
+//! cargo run --release -p hysens-examples --example cost_test_overhead -- [rounds]
 //! ```
 //!
 //! Prints a Markdown table (the one in BENCHMARKS.md): accepted and rejected steps, `f`

@@ -5,13 +5,13 @@
 //! ratio.
 //!
 //! ```sh
-//! cargo run --example stack_probe                  # debug build: the whole table
-//! cargo run --release --example stack_probe        # release build
-//! cargo run --example stack_probe -- chain100      # one model
-//! cargo run --example stack_probe -- run chain30 fsa 4096   # one trial: 4096 KiB
+//! cargo run -p hysens-examples --example stack_probe              # debug build: the whole table
+//! cargo run --release -p hysens-examples --example stack_probe    # release build
+//! cargo run -p hysens-examples --example stack_probe -- chain100  # one model
+//! cargo run -p hysens-examples --example stack_probe -- run chain30 fsa 4096  # one trial: 4 MiB
 //! # what the builder's solves need without their stack growth (a build of its own):
 //! RUSTFLAGS="--cfg hysens_no_stack_growth" CARGO_TARGET_DIR=target/no-growth \
-//!     cargo run --example stack_probe
+//!     cargo run -p hysens-examples --example stack_probe
 //! ```
 //!
 //! A stack overflow aborts the process, so every trial runs in a child process (this

@@ -2,7 +2,7 @@
 //! ordinary Rust, differentiate it exactly, look at the sparsity, and print the straight-line
 //! kernel that `#[hybrid_model]` will compile into a model.
 //!
-//! Run with `cargo run --example symbolic_jacobian`.
+//! Run with `cargo run -p hysens-examples --example symbolic_jacobian`.
 
 use hysens::symbolic::{emit, parse_str, Graph, Scope};
 use proc_macro2::Literal;

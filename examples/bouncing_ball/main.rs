@@ -25,7 +25,7 @@
 //! sensitivities jump at each impact although `h` does not (Serban & Recuero 2019, Eq. 6):
 //! `∂h/∂θ` goes from `−v⁻ dt_n/dθ` to `−v⁺ dt_n/dθ`.
 //!
-//! Run with `cargo run --release --example bouncing_ball`.
+//! Run with `cargo run --release -p hysens-examples --example bouncing_ball`.
 
 use std::error::Error;
 

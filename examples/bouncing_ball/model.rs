@@ -2,8 +2,8 @@
 //! on the floor, losing a fraction of its speed at each impact (Newton's restitution law), with
 //! two terminal costs (the final height and the final mechanical energy per unit mass).
 //!
-//! Shared by `cargo run --example reproduce` (against the closed form of the flight arcs) and
-//! the facade's tests, which include this file by `#[path]` (`tests/support/event_models.rs`).
+//! Shared by the `reproduce` example (against the closed form of the flight arcs) and the
+//! facade's tests, which include this file by `#[path]` (`tests/support/event_models.rs`).
 
 use hysens::hybrid_model;
 

@@ -3,7 +3,7 @@
 //! `target/hysens-plots/<name>.svg`.
 //!
 //! Included by each example that draws, with `#[path = "../common/plot.rs"] mod plot;` (it is
-//! not an example itself: Cargo only builds `examples/*.rs` and `examples/*/main.rs`).
+//! not an example itself: `examples/Cargo.toml` lists the examples).
 //!
 //! Why this shape:
 //!
@@ -630,12 +630,12 @@ pub fn split_at(
     segments
 }
 
-/// `target/hysens-plots`: under `CARGO_TARGET_DIR` if it is set, else under this package's
-/// `target`.
+/// `target/hysens-plots`: under `CARGO_TARGET_DIR` if it is set, else under the workspace's
+/// `target` (the repository root's: this package is `examples/`, its sibling is `target/`).
 pub fn output_directory() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).with_file_name("target"));
     target.join("hysens-plots")
 }
 

@@ -24,7 +24,11 @@
 //! `√(2/8) = 0.5 s`, and a sample time exactly at an event time can make the solve fail with a
 //! step-size underflow (a runtime limitation found while writing this example).
 //!
-//! Run with `cargo run --release --features argmin --example parameter_estimation`.
+//! Run with (the example needs the facade's `argmin` feature):
+//!
+//! ```sh
+//! cargo run --release -p hysens-examples --features argmin --example parameter_estimation
+//! ```
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;

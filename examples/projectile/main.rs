@@ -15,7 +15,7 @@
 //! throw from above the ground. Last, it draws the trajectories (sampled until the stop:
 //! samples after it are not recorded) into `projectile.svg`.
 //!
-//! Run with `cargo run --release --example projectile`.
+//! Run with `cargo run --release -p hysens-examples --example projectile`.
 
 use std::error::Error;
 

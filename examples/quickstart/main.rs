@@ -15,7 +15,7 @@
 //! against its §3.3 and §4 (Eq. 31), which add the multiplier to `−ṡ + f_y s + …`
 //! ("convention B", `dG/dx0 = +λ(0)`).
 //!
-//! Run with `cargo run --release --example quickstart`.
+//! Run with `cargo run --release -p hysens-examples --example quickstart`.
 
 use hysens::prelude::*;
 

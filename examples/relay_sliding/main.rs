@@ -63,7 +63,7 @@
 //! step), else the steps after the exit miss `x₁²` by 1e-3. FSA and the adjoint
 //! differentiate the same discrete solution, so they agree to round-off.
 //!
-//! Run with `cargo run --release --example relay_sliding`.
+//! Run with `cargo run --release -p hysens-examples --example relay_sliding`.
 
 use std::error::Error;
 

@@ -11,9 +11,9 @@
 //! references are constants with their source in each case's module.
 //!
 //! ```sh
-//! cargo run --release --example reproduce              # aligned text
-//! cargo run --release --example reproduce -- --markdown  # the README's table
-//! cargo run --release --example reproduce -- --json      # JSON lines, for CI
+//! cargo run --release -p hysens-examples --example reproduce              # aligned text
+//! cargo run --release -p hysens-examples --example reproduce -- --markdown  # README's table
+//! cargo run --release -p hysens-examples --example reproduce -- --json      # JSON, for CI
 //! ```
 //!
 //! The exit status is nonzero if any row fails (or a solve fails).

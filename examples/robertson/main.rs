@@ -26,7 +26,7 @@
 //! - the path of `robertson.svg`: the concentrations on a log time axis (`y2` scaled by 1e4,
 //!   as is customary) and the logarithmic sensitivities `∂ln y_i/∂ln k_j` of `y1` and `y2`.
 //!
-//! Run with `cargo run --release --example robertson`.
+//! Run with `cargo run --release -p hysens-examples --example robertson`.
 
 use std::error::Error;
 use std::time::Instant;

@@ -1,7 +1,7 @@
 //! The model of the `robertson` example: Robertson's chemical kinetics (Robertson 1966; Hairer
 //! & Wanner, *Solving ODEs II*, §IV.1), the classic stiff test problem.
 //!
-//! Shared by `cargo run --example reproduce` and the facade's tests, benchmarks and
+//! Shared by the `reproduce` example and the facade's tests, benchmarks and
 //! `bench/peers`, which include this file by `#[path]` through `tests/support/models.rs`.
 
 use hysens::hybrid_model;

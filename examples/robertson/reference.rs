@@ -1,8 +1,8 @@
 //! The reference solution of Robertson's kinetics in its classic setting (`k = (0.04, 3e7,
 //! 1e4)`, `y(0) = (1, 0, 0)`): the concentrations `y` and their sensitivities
 //! `S[i][q] = ∂y_i/∂k_q` at `t = 1e5` and `t = 4e10`, one copy of the numbers that
-//! `tests/robertson_fsa.rs`, the `robertson` example and `cargo run --example reproduce` compare
-//! with (each includes this file by `#[path]`).
+//! `tests/robertson_fsa.rs`, the `robertson` example and the `reproduce` example compare with
+//! (each includes this file by `#[path]`).
 //!
 //! Pasted from the output of `python3 bench/reference/robertson_fsa.py` (scipy 1.17.1
 //! `solve_ivp`, method LSODA, rtol 1e-12, atol_i = 1e-18 · max_t |u_i|, exact Jacobian, on the

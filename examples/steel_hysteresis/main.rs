@@ -40,7 +40,7 @@
 //! area `A = 1`: `t` in s, `u` in m, `v` in m/s, the stress `z` (a force, as `A = 1`) in N,
 //! `k_a`, `k_b` in N/m, `α`, `β` in 1/m, the mass 1 kg; so `G` is in m²·s.
 //!
-//! Run with `cargo run --release --example steel_hysteresis`.
+//! Run with `cargo run --release -p hysens-examples --example steel_hysteresis`.
 
 use std::error::Error;
 

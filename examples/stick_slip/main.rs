@@ -86,7 +86,7 @@
 //! fall a hundredfold (to 8e-10). FSA and the adjoint differentiate the same discrete solution,
 //! so they agree to round-off.
 //!
-//! Run with `cargo run --release --example stick_slip`.
+//! Run with `cargo run --release -p hysens-examples --example stick_slip`.
 
 use std::error::Error;
 

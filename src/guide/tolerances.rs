@@ -5,8 +5,8 @@
 //! one (the weighted RMS norm; `HybridOptions::new(rtol, atol)`, or `Solver::tolerances`). The
 //! error of the answer — the *global* error — is those local errors carried to the end and
 //! summed: on a stable problem a small multiple of `rtol`, more where the dynamics amplify
-//! errors, less where they damp them. The reproduce table (`cargo run --release --example
-//! reproduce -- --markdown`, in the README) shows it on the papers' cases: Serban & Recuero's
+//! errors, less where they damp them. The reproduce table (the README's; `cargo run --release
+//! -p hysens-examples --example reproduce -- --markdown`) shows it on the papers' cases: Serban & Recuero's
 //! Ex. 5.1 at `rtol` 1e-8 gets `x(5)` to 1.8e-8 and `G` to 1.4e-9 relative, the switch times to
 //! 2e-10 … 1.3e-8; the EM steel oscillator's reversal times at 1e-8 to 5e-11 … 2.3e-8. Ask for
 //! one or two digits more than you need, and check by halving `rtol`: the change is the error.

@@ -17,8 +17,8 @@ mod quickstart_model;
 pub use quickstart_model::ex51;
 
 /// P1's batch: `n` problems `(x0, p)` from `x0 = 0` with `p` evenly spaced on `[2.6, 3.2)` (one
-/// to three switches each), the items of the batch benchmark (`benches/batch.rs`), of
-/// `cargo run --example batch_speedup` and of the batch's allocation test.
+/// to three switches each), the items of the batch benchmark (`benches/batch.rs`), of the
+/// `batch_speedup` example and of the batch's allocation test.
 pub fn ex51_batch(n: usize) -> Vec<(ex51::X, ex51::P)> {
     (0..n)
         .map(|k| {
