@@ -255,19 +255,31 @@ fn two_integral_costs_against_the_closed_form() {
     println!("two speeds: closed form {error:.1e}, FSA vs adjoint {fsa_adjoint:.1e}");
 }
 
+/// The wall case: `(up, down, t_stop, x0)`.
+const WALL: [f64; 4] = [1.0, 2.0, 2.5, -0.3];
+/// Its sample times and the sampled cost's data.
+const WALL_TIMES: [f64; 2] = [0.1, 2.0];
+/// See [`WALL_TIMES`].
+const WALL_DATA: [f64; 2] = [-0.1, 0.05];
+
+/// The wall case's parameters and initial state, from [`WALL`].
+fn wall_start() -> (wall::P, wall::X) {
+    let [up, down, t_stop, x0] = WALL;
+    (wall::P { up, down, t_stop }, wall::X { x: x0 })
+}
+
 /// The wall model's five costs of three kinds, two integral costs combined in the sliding mode
 /// each with its side's share: each against the closed form, by FSA and by the shared adjoint.
 #[test]
 fn a_cost_of_each_kind_on_a_sliding_solve_against_the_closed_form() {
-    let (up, down, t_stop, x0) = (1.0, 2.0, 2.5, -0.3);
-    let (times, data) = ([0.1, 2.0], [-0.1, 0.05]);
-    let p = wall::P { up, down, t_stop };
-    let start = wall::X { x: x0 };
+    let [up, down, t_stop, x0] = WALL;
+    let (p, start) = wall_start();
+    let data = WALL_DATA;
     let solver = wall::Model
         .solver()
         .tolerances(1e-10, 1e-12)
-        .samples(&times)
-        .data(&data);
+        .samples(&WALL_TIMES)
+        .data(&WALL_DATA);
     let solution = solver
         .sensitivities_to(Params::All, InitialStates::All)
         .solve(0.0, 10.0, &start, &p)
@@ -302,15 +314,12 @@ fn a_cost_of_each_kind_on_a_sliding_solve_against_the_closed_form() {
 /// forward pass's gradient of that cost, bit for bit.
 #[test]
 fn one_cost_as_the_objective_equals_the_shared_passes_bit_for_bit() {
-    let (up, down, t_stop, x0) = (1.0, 2.0, 2.5, -0.3);
-    let (times, data) = ([0.1, 2.0], [-0.1, 0.05]);
-    let p = wall::P { up, down, t_stop };
-    let start = wall::X { x: x0 };
+    let (p, start) = wall_start();
     let solver = wall::Model
         .solver()
         .tolerances(1e-8, 1e-10)
-        .samples(&times)
-        .data(&data);
+        .samples(&WALL_TIMES)
+        .data(&WALL_DATA);
     let all = solver.sensitivities_to(Params::All, InitialStates::All);
     let sum = all.solve(0.0, 10.0, &start, &p).expect("the solve");
     let shared = solver

@@ -27,7 +27,7 @@ mod counting_alloc;
 use closed_form::{assert_close, derivatives, directions, forward_and_adjoint, value};
 use hysens::runtime::{
     HybridModel, HybridOptions, HybridOutputs, HybridSolution, InitialStates, LookupError, Params,
-    Sample, SampleState, Wrt,
+    Sample, SampleState, Solution, Wrt,
 };
 use num_dual::{Dual64, DualNum};
 
@@ -153,6 +153,41 @@ fn initial_state_and_parameters() -> (valve::X, valve::Parameters) {
     (x0, valve::Model::parameters(&p, &u))
 }
 
+/// The solve before the stop sampled at [`SAMPLES`], with every direction, at rtol 1e-10; with
+/// its dense output if `dense`.
+fn sampled_solution(dense: bool) -> Solution<valve::X, 2, 1, 5> {
+    let (x0, p) = initial_state_and_parameters();
+    let solver = valve::Model
+        .solver()
+        .tolerances(1e-10, 1e-12)
+        .sensitivities_to(Params::All, InitialStates::All)
+        .samples(&SAMPLES);
+    let solver = if dense { solver.dense_output() } else { solver };
+    solver.solve(0.0, BEFORE_STOP, &x0, &p).expect("the solve")
+}
+
+/// Each output's value `value(name)` and sensitivities `sensitivity(name, wrt)` against the
+/// closed form at time `t` to `tolerance` relative; `at` says where, in a failure.
+fn assert_outputs_at(
+    at: &str,
+    t: f64,
+    tolerance: f64,
+    value_of: impl Fn(&str) -> f64,
+    sensitivity: impl Fn(&str, Wrt<'static>) -> f64,
+) {
+    let closed_form = |v: &[Dual64]| outputs_at(v, t);
+    let exact = value(&VALUES, closed_form);
+    let exact_derivatives = derivatives(&VALUES, closed_form);
+    for (o, name) in OUTPUTS.iter().enumerate() {
+        let at = format!("{name} at {at}");
+        assert_close(&at, value_of(name), exact[o], tolerance);
+        for (&wrt, d) in all_directions().iter().zip(&exact_derivatives) {
+            let computed = sensitivity(name, wrt);
+            assert_close(&format!("d{at}/d{wrt:?}"), computed, d[o], tolerance);
+        }
+    }
+}
+
 /// `(h, s, q)` at a time `t` before the stop, from `v = (a, k, level, empty, area, h0, s0)`:
 /// `h = h0 + a t` until `t1 = (level − h0)/a`, then `h = level e^{−k (t − t1)}`, with
 /// `s = s0 + level − h` drained and `q = k h`.
@@ -189,30 +224,17 @@ fn outputs_at_the_stop(v: &[Dual64]) -> [Dual64; 2] {
 /// Every output value and sensitivity at every sample against the closed form.
 #[test]
 fn outputs_at_the_samples_against_the_closed_form() {
-    let (x0, p) = initial_state_and_parameters();
-    let solution = valve::Model
-        .solver()
-        .tolerances(1e-10, 1e-12)
-        .sensitivities_to(Params::All, InitialStates::All)
-        .samples(&SAMPLES)
-        .solve(0.0, BEFORE_STOP, &x0, &p)
-        .expect("the solve");
+    let solution = sampled_solution(false);
     let modes: Vec<&str> = solution.samples.iter().map(|s| s.mode).collect();
     assert_eq!(modes, ["filling", "filling", "draining", "draining"]);
-    let names = all_directions();
     for (k, &t) in SAMPLES.iter().enumerate() {
-        let closed_form = |v: &[Dual64]| outputs_at(v, t);
-        let exact = value(&VALUES, closed_form);
-        let exact_derivatives = derivatives(&VALUES, closed_form);
-        for (o, name) in OUTPUTS.iter().enumerate() {
-            let at = format!("{name} at t = {t}");
-            let computed = solution.output(name, k).expect("a known output");
-            assert_close(&at, computed, exact[o], 1e-8);
-            for (&wrt, d) in names.iter().zip(&exact_derivatives) {
-                let computed = solution.output_sensitivity(name, k, wrt).unwrap();
-                assert_close(&format!("d{at}/d{wrt:?}"), computed, d[o], 1e-8);
-            }
-        }
+        assert_outputs_at(
+            &format!("t = {t}"),
+            t,
+            1e-8,
+            |name| solution.output(name, k).expect("a known output"),
+            |name, wrt| solution.output_sensitivity(name, k, wrt).unwrap(),
+        );
     }
 }
 
@@ -221,30 +243,16 @@ fn outputs_at_the_samples_against_the_closed_form() {
 /// as at the sample.
 #[test]
 fn outputs_through_dense_output_against_the_closed_form() {
-    let (x0, p) = initial_state_and_parameters();
-    let solution = valve::Model
-        .solver()
-        .tolerances(1e-10, 1e-12)
-        .sensitivities_to(Params::All, InitialStates::All)
-        .samples(&SAMPLES)
-        .dense_output()
-        .solve(0.0, BEFORE_STOP, &x0, &p)
-        .expect("the solve");
-    let names = all_directions();
+    let solution = sampled_solution(true);
     for t in [0.1, 0.42, 0.9, 1.37, 2.05, 2.39] {
         let state = solution.at(t).expect("a time of the solve");
-        let closed_form = |v: &[Dual64]| outputs_at(v, t);
-        let exact = value(&VALUES, closed_form);
-        let exact_derivatives = derivatives(&VALUES, closed_form);
-        for (o, name) in OUTPUTS.iter().enumerate() {
-            let at = format!("{name} at t = {t} (dense)");
-            let computed = solution.output_of(name, &state).unwrap();
-            assert_close(&at, computed, exact[o], DENSE_TOLERANCE);
-            for (&wrt, d) in names.iter().zip(&exact_derivatives) {
-                let computed = solution.output_sensitivity_of(name, &state, wrt).unwrap();
-                assert_close(&format!("d{at}/d{wrt:?}"), computed, d[o], DENSE_TOLERANCE);
-            }
-        }
+        assert_outputs_at(
+            &format!("t = {t} (dense)"),
+            t,
+            DENSE_TOLERANCE,
+            |name| solution.output_of(name, &state).unwrap(),
+            |name, wrt| solution.output_sensitivity_of(name, &state, wrt).unwrap(),
+        );
     }
     for (k, &t) in SAMPLES.iter().enumerate() {
         let state = solution.at(t).unwrap();
@@ -259,14 +267,7 @@ fn outputs_through_dense_output_against_the_closed_form() {
 /// `o_y dy + o_z dz + o_p`, with the outputs' partials written by hand.
 #[test]
 fn the_sensitivity_is_the_chain_through_the_state_sensitivities() {
-    let (x0, p) = initial_state_and_parameters();
-    let solution = valve::Model
-        .solver()
-        .tolerances(1e-10, 1e-12)
-        .sensitivities_to(Params::All, InitialStates::All)
-        .samples(&SAMPLES)
-        .solve(0.0, BEFORE_STOP, &x0, &p)
-        .expect("the solve");
+    let solution = sampled_solution(false);
     let [_, k_valve, _, _, area, _, _] = VALUES;
     for (k, sample) in solution.samples.iter().enumerate() {
         let (h, t) = (sample.y[0], sample.t);

@@ -44,6 +44,16 @@
 //! same comparison measures ≤ 16 for the steel's differential sensitivities (78 without) and
 //! ≤ 79 for its stress's (233 without).
 //!
+//! **Not for stiff components over long steps.** The slopes are `f` at the step ends; for a
+//! stiff component (fast relaxation onto a slow manifold) `f` multiplies the step's small
+//! distance from the manifold by the stiffness, and over a step far longer than the fast time
+//! scale the cubic's slope terms carry that product: Robertson's `y₂` (≈ 1e-8 late in the solve,
+//! steps of 10³ s) read at 40 log-spaced times to `t = 1e5` is off by 6.2e-6 at `rtol` 1e-4
+//! and 2.6e-11 at 1e-8, where a solve sampled at those times is off by 1.2e-9 and 1.1e-12 (the
+//! slow components `y₁, y₃` stay within 1.5·(rtol + atol), and the stiff Van der Pol oscillator
+//! at μ = 1000 within 0.07·rtol of its amplitude). Read stiff components at sample times
+//! ([`crate::Solver::samples`]) until a stiffly stable continuous extension replaces this one.
+//!
 //! **Events.** An event at `t*` ends one segment and starts another at the same time: the
 //! points on both sides are stored, and [`Limit`] says which is read. [`Limit::Left`] gives
 //! `y(t*⁻)`, the state the event log records as `y_before`; [`Limit::Right`] gives `y(t*⁺)`, its
