@@ -12,7 +12,10 @@ mod models;
 mod probe_problems;
 
 use hysens::runtime::tableau::ESDIRK436L2SA;
-use hysens::runtime::{solve, solve_adjoint, AdjointGradient, AdjointProducts, HybridOptions, HybridOutputs, HybridProblem, HybridSolution, ModelSizes, AdjointTape, TapeStep, HybridRun};
+use hysens::runtime::{
+    solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, HybridOptions,
+    HybridOutputs, HybridProblem, HybridRun, HybridSolution, ModelSizes, TapeStep,
+};
 use models::{robertson, vdp};
 use probe_problems::{robertson_to, van_der_pol_to};
 
@@ -72,11 +75,21 @@ fn run<M, const NY: usize, const NP: usize, const N: usize, const NS: usize>(
             dense: None,
         };
         let r = match how {
-            "asa" => solve_adjoint(&HybridRun::new(model, &ESDIRK436L2SA, problem, options), AdjointTape::full(&mut tape), &mut out, &mut sol, &mut grad),
+            "asa" => solve_adjoint(
+                &HybridRun::new(model, &ESDIRK436L2SA, problem, options),
+                AdjointTape::full(&mut tape),
+                &mut out,
+                &mut sol,
+                &mut grad,
+            ),
             _ => {
                 let mut pr = *problem;
                 pr.sensitivities = (how == "fsa").then_some([[0.0; NP]; NY]);
-                solve(&HybridRun::new(model, &ESDIRK436L2SA, &pr, options), &mut out, &mut sol)
+                solve(
+                    &HybridRun::new(model, &ESDIRK436L2SA, &pr, options),
+                    &mut out,
+                    &mut sol,
+                )
             }
         };
         r.expect("solves");

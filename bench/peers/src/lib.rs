@@ -6,5 +6,6 @@ pub mod metrics;
 pub mod problems;
 pub mod reference;
 pub mod runners;
+pub mod summary;
 pub mod table;
 pub mod timing;
