@@ -2,7 +2,8 @@
 //!
 //! With [`crate::HybridOutputs::dense`] the driver stores a [`DensePoint`] at the start of
 //! every mode segment (the initial point, and the state just after each event) and at the end
-//! of every accepted step: the values `y, z` with their time derivatives `ẏ = f`,
+//! of every accepted step (with three points inside it, below): the values `y, z` with their
+//! time derivatives `ẏ = f`,
 //! `ż = −g_z⁻¹(g_t + g_y ẏ)`, and the **fixed-time** sensitivities with theirs,
 //!
 //! ```text
@@ -19,40 +20,47 @@
 //! `O(ε/δ)` round-off error relative to the step's time scale, far below the interpolation's):
 //! the only second derivatives the dense output needs, and only in DAE modes.
 //!
-//! Between two points of one segment [`dense_output`] interpolates every component by the cubic
-//! Hermite polynomial of its values and slopes ([`hermite_value`]; Hairer, Nørsett & Wanner I,
-//! §II.6), an `O(h⁴)` error on a step of size `h` on top of the step ends' own errors.
+//! **Inside a step.** A point that ends a step also stores the solution at `θ = ¼, ½, ¾` of
+//! it ([`crate::tableau::INNER_NODES`]), and [`dense_output`] reads the quartic through these
+//! five values (the step's two ends and the three inner ones), its rate from the quartic's
+//! derivative. The inner values come from the step's stage values, not from slopes
+//! (`crate::tableau`'s continuous extension `y_n + Σ d_i(θ) (Y_i − y_n)`, a polynomial of
+//! degree ≤ 4 in `θ`, which the quartic reproduces exactly):
 //!
-//! **Algebraic variables.** In a DAE mode `z` is a function of `y` through `g = 0`, and can vary
-//! much faster than `y` does (the steel oscillator's stress: `exp(−α ξ (u − u*))`, `α = 205`),
-//! so the steps the error test chooses for `y` need not resolve a cubic in `z`. The driver
-//! therefore also stores, for each step, `z` and `∂z/∂p` at its middle, *consistent*: Newton
-//! on `g(t_½, y(t_½), z) = 0` at the interpolated `y`, then `w = −g_z⁻¹(g_y s + g_p)`; the
-//! interpolant of `z` (and `w`) adds the quartic `16 θ²(1 − θ)² (z_½ − u(½))` that takes the
-//! cubic through it. On the steel oscillator that cut the stress's error from 3000 to 4 times
-//! `rtol ‖z‖ + atol`.
+//! - `y` from the **stiff** weights: exact on cubics through the stage values (which an L-stable
+//!   ESDIRK keeps near a stiff component's slow manifold) and of order 3 for smooth solutions;
+//!   a cubic Hermite through the slopes `f` at the step ends, used before, multiplied the step's
+//!   small distance from the manifold by the stiffness: Robertson's `y₂` read between steps of
+//!   10³ s was off by 1.3e3 times the tolerance (17 % of its size) at `rtol` 1e-4;
+//! - the sensitivities from the **smooth** weights (order 4 with the default tableau): the
+//!   integrator's total stage sensitivities `S_i` give `S(θ)`, and the fixed-time one is
+//!   `σ = S(θ) − ẏ(θ) (∂t_n/∂p + θ ∂h/∂p)`, `ẏ(θ)` the smooth extension's rate. That rate is
+//!   divided by `h`, so it costs one order; with the stiff weights' order 3 the sensitivities of
+//!   Ex. 5.1 after its switch (where `∂t_n/∂p ≠ 0`) were off by 1.6e3 times the tolerance;
+//! - in a DAE mode, `z` by Newton on `g(t, y(θ), z) = 0` (from the extension of the stage
+//!   values `Z_i`) and `w = −g_z⁻¹ (g_y σ + g_p)`: consistent at every inner node. `z` can vary
+//!   much faster than `y` does (the steel oscillator's stress: `exp(−α ξ (u − u*))`, `α = 205`).
 //!
-//! **Error.** It interpolates the integrator's solution; it does not add accuracy. Measured on
-//! Serban & Recuero's Ex. 5.1, the bouncing ball and the electromagnetic steel oscillator
-//! (`tests/dense_output.rs`, 100 random times, `rtol` 1e-6, 1e-8, 1e-10, `atol = rtol/100`)
-//! against solves sampled at the same times, the difference of each component `v` stays below
-//! `20 (rtol ‖v‖ + atol)` for states and algebraic variables (measured ≤ 7) and below
-//! `500 (rtol ‖v‖ + atol)` for sensitivities (measured ≤ 233, the stress's sensitivities at
-//! rtol 1e-10; ≤ 23 for the ODE cases), `‖v‖` the largest magnitude of `v` over the solve.
-//! The sensitivities are not in the error test by default (`Options::sensitivity_error_test`),
-//! so two solves' own sensitivities differ by more than their states do: with that test on, the
-//! same comparison measures ≤ 16 for the steel's differential sensitivities (78 without) and
-//! ≤ 79 for its stress's (233 without).
+//! **Error.** It interpolates the integrator's solution; it does not add accuracy. Measured
+//! (`tests/dense_output.rs`, the dense output read at the times of a second solve *sampled* at
+//! them, each component `v` against `rtol ‖v‖ + atol`, `‖v‖` its largest magnitude): on Serban &
+//! Recuero's Ex. 5.1, the bouncing ball and the electromagnetic steel oscillator (100 random
+//! times, `rtol` 1e-6, 1e-8, 1e-10, `atol = rtol/100`) states and algebraic variables ≤ 5.6,
+//! sensitivities ≤ 28; on the stiff Robertson kinetics to 1e5 (40 log-spaced times) and Van der
+//! Pol at μ = 1000 over its slow phase (`rtol` 1e-4, 1e-6, 1e-8) states ≤ 3.9, sensitivities ≤ 38.
+//! The tests assert 20 and 500. The sensitivities are not in the error test by default
+//! (`Options::sensitivity_error_test`), so two solves' own sensitivities differ by more than
+//! their states do (the stiff cases are measured with that test on).
 //!
-//! **Not for stiff components over long steps.** The slopes are `f` at the step ends; for a
-//! stiff component (fast relaxation onto a slow manifold) `f` multiplies the step's small
-//! distance from the manifold by the stiffness, and over a step far longer than the fast time
-//! scale the cubic's slope terms carry that product: Robertson's `y₂` (≈ 1e-8 late in the solve,
-//! steps of 10³ s) read at 40 log-spaced times to `t = 1e5` is off by 6.2e-6 at `rtol` 1e-4
-//! and 2.6e-11 at 1e-8, where a solve sampled at those times is off by 1.2e-9 and 1.1e-12 (the
-//! slow components `y₁, y₃` stay within 1.5·(rtol + atol), and the stiff Van der Pol oscillator
-//! at μ = 1000 within 0.07·rtol of its amplitude). Read stiff components at sample times
-//! ([`crate::Solver::samples`]) until a stiffly stable continuous extension replaces this one.
+//! **Not yet for the sensitivities of stiff components on a moving grid.** After an event whose
+//! time depends on `p`, every grid point moves with `p` until a step lands on a fixed time, and
+//! the conversion to fixed time subtracts `ẏ ∂t/∂p`. For a stiff component, `ẏ` read from `f`
+//! (at a grid point) or from the extension's rate (inside a step) carries the component's small
+//! distance from its slow manifold times the stiffness: Robertson dosed once (an event at
+//! `t ≈ 16`) has its sensitivities off by 150, 1350 and 55 times the tolerance at `rtol` 1e-4,
+//! 1e-6 and 1e-8 (its states by ≤ 3.8). Until the conversion uses the step's derivative with
+//! respect to its length (what a landing step does), read such sensitivities at sample times
+//! ([`crate::Solver::samples`], which land on them).
 //!
 //! **Events.** An event at `t*` ends one segment and starts another at the same time: the
 //! points on both sides are stored, and [`Limit`] says which is read. [`Limit::Left`] gives
@@ -87,11 +95,16 @@ pub struct DensePoint<const NY: usize, const NZ: usize, const NP: usize> {
     pub sz: [[f64; NP]; NZ],
     /// Its time derivative.
     pub szdot: [[f64; NP]; NZ],
-    /// `z` at the middle of the step that ends here, consistent with `g = 0` there (zero at
-    /// a segment's start, and in a mode without algebraic variables).
-    pub z_mid: [f64; NZ],
-    /// `∂z/∂p` at the middle of the step that ends here.
-    pub sz_mid: [[f64; NP]; NZ],
+    /// `y` at `θ = ¼, ½, ¾` ([`crate::tableau::INNER_NODES`]) of the step that ends here, from
+    /// the continuous extension of its stages (module docs; zero at a segment's start, where
+    /// no step ends).
+    pub y_inner: [[f64; NY]; 3],
+    /// `z` there, consistent with `g = 0`.
+    pub z_inner: [[f64; NZ]; 3],
+    /// `∂y/∂p` at fixed time there.
+    pub sy_inner: [[[f64; NP]; NY]; 3],
+    /// `∂z/∂p` at fixed time there.
+    pub sz_inner: [[[f64; NP]; NZ]; 3],
 }
 
 impl<const NY: usize, const NZ: usize, const NP: usize> DensePoint<NY, NZ, NP> {
@@ -108,8 +121,10 @@ impl<const NY: usize, const NZ: usize, const NP: usize> DensePoint<NY, NZ, NP> {
         sydot: [[0.0; NP]; NY],
         sz: [[0.0; NP]; NZ],
         szdot: [[0.0; NP]; NZ],
-        z_mid: [0.0; NZ],
-        sz_mid: [[0.0; NP]; NZ],
+        y_inner: [[0.0; NY]; 3],
+        z_inner: [[0.0; NZ]; 3],
+        sy_inner: [[[0.0; NP]; NY]; 3],
+        sz_inner: [[[0.0; NP]; NZ]; 3],
     };
 }
 
@@ -188,105 +203,99 @@ pub fn dense_output<const NY: usize, const NZ: usize, const NP: usize>(
     Ok(interpolate(a, b, t))
 }
 
-/// The Hermite interpolant of the step from `a` to `b` at `t` strictly between them (module docs).
+/// The quartic through the step's five stored values (`a`, `b`'s inner values, `b`) at `t`
+/// strictly between `a` and `b` (module docs).
 fn interpolate<const NY: usize, const NZ: usize, const NP: usize>(
     a: &DensePoint<NY, NZ, NP>,
     b: &DensePoint<NY, NZ, NP>,
     t: f64,
 ) -> DensePoint<NY, NZ, NP> {
     let h = b.t - a.t;
-    let theta = (t - a.t) / h;
+    let basis = QuarticBasis::at((t - a.t) / h, h);
     let mut out = DensePoint {
         t,
         mode: a.mode,
         segment_start: false,
         ..*a
     };
-    Ends::of(&a.y, &b.y, &a.ydot, &b.ydot).interpolate_into(theta, h, &mut out.y, &mut out.ydot);
-    Ends::of(&a.z, &b.z, &a.zdot, &b.zdot).through_middle(
-        &b.z_mid,
-        theta,
-        h,
-        &mut out.z,
-        &mut out.zdot,
+    basis.apply(
+        [&a.y, &b.y].map(|x| x.as_slice()),
+        b.y_inner.each_ref().map(|x| x.as_slice()),
+        (&mut out.y, &mut out.ydot),
     );
-    let (sy, sydot) = (out.sy.as_flattened_mut(), out.sydot.as_flattened_mut());
-    Ends::of(
-        a.sy.as_flattened(),
-        b.sy.as_flattened(),
-        a.sydot.as_flattened(),
-        b.sydot.as_flattened(),
-    )
-    .interpolate_into(theta, h, sy, sydot);
-    let (sz, szdot) = (out.sz.as_flattened_mut(), out.szdot.as_flattened_mut());
-    Ends::of(
-        a.sz.as_flattened(),
-        b.sz.as_flattened(),
-        a.szdot.as_flattened(),
-        b.szdot.as_flattened(),
-    )
-    .interpolate_into(theta, h, sz, szdot);
+    basis.apply(
+        [&a.z, &b.z].map(|x| x.as_slice()),
+        b.z_inner.each_ref().map(|x| x.as_slice()),
+        (&mut out.z, &mut out.zdot),
+    );
+    basis.apply(
+        [&a.sy, &b.sy].map(|x| x.as_flattened()),
+        b.sy_inner.each_ref().map(|x| x.as_flattened()),
+        (out.sy.as_flattened_mut(), out.sydot.as_flattened_mut()),
+    );
+    basis.apply(
+        [&a.sz, &b.sz].map(|x| x.as_flattened()),
+        b.sz_inner.each_ref().map(|x| x.as_flattened()),
+        (out.sz.as_flattened_mut(), out.szdot.as_flattened_mut()),
+    );
     out
 }
 
-/// The values `v0, v1` and rates `r0, r1` of some components at the two ends of a step.
-struct Ends<'a> {
-    v0: &'a [f64],
-    v1: &'a [f64],
-    r0: &'a [f64],
-    r1: &'a [f64],
+/// The Lagrange basis of the nodes `θ = 0, ¼, ½, ¾, 1` at one `θ`: the values `l_k(θ)` and
+/// the time derivatives `l_k'(θ)/h` on a step of size `h`.
+pub(crate) struct QuarticBasis {
+    value: [f64; 5],
+    rate: [f64; 5],
 }
 
-impl<'a> Ends<'a> {
-    fn of(v0: &'a [f64], v1: &'a [f64], r0: &'a [f64], r1: &'a [f64]) -> Self {
-        Ends { v0, v1, r0, r1 }
+impl QuarticBasis {
+    /// The nodes, in order.
+    const NODES: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
+
+    /// The basis at `theta` on a step of size `h`.
+    pub(crate) fn at(theta: f64, h: f64) -> Self {
+        let nodes = Self::NODES;
+        let mut basis = QuarticBasis {
+            value: [0.0; 5],
+            rate: [0.0; 5],
+        };
+        for k in 0..5 {
+            let others = (0..5).filter(|&m| m != k);
+            let scale: f64 = others.clone().map(|m| nodes[k] - nodes[m]).product();
+            basis.value[k] = others.clone().map(|m| theta - nodes[m]).product::<f64>() / scale;
+            // d/dθ Π_m (θ − x_m) = Σ_m Π_{m' ≠ m} (θ − x_m').
+            let derivative: f64 = others
+                .clone()
+                .map(|skip| {
+                    others
+                        .clone()
+                        .filter(|&m| m != skip)
+                        .map(|m| theta - nodes[m])
+                        .product::<f64>()
+                })
+                .sum();
+            basis.rate[k] = derivative / (scale * h);
+        }
+        basis
     }
 
-    /// The Hermite values and rates at `θ` of a step of size `h` into `value` and `rate`.
-    fn interpolate_into(self, theta: f64, h: f64, value: &mut [f64], rate: &mut [f64]) {
-        let ends = self.v0.iter().zip(self.v1).zip(self.r0.iter().zip(self.r1));
-        for ((v, r), ((&v0, &v1), (&r0, &r1))) in value.iter_mut().zip(rate).zip(ends) {
-            *v = hermite_value(theta, h, v0, v1, r0, r1);
-            *r = hermite_rate(theta, h, v0, v1, r0, r1);
+    /// Values and rates of components given at the ends (`ends[0]` at `θ = 0`, `ends[1]` at
+    /// `θ = 1`) and the three inner nodes.
+    pub(crate) fn apply(
+        &self,
+        ends: [&[f64]; 2],
+        inner: [&[f64]; 3],
+        out: (&mut [f64], &mut [f64]),
+    ) {
+        let nodes = [ends[0], inner[0], inner[1], inner[2], ends[1]];
+        for (i, (value, rate)) in out.0.iter_mut().zip(out.1.iter_mut()).enumerate() {
+            *value = (0..5).map(|k| self.value[k] * nodes[k][i]).sum();
+            *rate = (0..5).map(|k| self.rate[k] * nodes[k][i]).sum();
         }
     }
 
-    /// [`Ends::interpolate_into`] plus the quartic `16 θ²(1 − θ)² (v_½ − u(½))` that takes the
-    /// interpolant through the consistent midpoint values `mid` (module docs, "Algebraic
-    /// variables"); `u(½) = (v0 + v1)/2 + h (r0 − r1)/8` is the cubic's value there.
-    fn through_middle(self, mid: &[f64], theta: f64, h: f64, value: &mut [f64], rate: &mut [f64]) {
-        let bump = 16.0 * theta * theta * (1.0 - theta) * (1.0 - theta);
-        let bump_rate = 32.0 * theta * (1.0 - theta) * (1.0 - 2.0 * theta) / h;
-        let ends = self.v0.iter().zip(self.v1).zip(self.r0.iter().zip(self.r1));
-        let outputs = value.iter_mut().zip(rate.iter_mut());
-        for ((((&v0, &v1), (&r0, &r1)), &m), (v, r)) in ends.zip(mid).zip(outputs) {
-            let gap = m - (0.5 * (v0 + v1) + 0.125 * h * (r0 - r1));
-            *v = hermite_value(theta, h, v0, v1, r0, r1) + bump * gap;
-            *r = hermite_rate(theta, h, v0, v1, r0, r1) + bump_rate * gap;
-        }
+    /// The rate (time derivative) at this basis's `θ` of values at the five nodes.
+    pub(crate) fn rate_of(&self, nodes: [f64; 5]) -> f64 {
+        (0..5).map(|k| self.rate[k] * nodes[k]).sum()
     }
-}
-
-/// The cubic Hermite interpolant `u(θ)` of one component on a step of size `h` from `y0`
-/// (slope `f0`) to `y1` (slope `f1`), `θ ∈ [0, 1]`:
-/// `u = (1−θ) y0 + θ y1 + θ(θ−1) [(1−2θ)(y1 − y0) + (θ−1) h f0 + θ h f1]` (Hairer, Nørsett &
-/// Wanner I, §II.6, eq. 6.7); the events' dense output (`step/dense.rs`) and this module's.
-#[inline]
-pub(crate) fn hermite_value(theta: f64, h: f64, y0: f64, y1: f64, f0: f64, f1: f64) -> f64 {
-    let t = theta;
-    let w = t * (t - 1.0);
-    let d = y1 - y0;
-    (1.0 - t) * y0 + t * y1 + w * ((1.0 - 2.0 * t) * d + (t - 1.0) * h * f0 + t * h * f1)
-}
-
-/// The time derivative `du/dt` of [`hermite_value`] at `θ`.
-#[inline]
-pub(crate) fn hermite_rate(theta: f64, h: f64, y0: f64, y1: f64, f0: f64, f1: f64) -> f64 {
-    // Hermite basis derivatives (d/dθ), divided by h for d/dt:
-    // h00' = 6θ² − 6θ, h10' = 3θ² − 4θ + 1, h01' = −h00', h11' = 3θ² − 2θ.
-    let t = theta;
-    let d00 = 6.0 * t * t - 6.0 * t;
-    let d10 = 3.0 * t * t - 4.0 * t + 1.0;
-    let d11 = 3.0 * t * t - 2.0 * t;
-    (d00 * (y0 - y1)) / h + d10 * f0 + d11 * f1
 }

@@ -4,7 +4,7 @@
 
 use super::{Driver, HybridOutputs, HybridSolution};
 use crate::adjoint::tape::Recorder;
-use crate::dense::{hermite_value, DensePoint};
+use crate::dense::{DensePoint, QuarticBasis};
 use crate::error::SolveError;
 use crate::fsa::ModeIntegrator;
 use crate::linalg::{Lu, ModeJacobian};
@@ -12,6 +12,7 @@ use crate::model::{algebraic_rate, HybridModel, ModeAdapter, SmoothMode};
 use crate::newton::{consistent_z, ConsistencyProblem};
 use crate::options::Options;
 use crate::stats::Stats;
+use crate::tableau::{Extension, INNER_NODES};
 
 /// `ε^{1/3}`: the central difference of `g`'s Jacobian along the flow takes steps of this
 /// times the step size (`crate::dense`, module docs).
@@ -56,16 +57,14 @@ where
         let sens = self.fsa.then_some(&moving);
         let mut point = dense_point(adapter, &at, sens, it.next_step_size())?;
         point.segment_start = segment_start;
-        if let (false, Some(start)) = (segment_start || NZ == 0, sol.n_dense_points.checked_sub(1))
-        {
-            let options = &self.options.integrator;
-            complete_middle(
-                adapter,
-                &points[start],
-                &mut point,
-                &self.problem.p,
-                options,
-            )?;
+        if let (false, Some(start)) = (segment_start, sol.n_dense_points.checked_sub(1)) {
+            let step = InnerInput {
+                start: &points[start],
+                p: &self.problem.p,
+                options: &self.options.integrator,
+                fsa: self.fsa,
+            };
+            complete_inner(it, adapter, &step, &mut point)?;
         }
         points[sol.n_dense_points] = point;
         sol.n_dense_points += 1;
@@ -165,53 +164,137 @@ where
     Ok(point)
 }
 
-/// The consistent `z` and `∂z/∂p` at the middle of the step from `start` to `end` (written
-/// into `end`, `crate::dense`, "Algebraic variables"): Newton on `g(t, y, z) = 0` at the
-/// interpolated `y` from the interpolated `z`, then `w = −g_z⁻¹ (g_y s + g_p)`.
-fn complete_middle<M, const NY: usize, const NZ: usize, const NP: usize>(
+/// What the inner points of a step need besides the integrator: the point the step started
+/// from, the parameters, the tolerances of the algebraic Newton and whether sensitivities are on.
+struct InnerInput<'a, const NY: usize, const NZ: usize, const NP: usize> {
+    start: &'a DensePoint<NY, NZ, NP>,
+    p: &'a [f64; NP],
+    options: &'a Options<NY, NZ>,
+    fsa: bool,
+}
+
+/// The values at the step's inner nodes `θ = ¼, ½, ¾` (written into `end`; `crate::dense`,
+/// "Inside a step"): `y` and its total sensitivity from the stages' continuous extension, the
+/// fixed-time sensitivity `σ = S(θ) − ẏ(θ) (∂t_n/∂p + θ ∂h/∂p)`, and in a mode with algebraic
+/// variables `z` by Newton on `g = 0` at that `y` and `w = −g_z⁻¹ (g_y σ + g_p)`.
+fn complete_inner<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+>(
+    it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
     adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
-    start: &DensePoint<NY, NZ, NP>,
+    step: &InnerInput<'_, NY, NZ, NP>,
     end: &mut DensePoint<NY, NZ, NP>,
-    p: &[f64; NP],
-    options: &Options<NY, NZ>,
 ) -> Result<(), SolveError>
 where
     M: HybridModel<NY, NZ, NP>,
 {
-    let (h, t) = (end.t - start.t, 0.5 * (start.t + end.t));
-    let middle = |v0: f64, v1: f64, r0: f64, r1: f64| hermite_value(0.5, h, v0, v1, r0, r1);
-    let y: [f64; NY] =
-        core::array::from_fn(|i| middle(start.y[i], end.y[i], start.ydot[i], end.ydot[i]));
-    let mut z: [f64; NZ] =
-        core::array::from_fn(|i| middle(start.z[i], end.z[i], start.zdot[i], end.zdot[i]));
+    let (t0, h, mode) = (step.start.t, end.t - step.start.t, adapter.mode());
+    let (ys, zs, _) = it.stages();
+    let (stage_sy, _) = it.stage_sensitivities();
+    let (dt, dh) = it.step_time_sensitivities();
+    let weights = |extension| -> Result<[[f64; S]; 3], SolveError> {
+        let mut weights = [[0.0; S]; 3];
+        for (w, &theta) in weights.iter_mut().zip(&INNER_NODES) {
+            *w = it.tableau().continuous_weights(theta, extension).ok_or(
+                SolveError::NonFiniteValue {
+                    t: t0,
+                    mode,
+                    what: "continuous extension weights",
+                },
+            )?;
+        }
+        Ok(weights)
+    };
+    let (stiff, smooth) = (weights(Extension::Stiff)?, weights(Extension::Smooth)?);
+    let extend = |d: &[f64; S], stage: &dyn Fn(usize) -> f64| {
+        let base = stage(0);
+        base + (1..S).map(|i| d[i] * (stage(i) - base)).sum::<f64>()
+    };
+    // The values from the stiff extension; the smooth one's values only for the rate in the
+    // grid-shift term of the sensitivities (module docs of `crate::dense`).
+    let y_smooth: [[f64; NY]; 3] =
+        smooth.map(|d| core::array::from_fn(|c| extend(&d, &|i| ys[i][c])));
+    end.y_inner = stiff.map(|d| core::array::from_fn(|c| extend(&d, &|i| ys[i][c])));
+    for (k, &theta) in INNER_NODES.iter().enumerate() {
+        let (y, t) = (end.y_inner[k], t0 + theta * h);
+        let mut sy = [[0.0; NP]; NY];
+        if step.fsa {
+            // ẏ(θ) is the quartic's rate through the five values of y (`crate::dense`).
+            let basis = QuarticBasis::at(theta, h);
+            for (c, row) in sy.iter_mut().enumerate() {
+                let nodes = [
+                    step.start.y[c],
+                    y_smooth[0][c],
+                    y_smooth[1][c],
+                    y_smooth[2][c],
+                    end.y[c],
+                ];
+                let rate = basis.rate_of(nodes);
+                *row = core::array::from_fn(|q| {
+                    extend(&smooth[k], &|i| stage_sy[i][c][q]) - rate * (dt[q] + theta * dh[q])
+                });
+            }
+        }
+        end.sy_inner[k] = sy;
+        if NZ > 0 {
+            let guess = core::array::from_fn(|c| extend(&stiff[k], &|i| zs[i][c]));
+            let at = InnerPoint {
+                t,
+                y: &y,
+                sy: &sy,
+                guess,
+            };
+            (end.z_inner[k], end.sz_inner[k]) = consistent_inner(adapter, &at, step)?;
+        }
+    }
+    Ok(())
+}
+
+/// An inner point's time, state, fixed-time sensitivity and a guess for `z`.
+struct InnerPoint<'a, const NY: usize, const NZ: usize, const NP: usize> {
+    t: f64,
+    y: &'a [f64; NY],
+    sy: &'a [[f64; NP]; NY],
+    guess: [f64; NZ],
+}
+
+/// `z` consistent with `g(t, y, z) = 0` at an inner point, by Newton from the guess, and its
+/// fixed-time sensitivity `w = −g_z⁻¹ (g_y s + g_p)`.
+#[allow(clippy::type_complexity)]
+fn consistent_inner<M, const NY: usize, const NZ: usize, const NP: usize>(
+    adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+    at: &InnerPoint<'_, NY, NZ, NP>,
+    step: &InnerInput<'_, NY, NZ, NP>,
+) -> Result<([f64; NZ], [[f64; NP]; NZ]), SolveError>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    let (t, y, p) = (at.t, at.y, step.p);
     let problem = ConsistencyProblem {
         t,
-        y: &y,
+        y,
         p,
         mode: adapter.mode(),
-        rtol: &options.rtol_z,
-        atol: &options.atol_z,
+        rtol: &step.options.rtol_z,
+        atol: &step.options.atol_z,
     };
+    let mut z = at.guess;
     let (mut jac, mut jac_z, mut stats) = (ModeJacobian::ZERO, [0.0; NZ], Stats::ZERO);
     consistent_z(adapter, &problem, &mut z, &mut jac, &mut jac_z, &mut stats)?;
-    end.z_mid = z;
-    let sy: [[f64; NP]; NY] = core::array::from_fn(|i| {
-        core::array::from_fn(|j| {
-            middle(
-                start.sy[i][j],
-                end.sy[i][j],
-                start.sydot[i][j],
-                end.sydot[i][j],
-            )
-        })
-    });
-    let (jac, _, mut gp) = jacobians(adapter, &PointInput { t, y: &y, z: &z, p });
-    jac.add_g_times(&sy, &[[0.0; NP]; NZ], &mut gp);
+    if !step.fsa {
+        return Ok((z, [[0.0; NP]; NZ]));
+    }
+    let (jac, _, mut gp) = jacobians(adapter, &PointInput { t, y, z: &z, p });
+    jac.add_g_times(at.sy, &[[0.0; NP]; NZ], &mut gp);
     Lu::factor(jac.gz)
         .map_err(|e| SolveError::from_lu(e, t, adapter.mode(), "g_z at a dense-output point"))?
         .solve_columns(&mut gp);
-    end.sz_mid = gp.map(|row| row.map(|v| -v));
-    Ok(())
+    Ok((z, gp.map(|row| row.map(|v| -v))))
 }
 
 /// The mode's Jacobian blocks and its parameter Jacobian `(f_p, g_p)` (with the memory's

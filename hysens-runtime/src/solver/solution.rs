@@ -278,9 +278,11 @@ impl<X: Fields<NY>, const NY: usize, const NZ: usize, const NP: usize> Solution<
     /// sensitivities in the solution's directions, as a sample at `t` would hold them (at an
     /// event time, the state after the event; [`Solution::left_limit_at`] for the one before).
     ///
-    /// It interpolates the stored steps (cubic Hermite of values and slopes, `O(h⁴)` per step;
-    /// [`crate::dense_output`] for the formulas and the measured error): it is within a small
-    /// multiple of the solve's own global error, not more accurate. A time outside the solve,
+    /// It interpolates the stored steps (a quartic per step through its ends and three inner
+    /// values from the stage values, accurate for stiff components too; [`crate::dense_output`]
+    /// for the formulas, the measured error and the one case not yet covered, sensitivities of
+    /// stiff components after an event): it is within a small multiple of the solve's own
+    /// global error, not more accurate. A time outside the solve,
     /// or a solve without dense output, is a [`LookupError::Dense`].
     pub fn at(&self, t: f64) -> Result<SampleState<X, NY, NZ>, LookupError> {
         self.dense_at(t, Limit::Right)

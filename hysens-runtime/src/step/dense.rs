@@ -24,11 +24,9 @@
 //! two or three re-takes. The algebraic variables are interpolated linearly (`O(h²)`) for the
 //! same bracketing purpose only.
 //!
-//! The same formula, component by component (`crate::dense`'s `hermite_value`, `hermite_rate`), is the
-//! dense output a solve keeps for reading after it (`crate::dense`), for the states and their
-//! sensitivities alike.
-
-use crate::dense::{hermite_rate, hermite_value};
+//! This is the driver's interpolant while it integrates; the dense output a solve keeps for
+//! reading after it (`crate::dense`) is built from the stage values instead, which stay accurate
+//! for stiff components.
 
 /// The cubic Hermite interpolant of one step of size `h` from `y0` (slope `f0`) to `y1`
 /// (slope `f1`), module docs.
@@ -58,6 +56,29 @@ impl<const K: usize> Hermite<'_, K> {
 /// Linear interpolation `(1 − θ) a + θ b` (algebraic variables, for bracketing only).
 pub(crate) fn lerp<const K: usize>(theta: f64, a: &[f64; K], b: &[f64; K]) -> [f64; K] {
     core::array::from_fn(|i| a[i] + theta * (b[i] - a[i]))
+}
+
+/// The cubic Hermite interpolant `u(θ)` of one component on a step of size `h` from `y0`
+/// (slope `f0`) to `y1` (slope `f1`), `θ ∈ [0, 1]` (module docs, Hairer, Nørsett & Wanner I,
+/// §II.6, eq. 6.7).
+#[inline]
+fn hermite_value(theta: f64, h: f64, y0: f64, y1: f64, f0: f64, f1: f64) -> f64 {
+    let t = theta;
+    let w = t * (t - 1.0);
+    let d = y1 - y0;
+    (1.0 - t) * y0 + t * y1 + w * ((1.0 - 2.0 * t) * d + (t - 1.0) * h * f0 + t * h * f1)
+}
+
+/// The time derivative `du/dt` of [`hermite_value`] at `θ`.
+#[inline]
+fn hermite_rate(theta: f64, h: f64, y0: f64, y1: f64, f0: f64, f1: f64) -> f64 {
+    // Hermite basis derivatives (d/dθ), divided by h for d/dt:
+    // h00' = 6θ² − 6θ, h10' = 3θ² − 4θ + 1, h01' = −h00', h11' = 3θ² − 2θ.
+    let t = theta;
+    let d00 = 6.0 * t * t - 6.0 * t;
+    let d10 = 3.0 * t * t - 4.0 * t + 1.0;
+    let d11 = 3.0 * t * t - 2.0 * t;
+    (d00 * (y0 - y1)) / h + d10 * f0 + d11 * f1
 }
 
 #[cfg(test)]

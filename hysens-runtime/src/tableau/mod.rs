@@ -16,12 +16,14 @@
 
 #![allow(clippy::needless_range_loop)] // index loops mirror the Butcher-array formulas
 
+mod continuous;
 mod esdirk23;
 mod esdirk34;
 mod kc_esdirk436;
 #[cfg(test)]
 mod order_conditions;
 
+pub use continuous::{Extension, INNER_NODES};
 pub use esdirk23::ESDIRK23;
 pub use esdirk34::ESDIRK34;
 pub use kc_esdirk436::ESDIRK436L2SA;
