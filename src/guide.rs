@@ -320,7 +320,7 @@
 //! | attribute | cost |
 //! |---|---|
 //! | `#[cost(integral)]` | `∫ L dt` over the solve |
-//! | `#[cost(integral, modes(a, b))]` | `∫ L dt` only while in the listed modes (zero elsewhere; in a sliding mode, the Filippov combination of its sides) |
+//! | `#[cost(integral, modes(a, b))]` | `∫ L dt` only while in the listed modes, zero elsewhere (`∫ a² dt` only in contact; in a sliding mode, the Filippov combination of its sides) |
 //! | `#[cost(terminal)]` | `φ` at the final time (at `t*` after a terminal guard) |
 //! | `#[cost(sampled)]` | `Σₖ ℓ(tₖ, y, z, p, dₖ)` over the sample times, with a datum `d: f64` per sample (least squares against data) |
 //!
