@@ -42,6 +42,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "parallel" => (false, true),
         other => return Err(format!("unknown mode {other:?}").into()),
     };
+    println!(
+        "model: Serban & Recuero's Ex. 5.1, x' = 4 - x in mode a while h = x³ - 5x² + 7x - p ≤ 0, \
+         x' = 10 - 2x in mode b while h > 0;"
+    );
+    println!(
+        "       {N} solves from x(0) = 0 on [0, 5], p swept over [2.6, 3.2), with forward \
+         sensitivities to p and x(0), rtol 1e-8, atol 1e-10"
+    );
     let (solver, items, mut slots) = p1_fsa_batch(N);
 
     let run_sequential = |slots: &mut [Slot<'_, 1, 0, 2>]| -> Duration {

@@ -7,10 +7,11 @@
 //! cargo run --release -p hysens-examples --example cost_test_overhead -- [rounds]
 //! ```
 //!
-//! Prints a Markdown table (the one in BENCHMARKS.md): accepted and rejected steps, `f`
-//! evaluations and LU factorizations, which are deterministic, and the median wall time of
-//! `rounds` solves (default 100), off and on interleaved so that a machine shared with other
-//! jobs slows both alike; times still move by 10–20 % from run to run on a loaded machine.
+//! Prints the models it solves (`model:`), then a Markdown table (the one in BENCHMARKS.md):
+//! accepted and rejected steps, `f` evaluations and LU factorizations, which are
+//! deterministic, and the median wall time of `rounds` solves (default 100), off and on
+//! interleaved so that a machine shared with other jobs slows both alike; times still move by
+//! 10–20 % from run to run on a loaded machine.
 
 use std::time::Instant;
 
@@ -226,6 +227,14 @@ fn change(a: usize, b: usize) -> String {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rounds: usize = std::env::args().nth(1).map_or(Ok(100), |a| a.parse())?;
+    println!(
+        "model: every example's and benchmark's model with an integral cost: Ex. 5.1, EM steel, \
+         the memory toy, the relay, stick-slip, a thermostat;"
+    );
+    println!(
+        "       a row per solve (or batch of solves) at its example's or benchmark's settings, \
+         with the integral cost's error test off and on (the default)\n"
+    );
     println!(
         "| case | settings | steps off → on | rejected | f evals off → on | LU off → on | \
          time off → on (median of {rounds}) |"

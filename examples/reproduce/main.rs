@@ -16,7 +16,8 @@
 //! cargo run --release -p hysens-examples --example reproduce -- --json      # JSON, for CI
 //! ```
 //!
-//! The exit status is nonzero if any row fails (or a solve fails).
+//! The aligned text starts with the models (`model: …`); `--markdown` and `--json` print the
+//! table alone. The exit status is nonzero if any row fails (or a solve fails).
 
 use std::process::ExitCode;
 
@@ -66,6 +67,20 @@ fn format_from_args() -> Result<Format, String> {
     Ok(format)
 }
 
+/// The models of the cases, for the aligned text: those with an example of their own are
+/// solved as there (its `model:` lines give the equations); the memory toy has none.
+fn print_models() {
+    println!(
+        "model: S&R Ex. 5.1, Ex. 5.2 (EM steel), Robertson and the bouncing ball, as their examples \
+         solve them (quickstart, steel_hysteresis, robertson, bouncing_ball);"
+    );
+    println!(
+        "       the memory toy: y1' = 1, y2' = -p1 (y2 - y2*) + 1 from y = 0, y2* = y2 at the last \
+         mode entry (the start, then the switch when y1 rises through p2); G = ∫₀³ y2 dt"
+    );
+    println!();
+}
+
 /// Every row, case by case.
 fn all_rows() -> Result<Vec<table::Row>, Box<dyn std::error::Error>> {
     let cases = [
@@ -90,6 +105,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Format::Text = format {
+        print_models();
+    }
     let rows = match all_rows() {
         Ok(rows) => rows,
         Err(error) => {
