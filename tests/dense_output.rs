@@ -352,6 +352,31 @@ fn stiff_component_after_an_event() {
     // component's distance from its slow manifold times the stiffness, they were 148, 1349
     // and 55 (the docs of `hysens_runtime::dense_output`, "On a moving grid").
     compare_stiff!(dosed_robertson, x0, p, 1e5, times, 1e-10, SENSITIVITY_BOUND);
+    // That derivative is computed aside: with sensitivities (in the error test or not), the
+    // solve with dense output is the solve without it, bit for bit, counters included.
+    for error_test in [false, true] {
+        let mut options = HybridOptions::new(1e-6, 1e-10);
+        options.integrator.sensitivity_error_test = error_test;
+        let solver = dosed_robertson::Model
+            .solver()
+            .options(options)
+            .sensitivities_to(Params::All, InitialStates::None);
+        let dense = solver
+            .dense_output()
+            .solve(0.0, 1e5, &x0, &p)
+            .expect("solves");
+        let plain = solver.solve(0.0, 1e5, &x0, &p).expect("solves");
+        assert_eq!(dense.y, plain.y);
+        assert_eq!(dense.stats, plain.stats);
+        for of in ["y1", "y2", "y3"] {
+            for wrt in ["k1", "k2", "k3"] {
+                assert_eq!(
+                    dense.sensitivity(of, wrt).expect("known"),
+                    plain.sensitivity(of, wrt).expect("known")
+                );
+            }
+        }
+    }
 }
 
 /// Reading a solve without dense output, or outside the solve, is an error that says so.
