@@ -687,10 +687,8 @@
 //!   accurate over long steps; in a DAE mode `z` is consistent at the inner values), within 20
 //!   (states) and 500 (sensitivities) times `rtol ‖v‖ + atol` of a solve sampled at those times
 //!   (`tests/dense_output.rs`: Ex. 5.1, the ball, the steel oscillator at rtol 1e-6 … 1e-10;
-//!   Robertson and Van der Pol at μ = 1000 at rtol 1e-4 … 1e-8; measured ≤ 5.6 and ≤ 38). Not
-//!   yet for the *sensitivities* of stiff components after an event whose time depends on the
-//!   parameters (Robertson dosed once: 1.35e3 times the tolerance at rtol 1e-6; its states
-//!   stay ≤ 3.8): sample those. No heap: `HybridOutputs::dense` and
+//!   Robertson, also dosed once at a parameter-dependent time, and Van der Pol at μ = 1000 at
+//!   rtol 1e-4 … 1e-8; measured ≤ 5.6 and ≤ 45). No heap: `HybridOutputs::dense` and
 //!   `hysens::runtime::dense_output`.
 //! - **The gradient by the adjoint**: `.gradient(t0, tf, &x0, &p)?` (or, with the default
 //!   settings, the generated `Model.gradient(t0, tf, &x0, &p)?`) returns the objective and

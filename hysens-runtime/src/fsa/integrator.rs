@@ -380,6 +380,33 @@ where
         self.following().compute_step_length_direction(tn, h)
     }
 
+    /// The H-direction `∂Y_i/∂H` of the last accepted step, from `tn` of size `h`
+    /// (`length.rs`), computed on the side: the stage derivatives, the stage LUs, the stored
+    /// H-direction and the statistics are restored afterwards, so the steps, the tape and the
+    /// counters stay those of a solve that does not ask for it (for the dense output's
+    /// conversion to fixed time, `hybrid/dense.rs`).
+    pub(crate) fn step_length_direction_aside(
+        &mut self,
+        tn: f64,
+        h: f64,
+    ) -> Result<[[f64; NY]; S], SolveError> {
+        let fsa = self.fsa.clone();
+        let (fs, refined, stats) = (
+            self.step.stages.fs,
+            self.step.stages.refined,
+            self.step.stats,
+        );
+        let direction = self
+            .following()
+            .compute_step_length_direction(tn, h)
+            .map(|()| self.fsa.sens.stage_yh);
+        self.fsa = fsa;
+        self.step.stages.fs = fs;
+        self.step.stages.refined = refined;
+        self.step.stats = stats;
+        direction
+    }
+
     /// The stage derivatives of the last accepted step refined (`length.rs`), for a solve
     /// without forward sensitivities that records a tape for the adjoint.
     pub(crate) fn refine_stage_derivatives_of_last_step(

@@ -25,17 +25,26 @@ where
     R: Recorder<S, NY, NZ>,
 {
     /// Appends the point at the integrator's time to the dense output, if one is kept: where a
-    /// segment starts (`segment_start`) or an accepted step ends.
+    /// segment starts (`step` is `None`) or where the accepted step `step = (t_n, h)` ends.
     pub(super) fn record_dense<const N: usize>(
         &self,
-        it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
         adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
-        segment_start: bool,
+        step: Option<(f64, f64)>,
         outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
         sol: &mut HybridSolution<NY, NZ, NP>,
     ) -> Result<(), SolveError> {
         let Some(points) = outputs.dense.as_deref_mut() else {
             return Ok(());
+        };
+        let segment_start = step.is_none();
+        // At the end of a step on a grid that moves with `p`, the step's derivative with
+        // respect to its length converts to fixed time (`crate::dense`, "On a moving grid").
+        let end_rate = match step {
+            Some((tn, h)) if self.fsa && h > 0.0 && moves(it.time_sensitivity()) => {
+                Some(it.step_length_direction_aside(tn, h)?[S - 1])
+            }
+            _ => None,
         };
         let (t, mode) = (it.t(), adapter.mode());
         let capacity = points.len();
@@ -55,7 +64,7 @@ where
             p: &self.problem.p,
         };
         let sens = self.fsa.then_some(&moving);
-        let mut point = dense_point(adapter, &at, sens, it.next_step_size())?;
+        let mut point = dense_point(adapter, &at, sens, it.next_step_size(), end_rate.as_ref())?;
         point.segment_start = segment_start;
         if let (false, Some(start)) = (segment_start, sol.n_dense_points.checked_sub(1)) {
             let step = InnerInput {
@@ -70,6 +79,11 @@ where
         sol.n_dense_points += 1;
         Ok(())
     }
+}
+
+/// Whether a grid shift `∂t/∂p` is not zero.
+fn moves<const NP: usize>(shift: &[f64; NP]) -> bool {
+    shift.iter().any(|x| *x != 0.0)
 }
 
 /// A grid point's time, state and parameters.
@@ -90,11 +104,15 @@ struct MovingSensitivities<'a, const NY: usize, const NZ: usize, const NP: usize
 
 /// The dense-output point at `at` in the adapter's mode (`crate::dense`, module docs), with
 /// fixed-time sensitivities from `sens` if given; `step` scales the central difference.
+/// `shift_rate`, if given, replaces `ẏ = f` in the conversion to fixed time (the step's
+/// derivative `∂y_{n+1}/∂H` with respect to its length, `crate::dense`, "On a moving grid"),
+/// with `ż` consistent with it.
 fn dense_point<M, const NY: usize, const NZ: usize, const NP: usize>(
     adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
     at: &PointInput<'_, NY, NZ, NP>,
     sens: Option<&MovingSensitivities<'_, NY, NZ, NP>>,
     step: f64,
+    shift_rate: Option<&[f64; NY]>,
 ) -> Result<DensePoint<NY, NZ, NP>, SolveError>
 where
     M: HybridModel<NY, NZ, NP>,
@@ -117,10 +135,18 @@ where
         return Ok(point);
     };
     // Fixed-time sensitivities: s = s_n − ẏ ∂t_n/∂p, w = w_n − ż ∂t_n/∂p.
-    for (row, (moving, rate)) in point.sy.iter_mut().zip(sens.sy.iter().zip(point.ydot)) {
+    let (ydot, zdot) = match shift_rate {
+        Some(rate) => {
+            let zdot =
+                algebraic_rate(adapter.model(), mode, &model_point, rate).map_err(singular)?;
+            (*rate, zdot)
+        }
+        None => (point.ydot, point.zdot),
+    };
+    for (row, (moving, rate)) in point.sy.iter_mut().zip(sens.sy.iter().zip(ydot)) {
         *row = core::array::from_fn(|j| moving[j] - rate * sens.st[j]);
     }
-    for (row, (moving, rate)) in point.sz.iter_mut().zip(sens.sz.iter().zip(point.zdot)) {
+    for (row, (moving, rate)) in point.sz.iter_mut().zip(sens.sz.iter().zip(zdot)) {
         *row = core::array::from_fn(|j| moving[j] - rate * sens.st[j]);
     }
     // ṡ = f_y s + f_z w + f_p.

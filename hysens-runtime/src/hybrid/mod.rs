@@ -446,7 +446,7 @@ where
             Some(resumed) => resumed,
             None => {
                 Self::sync(it, sol);
-                self.record_dense(it, adapter, true, outputs, sol)?;
+                self.record_dense(it, adapter, None, outputs, sol)?;
                 self.instant.enter(it.t(), adapter.mode(), it.y());
                 let (mut armed, firing) = self.arm(it, adapter, entry)?;
                 if firing.is_none() && armed.any_undecided::<M, NY, NZ, NP>(adapter.mode()) {
@@ -575,7 +575,7 @@ where
             it.commit_fixed(trial.h, trial.t_end, length, &mut |_| {})?;
         }
         self.after_step(it, adapter, tn, trial.h, sol);
-        self.record_dense(it, adapter, false, outputs, sol)?;
+        self.record_dense(it, adapter, Some((tn, trial.h)), outputs, sol)?;
         let kind = if trial.landing {
             StepKind::Landing
         } else {
@@ -660,7 +660,7 @@ where
         };
         self.after_step(it, adapter, tn, h, sol);
         if h > 0.0 {
-            self.record_dense(it, adapter, false, outputs, sol)?;
+            self.record_dense(it, adapter, Some((tn, h)), outputs, sol)?;
         }
         if let Some(entry) = logged {
             self.log_step(entry, it.t(), adapter.mode(), outputs, sol)?;
