@@ -72,7 +72,10 @@
 //! inner nodes keep the quartic's rate through the five values, whose end values are
 //! converted as above); at a segment's first point (no step yet), the first step's
 //! `lim_{θ→0} u_H(θ)/θ` changed no measured value. The first point after such an event still
-//! uses `f`.
+//! uses `f`. At tighter tolerances the dosed Robertson stays above the other cases: 124 and
+//! 137 times the tolerance at `rtol` 1e-10 and 1e-12 (the undosed one 8), within the bound the
+//! tests assert (500) but not explained yet; the inner nodes' rate and that first point are the
+//! suspects.
 //!
 //! **Events.** An event at `t*` ends one segment and starts another at the same time: the
 //! points on both sides are stored, and [`Limit`] says which is read. [`Limit::Left`] gives
