@@ -58,6 +58,7 @@ const fn mode(name: &'static str, constant_jacobian: bool) -> ModeInfo {
         uses_memory: false,
         constant_jacobian,
         terminal: false,
+        index2: false,
     }
 }
 

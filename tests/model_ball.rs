@@ -80,6 +80,7 @@ fn tables() {
             uses_memory: false,
             constant_jacobian: true,
             terminal: false,
+            index2: false,
         }]
     );
     assert_eq!(

@@ -118,12 +118,14 @@ fn tables() {
                 uses_memory: false,
                 constant_jacobian: true,
                 terminal: false,
+                index2: false,
             },
             ModeInfo {
                 name: "b",
                 uses_memory: false,
                 constant_jacobian: true,
                 terminal: false,
+                index2: false,
             }
         ]
     );

@@ -117,6 +117,7 @@ fn tables_and_outputs() {
             uses_memory: false,
             constant_jacobian: false,
             terminal: false,
+            index2: false,
         }]
     );
     assert!(<M as HybridModel<3, 0, 3>>::GUARDS.is_empty());

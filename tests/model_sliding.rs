@@ -534,6 +534,7 @@ fn tables_list_the_sliding_mode_and_the_surface_guards() {
         uses_memory: false,
         constant_jacobian,
         terminal: false,
+        index2: false,
     };
     assert_eq!(
         <M as HybridModel<2, 0, 4>>::MODES,

@@ -217,12 +217,14 @@ fn tables() {
                 uses_memory: true,
                 constant_jacobian: false,
                 terminal: false,
+                index2: false,
             },
             ModeInfo {
                 name: "unloading",
                 uses_memory: true,
                 constant_jacobian: false,
                 terminal: false,
+                index2: false,
             }
         ]
     );

@@ -123,12 +123,14 @@ fn tables() {
                 uses_memory: false,
                 constant_jacobian: false,
                 terminal: false,
+                index2: false,
             },
             ModeInfo {
                 name: "high",
                 uses_memory: true,
                 constant_jacobian: false,
                 terminal: false,
+                index2: false,
             }
         ]
     );

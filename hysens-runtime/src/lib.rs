@@ -130,9 +130,9 @@ pub use dense::{dense_output, DenseError, DensePoint, Limit};
 pub use error::{Described, SolveError};
 pub use hybrid::{adjoint_tape_length, solve, solve_adjoint, solve_costs};
 pub use model::{
-    cost_index, AdjointProducts, CostInfo, CostKind, CostValue, Direction, EventTarget, GuardInfo,
-    HybridModel, InitialMode, Memory, ModeInfo, ModeJacobian, ModelSizes, Objective, Point,
-    ResetJacobian, ScalarPartials,
+    cost_index, AdjointProducts, ConditionPartials, CostInfo, CostKind, CostValue, Direction,
+    EventTarget, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo, ModeJacobian, ModelSizes,
+    Objective, Point, ResetJacobian, ScalarPartials,
 };
 pub use options::{CostErrorTest, Options};
 pub(crate) use run::ZENO_CLOSE_EVENTS;

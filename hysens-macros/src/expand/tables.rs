@@ -33,7 +33,8 @@ pub fn modes(
                 name: #name,
                 uses_memory: #uses_memory,
                 constant_jacobian: #constant_jacobian,
-                terminal: #terminal
+                terminal: #terminal,
+                index2: false
             })
         });
     quote!(const MODES: &'static [#rt::ModeInfo] = &[#(#modes),*];)

@@ -170,6 +170,7 @@ impl<const NY: usize, const NZ: usize, const NP: usize, const MEM: bool> HybridM
         uses_memory: MEM,
         constant_jacobian: false,
         terminal: false,
+        index2: false,
     }; 2];
     const GUARDS: &'static [GuardInfo] = &[GuardInfo {
         name: "",

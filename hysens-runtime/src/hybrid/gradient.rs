@@ -43,7 +43,7 @@ use crate::run::{HybridOutputs, HybridProblem, HybridRun, HybridSolution, Sample
 /// struct Decay;
 /// type P<'a> = Point<'a, 1, 0, 1>;
 /// impl HybridModel<1, 0, 1> for Decay {
-///     const MODES: &'static [ModeInfo] = &[ModeInfo { name: "decay", uses_memory: false, constant_jacobian: true, terminal: false }];
+///     const MODES: &'static [ModeInfo] = &[ModeInfo { name: "decay", uses_memory: false, constant_jacobian: true, terminal: false , index2: false}];
 ///     const STATE_NAMES: [&'static str; 1] = ["y"];
 ///     const PARAMETER_NAMES: [&'static str; 1] = ["k"];
 ///     fn residual(&self, _: usize, at: &P, f: &mut [f64; 1], _: &mut [f64; 0]) { f[0] = -at.p[0] * at.y[0]; }

@@ -100,7 +100,7 @@ use crate::tableau::Tableau;
 /// struct Ball;
 /// type P<'a> = Point<'a, 2, 0, 2>;
 /// impl HybridModel<2, 0, 2> for Ball {
-///     const MODES: &'static [ModeInfo] = &[ModeInfo { name: "flight", uses_memory: false, constant_jacobian: true, terminal: false }];
+///     const MODES: &'static [ModeInfo] = &[ModeInfo { name: "flight", uses_memory: false, constant_jacobian: true, terminal: false , index2: false}];
 ///     const GUARDS: &'static [GuardInfo] = &[GuardInfo {
 ///         name: "impact", from: 0, to: 0, direction: Direction::Falling, has_reset: true,
 ///         surface: None,

@@ -19,7 +19,7 @@
 //! adapter returns those totals from [`SmoothMode::parameter_jacobian`], so the existing IND
 //! sensitivities (`fsa/`) carry the memory terms as extra sources unchanged.
 
-use super::{HybridModel, Memory, ModeJacobian, Point, SmoothMode};
+use super::{g_partials, ConditionPartials, HybridModel, Memory, ModeJacobian, Point, SmoothMode};
 
 /// A mode of a hybrid model with fixed memory and memory sensitivities.
 #[derive(Clone, Copy, Debug)]
@@ -165,6 +165,38 @@ where
 
     fn has_integral_cost(&self) -> bool {
         M::HAS_INTEGRAL_COST
+    }
+
+    fn is_index2(&self) -> bool {
+        M::MODES.get(self.mode).is_some_and(|info| info.index2)
+    }
+
+    /// `g`, or in an index-2 mode [`HybridModel::hidden_constraint`].
+    fn condition(&self, t: f64, y: &[f64; NY], z: &[f64; NZ], p: &[f64; NP], out: &mut [f64; NZ]) {
+        if self.is_index2() {
+            self.model
+                .hidden_constraint(self.mode, &self.point(t, y, z, p), out);
+        } else {
+            self.g(t, y, z, p, out);
+        }
+    }
+
+    /// `g`'s partials (with the memory's terms in `c_p`), or in an index-2 mode those of
+    /// [`HybridModel::hidden_constraint`] (index-2 modes do not read the memory).
+    fn condition_partials(
+        &self,
+        t: f64,
+        y: &[f64; NY],
+        z: &[f64; NZ],
+        p: &[f64; NP],
+        out: &mut ConditionPartials<NY, NZ, NP>,
+    ) {
+        if self.is_index2() {
+            let at = self.point(t, y, z, p);
+            self.model.hidden_constraint_partials(self.mode, &at, out);
+        } else {
+            g_partials(self, t, y, z, p, out);
+        }
     }
 
     /// [`HybridModel::integral_cost`] of the mode, with its memory: the sum of the integral

@@ -235,6 +235,7 @@ mod tests {
             uses_memory: false,
             constant_jacobian: true,
             terminal: false,
+            index2: false,
         }];
         const STATE_NAMES: [&'static str; 1] = ["y"];
         const PARAMETER_NAMES: [&'static str; 1] = ["k"];

@@ -177,6 +177,35 @@ pub struct ModeInfo {
     /// are total derivatives (`s⁺`, which carries `τ` through the step to the event), and the
     /// terminal cost adds `φ_t τ`.
     pub terminal: bool,
+    /// Whether it is a Hessenberg index-2 mode (Serban & Recuero 2019, §3.3, Eq. 15): its
+    /// algebraic equations `0 = k(t, y, p)` do not read `z`, and `z` is defined by the hidden
+    /// constraint `k_y f + k_t = 0` ([`HybridModel::hidden_constraint`]), solvable when
+    /// `k_y f_z` is nonsingular.
+    pub index2: bool,
+}
+
+/// The partials of a mode's condition on `z` (its `g` in an index-1 mode, the hidden constraint
+/// in an index-2 mode): `c_y` (`NZ × NY`), `c_z` (`NZ × NZ`), `c_p` (`NZ × NP`) and `c_t`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ConditionPartials<const NY: usize, const NZ: usize, const NP: usize> {
+    /// `∂c/∂y`.
+    pub cy: [[f64; NY]; NZ],
+    /// `∂c/∂z`.
+    pub cz: [[f64; NZ]; NZ],
+    /// `∂c/∂p` (with the memory's terms in a mode that reads it).
+    pub cp: [[f64; NP]; NZ],
+    /// `∂c/∂t`.
+    pub ct: [f64; NZ],
+}
+
+impl<const NY: usize, const NZ: usize, const NP: usize> ConditionPartials<NY, NZ, NP> {
+    /// All zero.
+    pub const ZERO: Self = ConditionPartials {
+        cy: [[0.0; NY]; NZ],
+        cz: [[0.0; NZ]; NZ],
+        cp: [[0.0; NP]; NZ],
+        ct: [0.0; NZ],
+    };
 }
 
 /// Whether entering `mode` of `M` ends the solve ([`ModeInfo::terminal`]); `false` for an index
@@ -320,6 +349,23 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
         gt: &mut [f64; NZ],
     ) {
         let _ = (mode, at, ft, gt);
+    }
+
+    /// The hidden constraint `k_y f + k_t` of an index-2 `mode` ([`ModeInfo::index2`]; `g = k`),
+    /// the condition that defines `z` there. Default: nothing written (no index-2 modes).
+    fn hidden_constraint(&self, mode: usize, at: &Point<'_, NY, NZ, NP>, h: &mut [f64; NZ]) {
+        let _ = (mode, at, h);
+    }
+
+    /// The partials `H_y, H_z, H_p, H_t` of [`HybridModel::hidden_constraint`] `H` of an index-2
+    /// `mode` (zeroed by the caller). Default: nothing written.
+    fn hidden_constraint_partials(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        partials: &mut ConditionPartials<NY, NZ, NP>,
+    ) {
+        let _ = (mode, at, partials);
     }
 
     /// `∂f/∂y*, ∂f/∂z*, ∂g/∂y*, ∂g/∂z*` of `mode` (in the blocks `fy, fz, gy, gz` of `jac`).

@@ -33,8 +33,8 @@ pub use adapter::ModeAdapter;
 pub use costs::{cost_index, CostInfo, CostKind, CostValue, Objective};
 pub(crate) use hybrid::ends_solve;
 pub use hybrid::{
-    AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo,
-    ModelSizes, Point, ResetJacobian, ScalarPartials,
+    AdjointProducts, ConditionPartials, Direction, EventTarget, GuardInfo, HybridModel,
+    InitialMode, Memory, ModeInfo, ModelSizes, Point, ResetJacobian, ScalarPartials,
 };
 pub(crate) use output::{
     chain as output_chain, partials as output_partials, value as output_value,
@@ -116,6 +116,34 @@ pub trait SmoothMode<const NY: usize, const NZ: usize, const NP: usize> {
         0.0
     }
 
+    /// Whether the mode is Hessenberg index 2 ([`crate::ModeInfo::index2`]): `g = k(t, y, p)`
+    /// does not read `z`, and [`SmoothMode::condition`] is the hidden constraint. Default `false`.
+    fn is_index2(&self) -> bool {
+        false
+    }
+
+    /// The condition `c(t, y, z, p) = 0` that defines `z` given `y`: `g` in an index-1 mode
+    /// (the default), the hidden constraint `k_y f + k_t` in an index-2 mode. Consistent
+    /// initialization, the sensitivities `w = −c_z⁻¹ (c_y s + c_p)` at a restart and the rate
+    /// `ż = −c_z⁻¹ (c_t + c_y ẏ)` are written with it.
+    fn condition(&self, t: f64, y: &[f64; NY], z: &[f64; NZ], p: &[f64; NP], out: &mut [f64; NZ]) {
+        self.g(t, y, z, p, out);
+    }
+
+    /// The partials of [`SmoothMode::condition`] (the default: `g`'s, from
+    /// [`SmoothMode::jacobian`], [`SmoothMode::parameter_jacobian`] and
+    /// [`SmoothMode::time_partials`]).
+    fn condition_partials(
+        &self,
+        t: f64,
+        y: &[f64; NY],
+        z: &[f64; NZ],
+        p: &[f64; NP],
+        out: &mut ConditionPartials<NY, NZ, NP>,
+    ) {
+        g_partials(self, t, y, z, p, out);
+    }
+
     /// Time partials `f_t` (`NY`) and `g_t` (`NZ`) at `(t, y, z, p)`, zeroed by the caller.
     ///
     /// Needed only for sensitivities of steps whose start time or length depends on the
@@ -132,4 +160,23 @@ pub trait SmoothMode<const NY: usize, const NZ: usize, const NP: usize> {
         _gt: &mut [f64; NZ],
     ) {
     }
+}
+
+/// The partials of `g` of `mode` as [`ConditionPartials`] (the condition of an index-1 mode).
+pub(crate) fn g_partials<M, const NY: usize, const NZ: usize, const NP: usize>(
+    mode: &M,
+    t: f64,
+    y: &[f64; NY],
+    z: &[f64; NZ],
+    p: &[f64; NP],
+    out: &mut ConditionPartials<NY, NZ, NP>,
+) where
+    M: SmoothMode<NY, NZ, NP> + ?Sized,
+{
+    let mut jac = ModeJacobian::ZERO;
+    mode.jacobian(t, y, z, p, &mut jac);
+    let (mut fp, mut ft) = ([[0.0; NP]; NY], [0.0; NY]);
+    mode.parameter_jacobian(t, y, z, p, &mut fp, &mut out.cp);
+    mode.time_partials(t, y, z, p, &mut ft, &mut out.ct);
+    (out.cy, out.cz) = (jac.gy, jac.gz);
 }
