@@ -5,7 +5,6 @@
 //! Run: `cargo run --release --example hysens_adjoint -- [REPEAT]`; for instruction counts,
 //! `valgrind --tool=callgrind target/release/examples/hysens_adjoint 1 P3a asa`.
 
-#[allow(unused_imports)] // one model of the shared file is not used here
 #[path = "../../../tests/support/models.rs"]
 mod models;
 #[path = "shared/probe_problems.rs"]
