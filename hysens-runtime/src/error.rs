@@ -200,6 +200,19 @@ pub enum SolveError {
         /// Which invariant.
         what: &'static str,
     },
+    /// The differential state at the start of a segment of a Hessenberg index-2 mode (at `t0`,
+    /// or after an event's reset) is off the mode's constraint `k(t, y, p) = 0` by more than
+    /// the tolerance: the least change of `y` that would put it there has a WRMS norm
+    /// `distance > 1` (weights `atol_y + rtol_y |y|`). Such a state is not a consistent start;
+    /// the model's initial state or reset must satisfy `k = 0` (Serban & Recuero 2019, Eq. 16e).
+    OffConstraint {
+        /// Time of the start.
+        t: f64,
+        /// Mode index.
+        mode: usize,
+        /// WRMS norm of the least correction of `y`.
+        distance: f64,
+    },
     /// A matrix that must be nonsingular (Newton iteration matrix, `g_z`) is singular.
     SingularMatrix {
         /// Time of the last accepted step.
@@ -240,6 +253,7 @@ impl SolveError {
             | SolveError::NoInitialMode { t }
             | SolveError::InvalidArgument { t, .. }
             | SolveError::Internal { t, .. }
+            | SolveError::OffConstraint { t, .. }
             | SolveError::SingularMatrix { t, .. } => t,
             SolveError::InvalidTimeSpan { t0, .. } => t0,
         }
@@ -263,6 +277,7 @@ impl SolveError {
             | SolveError::SurfaceIntersection { mode, .. }
             | SolveError::InvalidArgument { mode, .. }
             | SolveError::Internal { mode, .. }
+            | SolveError::OffConstraint { mode, .. }
             | SolveError::SingularMatrix { mode, .. } => mode,
             SolveError::InvalidTimeSpan { .. } | SolveError::NoInitialMode { .. } => 0,
         }
@@ -393,6 +408,10 @@ impl fmt::Display for Described<'_> {
             SolveError::Internal { what, .. } => write!(
                 f,
                 "internal error of hysens (a bug, please report it with the model): {what} (t = {t:?}, mode {m})"
+            ),
+            SolveError::OffConstraint { distance, .. } => write!(
+                f,
+                "at t = {t:?} the state is off the constraint k(t, y, p) = 0 of index-2 mode {m} by {distance:.3e} times its tolerance (the least correction of y, WRMS): the initial state or the reset must satisfy k = 0"
             ),
             SolveError::SingularMatrix { column, .. } => {
                 write!(f, "singular matrix (column {column}) at t = {t:?} in mode {m}")

@@ -47,7 +47,7 @@
 use crate::error::SolveError;
 use crate::linalg::all_finite;
 use crate::linalg::{Lu, LuError};
-use crate::model::{ModeJacobian, SmoothMode};
+use crate::model::{ConditionPartials, ModeJacobian, SmoothMode};
 use crate::norm::{rms, sum_sq, weights};
 use crate::stats::Stats;
 
@@ -99,6 +99,10 @@ pub(crate) struct ConsistencyProblem<'a, const NY: usize, const NZ: usize, const
     pub rtol: &'a [f64; NZ],
     /// Absolute tolerances of `z`.
     pub atol: &'a [f64; NZ],
+    /// The tolerances `(rtol, atol)` of `y`: given, the state of an index-2 mode is checked to
+    /// lie on its constraint `k = 0` ([`on_constraint`]); not given (the dense output's
+    /// interpolated states), it is not.
+    pub y_tolerances: Option<(&'a [f64; NY], &'a [f64; NY])>,
 }
 
 impl<M, const NP: usize, const N: usize> StageNewton<'_, M, NP, N> {
@@ -306,12 +310,18 @@ where
         mode,
         rtol,
         atol,
+        y_tolerances,
     } = *problem;
     let nonfinite = |what| SolveError::NonFiniteValue { t, mode, what };
+    let index2 = model.is_index2();
+    if let (true, Some(tolerances)) = (index2, y_tolerances) {
+        on_constraint(model, problem, z, tolerances)?;
+    }
     let mut gv = [0.0; NZ];
     let mut last = f64::INFINITY;
     for _ in 0..MAX_CONSISTENCY_ITERATIONS {
-        model.g(t, y, z, p, &mut gv);
+        // `g`, or an index-2 mode's hidden constraint (`SmoothMode::condition`).
+        model.condition(t, y, z, p, &mut gv);
         stats.g_evals += 1;
         if !all_finite(&gv) {
             return Err(nonfinite("g at a restart"));
@@ -323,7 +333,14 @@ where
         if !jac.is_finite() {
             return Err(nonfinite("Jacobian"));
         }
-        let lu = Lu::factor(jac.gz).map_err(|e| match e {
+        let condition_z = if index2 {
+            let mut partials = ConditionPartials::ZERO;
+            model.condition_partials(t, y, z, p, &mut partials);
+            partials.cz
+        } else {
+            jac.gz
+        };
+        let lu = Lu::factor(condition_z).map_err(|e| match e {
             LuError::Singular { column } => SolveError::InconsistentInitialValues {
                 t,
                 mode,
@@ -362,4 +379,52 @@ where
         residual: last,
         singular_column: None,
     })
+}
+/// Whether the state `y` of an index-2 mode lies on its constraint `k(t, y, p) = 0` within the
+/// tolerance of `y`: the least correction `δy = Cᵀ (C Cᵀ)⁻¹ k` (`C = k_y`, `k = g`, which does
+/// not read `z`) must have a WRMS norm ≤ 1 with weights `atol_y + rtol_y |y|`. Within it, the
+/// first step's stages, which solve `k = 0`, absorb the difference as they would an error of
+/// the initial state; beyond it, [`SolveError::OffConstraint`].
+fn on_constraint<M, const NY: usize, const NZ: usize, const NP: usize>(
+    model: &M,
+    problem: &ConsistencyProblem<'_, NY, NZ, NP>,
+    z: &[f64; NZ],
+    (rtol_y, atol_y): (&[f64; NY], &[f64; NY]),
+) -> Result<(), SolveError>
+where
+    M: SmoothMode<NY, NZ, NP>,
+{
+    let (t, y, p, mode) = (problem.t, problem.y, problem.p, problem.mode);
+    let mut k = [0.0; NZ];
+    model.g(t, y, z, p, &mut k);
+    let mut jac = ModeJacobian::ZERO;
+    model.jacobian(t, y, z, p, &mut jac);
+    let c = &jac.gy;
+    let gram: [[f64; NZ]; NZ] = core::array::from_fn(|i| {
+        core::array::from_fn(|j| (0..NY).map(|m| c[i][m] * c[j][m]).sum())
+    });
+    Lu::factor(gram)
+        .map_err(|e| SolveError::from_lu(e, t, mode, "k_y k_yᵀ of an index-2 mode"))?
+        .solve(&mut k);
+    let correction: [f64; NY] = core::array::from_fn(|m| (0..NZ).map(|i| c[i][m] * k[i]).sum());
+    let weight: [f64; NY] = core::array::from_fn(|m| atol_y[m] + rtol_y[m] * y[m].abs());
+    let distance = rms(
+        correction
+            .iter()
+            .zip(&weight)
+            .map(|(d, w)| (d / w) * (d / w))
+            .sum(),
+        NY,
+    );
+    if distance.is_nan() {
+        return Err(SolveError::NonFiniteValue {
+            t,
+            mode,
+            what: "the constraint of an index-2 mode",
+        });
+    }
+    if distance > 1.0 {
+        return Err(SolveError::OffConstraint { t, mode, distance });
+    }
+    Ok(())
 }

@@ -8,14 +8,16 @@
 //! ```
 //!
 //! (Kristensen et al. 2005, Eq. 3; the memory terms of Serban & Recuero 2019, Eq. 25b, are
-//! part of `g_p` through the mode adapter, `model/adapter.rs`). Its transpose is
-//! `adjoint/start.rs`.
+//! part of `g_p` through the mode adapter, `model/adapter.rs`). In a Hessenberg index-2 mode
+//! `g = k(t, y, p)` does not determine `z`; the hidden constraint `k_y f + k_t` takes `g`'s
+//! place in this formula (Serban & Recuero 2019, §2, Eq. 18; `SmoothMode::condition`). Its
+//! transpose is `adjoint/start.rs`.
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 use super::Following;
 use crate::error::SolveError;
 use crate::linalg::{all_finite, Lu};
-use crate::model::{ModeJacobian, SmoothMode};
+use crate::model::{ConditionPartials, SmoothMode};
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
     Following<'_, '_, M, S, NY, NZ, NP, N>
@@ -33,44 +35,19 @@ where
         }
         let mut sz0 = [[0.0; NP]; NZ];
         if NZ > 0 {
-            let mut jac = ModeJacobian::ZERO;
-            let mut fp = [[0.0; NP]; NY];
-            let mut gp = [[0.0; NP]; NZ];
-            let mut ft = [0.0; NY];
-            let mut gt = [0.0; NZ];
-            self.step.model.jacobian(
-                self.step.t,
-                &self.step.y,
-                &self.step.z,
-                &self.step.p,
-                &mut jac,
-            );
-            self.step.model.parameter_jacobian(
-                self.step.t,
-                &self.step.y,
-                &self.step.z,
-                &self.step.p,
-                &mut fp,
-                &mut gp,
-            );
-            if st0.iter().any(|x| *x != 0.0) {
-                self.step.model.time_partials(
-                    self.step.t,
-                    &self.step.y,
-                    &self.step.z,
-                    &self.step.p,
-                    &mut ft,
-                    &mut gt,
-                );
-            }
+            // w₀ = −c_z⁻¹ (c_y s₀ + c_p + c_t ∂t₀/∂p), `c` the condition that defines `z`
+            // (`g`, or the hidden constraint of an index-2 mode; `SmoothMode::condition`).
+            let mut c = ConditionPartials::ZERO;
+            let (t, y, z, p) = (self.step.t, &self.step.y, &self.step.z, &self.step.p);
+            self.step.model.condition_partials(t, y, z, p, &mut c);
             self.step.stats.sensitivity_jacobian_evals += 1;
-            let lu = Lu::factor(jac.gz).map_err(|e| self.step.lu_error(e))?;
+            let lu = Lu::factor(c.cz).map_err(|e| self.step.lu_error(e))?;
             for q in 0..NP {
                 let mut rhs = [0.0; NZ];
                 for r in 0..NZ {
-                    let mut v = gp[r][q] + gt[r] * st0[q];
-                    for c in 0..NY {
-                        v += jac.gy[r][c] * sy0[c][q];
+                    let mut v = c.cp[r][q] + c.ct[r] * st0[q];
+                    for col in 0..NY {
+                        v += c.cy[r][col] * sy0[col][q];
                     }
                     rhs[r] = -v;
                 }

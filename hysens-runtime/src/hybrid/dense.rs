@@ -8,7 +8,7 @@ use crate::dense::{DensePoint, QuarticBasis};
 use crate::error::SolveError;
 use crate::fsa::ModeIntegrator;
 use crate::linalg::{Lu, ModeJacobian};
-use crate::model::{algebraic_rate, HybridModel, ModeAdapter, SmoothMode};
+use crate::model::{algebraic_rate, ConditionPartials, HybridModel, ModeAdapter, SmoothMode};
 use crate::newton::{consistent_z, ConsistencyProblem};
 use crate::options::Options;
 use crate::stats::Stats;
@@ -308,6 +308,7 @@ where
         mode: adapter.mode(),
         rtol: &step.options.rtol_z,
         atol: &step.options.atol_z,
+        y_tolerances: None,
     };
     let mut z = at.guess;
     let (mut jac, mut jac_z, mut stats) = (ModeJacobian::ZERO, [0.0; NZ], Stats::ZERO);
@@ -324,7 +325,7 @@ where
 }
 
 /// The mode's Jacobian blocks and its parameter Jacobian `(f_p, g_p)` (with the memory's
-/// terms) at `at`.
+/// terms) at `at`; in an index-2 mode, the `g` blocks are those of the hidden constraint.
 #[allow(clippy::type_complexity)]
 fn jacobians<M, const NY: usize, const NZ: usize, const NP: usize>(
     adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
@@ -337,5 +338,11 @@ where
     let (mut fp, mut gp) = ([[0.0; NP]; NY], [[0.0; NP]; NZ]);
     adapter.jacobian(at.t, at.y, at.z, at.p, &mut jac);
     adapter.parameter_jacobian(at.t, at.y, at.z, at.p, &mut fp, &mut gp);
+    if adapter.is_index2() {
+        // The condition that defines `z` is the hidden constraint (`SmoothMode::condition`).
+        let mut c = ConditionPartials::ZERO;
+        adapter.condition_partials(at.t, at.y, at.z, at.p, &mut c);
+        (jac.gy, jac.gz, gp) = (c.cy, c.cz, c.cp);
+    }
     (jac, fp, gp)
 }

@@ -301,6 +301,7 @@ where
             mode: self.mode,
             rtol: &self.opts.rtol_z,
             atol: &self.opts.atol_z,
+            y_tolerances: Some((&self.opts.rtol_y, &self.opts.atol_y)),
         };
         let r = consistent_z(
             self.model,
