@@ -148,7 +148,7 @@ impl At {
     }
 
     /// `g_y f + g_t` of `mode` from the generated `residual`, `jacobian` and `time_partials`.
-    fn from_other_kernels(&self, mode: usize) -> f64 {
+    fn by_other_kernels(&self, mode: usize) -> f64 {
         let memory = Memory {
             y: self.y,
             z: self.z,
@@ -215,7 +215,7 @@ fn hidden_constraint_is_k_y_f_plus_k_t() {
             let h = at.hidden(mode, f64::NAN)[0];
             let exact = at.closed_form(mode);
             assert!(close(h, exact, 1e-14), "mode {mode}: {h} ≠ {exact}");
-            let other = at.from_other_kernels(mode);
+            let other = at.by_other_kernels(mode);
             assert!(
                 close(h, other, 1e-14),
                 "mode {mode}: {h} ≠ g_y f + g_t = {other}"

@@ -192,8 +192,6 @@ fn at_equation(func: &ItemFn, i: usize, message: String) -> syn::Error {
 
 #[cfg(test)]
 mod tests {
-    use super::structural_rank;
-
     #[test]
     fn structural_rank_is_a_maximum_matching() {
         let rank = |rows: &[&[u8]]| {
@@ -201,7 +199,7 @@ mod tests {
                 .iter()
                 .map(|r| r.iter().map(|&x| x != 0).collect())
                 .collect();
-            structural_rank(&pattern)
+            super::structural_rank(&pattern)
         };
         assert_eq!(rank(&[]), 0);
         assert_eq!(rank(&[&[1]]), 1);
