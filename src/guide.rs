@@ -115,6 +115,61 @@
 //! # }
 //! ```
 //!
+//! ### Index-2 modes
+//!
+//! `#[mode(index2)]` (with `initial` or `initial_if(..)` in any order, as any mode) marks a
+//! Hessenberg index-2 mode (Serban & Recuero 2019, §3.3, Eq. 15): `y' = f(t, y, z, p)` with
+//! constraints `0 = k(t, y, p)` that do not read `z`. The algebraic variables are then defined
+//! by the hidden constraint, the constraints' derivative along the solution,
+//! `H = k_y f + k_t = 0`, which needs `k_y f_z` nonsingular. The mode is written as a DAE mode,
+//! its constraints in place of the algebraic equations. The macro checks, each an error at its
+//! span: that the model has `#[algebraic]` variables, that no constraint reads one (an
+//! equation that does belongs in an index-1 mode: remove `index2`), and that `k_y f_z` is
+//! *structurally* nonsingular (its entries that are not identically zero pair every constraint
+//! with an algebraic variable; a matrix with such a pattern can still be singular at a point).
+//! It differentiates `H` symbolically and generates `HybridModel::hidden_constraint` and
+//! `hidden_constraint_partials` (`H_y, H_z, H_p, H_t`), and `MODES[m].index2` is `true`. Not
+//! supported yet: an index-2 mode that reads `Memory`, a terminal guard (`-> stop`) leaving
+//! one, and a switching surface next to one.
+//!
+//! Solving such modes comes with the runtime's support for them, which is in progress: today
+//! the runtime does not read `index2` nor the hidden constraint when it solves, so use index-2
+//! modes in a solve only once its documentation says it does.
+//!
+//! ```
+//! use hysens::prelude::*;
+//! use hysens::runtime::{HybridModel, Memory, Point};
+//!
+//! #[hybrid_model]
+//! pub mod cart {
+//!     /// Position and speed.
+//!     #[states]
+//!     pub struct X { pub q: f64, pub v: f64 }
+//!     /// The pushing force.
+//!     #[algebraic]
+//!     pub struct Z { pub force: f64 }
+//!     /// Mass and the speed's ramp.
+//!     #[params]
+//!     pub struct P { pub m: f64, pub r: f64 }
+//!     /// `q' = v`, `v' = F/m`, `0 = v − r t`: the force keeps the speed on the ramp, defined
+//!     /// by the hidden constraint `H = F/m − r = 0`.
+//!     #[mode(index2, initial)]
+//!     fn pushed(t: f64, x: &X, z: &Z, p: &P) -> (X, [f64; 1]) {
+//!         (X { q: x.v, v: z.force / p.m }, [x.v - p.r * t])
+//!     }
+//! }
+//!
+//! # fn main() {
+//! assert!(<cart::Model as HybridModel<2, 1, 2>>::MODES[0].index2);
+//! let (y, z, p) = ([0.0, 1.0], [6.0], [2.0, 0.5]);
+//! let memory = Memory { y, z };
+//! let at = Point { t: 2.0, y: &y, z: &z, p: &p, memory: &memory };
+//! let mut h = [0.0];
+//! cart::Model.hidden_constraint(0, &at, &mut h);
+//! assert_eq!(h, [6.0 / 2.0 - 0.5]); // F/m − r
+//! # }
+//! ```
+//!
 //! ## Guards and resets
 //!
 //! `#[guard(from -> to, direction)]` switches from mode `from` to mode `to` when the function
@@ -571,10 +626,10 @@
 //! `#[hybrid_model(crate = path)]` names the facade crate when it is not `::hysens` (a renamed
 //! dependency or a re-export; see [`hybrid_model`](crate::hybrid_model)).
 //!
-//! Names are reserved for what comes next from the papers: `#[mode(index2)]` (Hessenberg
-//! index-2), `#[mode(mechanical)]`, `#[mass_matrix]`, `#[constraint]` (mechanical systems with
-//! impacts) and `#[mode(sliding)]` (sliding modes are generated from their surface) are
-//! recognised and rejected with a clear message until they are built.
+//! Names are reserved for what comes next from the papers: `#[mode(mechanical)]`,
+//! `#[mass_matrix]`, `#[constraint]` (mechanical systems with impacts) and `#[mode(sliding)]`
+//! (sliding modes are generated from their surface) are recognised and rejected with a clear
+//! message until they are built.
 //!
 //! ## Solving
 //!

@@ -4,7 +4,7 @@
 //! Decoding the arguments one by one (rather than parsing the whole list with one parser that
 //! stops at the first unexpected token) is what lets a malformed argument be reported at its
 //! own span while every other argument is still decoded and checked: `#[mode(initial,
-//! index2)]` reports `index2` as reserved instead of "unexpected token" at the comma, and
+//! mechanical)]` reports `mechanical` as reserved instead of "unexpected token" at the comma, and
 //! `#[hybrid_model(stiff, crate = hy)]` still takes `crate = hy`.
 
 use proc_macro2::{Span, TokenStream, TokenTree};

@@ -200,6 +200,54 @@ impl<'l> Kernels<'l> {
             .collect()
     }
 
+    /// Whether some mode is a Hessenberg index-2 mode (it has a hidden constraint).
+    pub fn has_index2(&self) -> bool {
+        self.lowered.modes.iter().any(|m| m.hidden.is_some())
+    }
+
+    /// `hidden_constraint`: `h[i] = Hᵢ = (k_y f + k_t)ᵢ` of each index-2 mode, written in full;
+    /// nothing for the other modes.
+    pub fn hidden_constraint(&mut self) -> Arms {
+        let h = hygienic("h");
+        (0..self.lowered.modes.len())
+            .map(|m| match &self.lowered.modes[m].hidden {
+                Some(hidden) => self.emit(&values(quote!(#h), hidden)),
+                None => TokenStream::new(),
+            })
+            .collect()
+    }
+
+    /// `hidden_constraint_partials`: `H_y, H_z, H_p` (structural nonzeros) and `H_t` of each
+    /// index-2 mode into `partials.{cy, cz, cp, ct}`; nothing for the other modes.
+    pub fn hidden_constraint_partials(&mut self) -> Arms {
+        let partials = hygienic("partials");
+        let vars = &self.lowered.vars;
+        let (vy, vz, vp, vt) = (vars.y.clone(), vars.z.clone(), vars.p.clone(), [vars.t]);
+        (0..self.lowered.modes.len())
+            .map(|m| {
+                let Some(hidden) = self.lowered.modes[m].hidden.clone() else {
+                    return TokenStream::new();
+                };
+                let mut outputs = Vec::new();
+                for (place, vs) in [
+                    (quote!(#partials.cy), &vy),
+                    (quote!(#partials.cz), &vz),
+                    (quote!(#partials.cp), &vp),
+                ] {
+                    let j = self.jacobian(&hidden, vs);
+                    outputs.extend(self.nonzeros(place, &j));
+                }
+                let jt = self.jacobian(&hidden, &vt);
+                outputs.extend(
+                    jt.nonzeros(&self.lowered.graph)
+                        .into_iter()
+                        .map(|(i, _, e)| (index(quote!(#partials.ct), i), e)),
+                );
+                self.emit(&outputs)
+            })
+            .collect()
+    }
+
     /// `adjoint_products`: `λᵀf_y + μᵀg_y`, `λᵀf_z + μᵀg_z`, `λᵀf_p + μᵀg_p`, written in full.
     pub fn adjoint_products(&mut self) -> Arms {
         let (out_y, out_z, out_p) = (hygienic("out_y"), hygienic("out_z"), hygienic("out_p"));

@@ -146,6 +146,54 @@ mod tests {
         syn::parse2::<syn::ItemMod>(tokens).unwrap();
     }
 
+    /// A model with an index-2 mode expands to a well-formed module with `hidden_constraint`
+    /// and its partials (an arm for the index-2 mode only) and `index2: true` in `MODES`; a
+    /// model without one keeps the trait's defaults (printed with `--nocapture`).
+    #[test]
+    fn index2_expansion_parses_as_a_module() {
+        let module: syn::ItemMod = syn::parse_quote! {
+            pub mod cart {
+                #[states] pub struct X { pub q: f64, pub v: f64 }
+                #[algebraic] pub struct Z { pub force: f64 }
+                #[params] pub struct P { pub m: f64, pub r: f64 }
+                #[mode(index2, initial)]
+                fn pushed(t: f64, x: &X, z: &Z, p: &P) -> (X, [f64; 1]) {
+                    (X { q: x.v, v: z.force / p.m }, [x.v - p.r * t])
+                }
+                #[mode]
+                fn coasting(x: &X, z: &Z) -> (X, [f64; 1]) {
+                    (X { q: x.v, v: 0.0 }, [z.force])
+                }
+                #[guard(pushed -> coasting, rising)] fn fast(x: &X) -> f64 { x.v - 2.0 }
+            }
+        };
+        let tokens = expand(module);
+        let text = tokens.to_string();
+        println!("{text}");
+        for generated in [
+            "fn hidden_constraint (& self , mode : usize",
+            "fn hidden_constraint_partials (& self , mode : usize",
+            "ConditionPartials < 2 , 1 , 2 >",
+            "index2 : true",
+            "index2 : false",
+        ] {
+            assert!(text.contains(generated), "{generated} is missing");
+        }
+        syn::parse2::<syn::ItemMod>(tokens).unwrap();
+
+        let module: syn::ItemMod = syn::parse_quote! {
+            pub mod tank {
+                #[states] pub struct X { pub h: f64 }
+                #[algebraic] pub struct Z { pub q: f64 }
+                #[mode(initial)]
+                fn draining(x: &X, z: &Z) -> (X, [f64; 1]) { (X { h: -z.q }, [z.q - x.h]) }
+            }
+        };
+        let text = expand(module).to_string();
+        assert!(!text.contains("hidden_constraint"));
+        assert!(!text.contains("index2 : true"));
+    }
+
     /// A model with errors expands to its errors and a well-formed module with the whole shell
     /// and stub kernels (printed with `--nocapture`).
     #[test]

@@ -151,12 +151,17 @@ impl VariableStruct {
     }
 }
 
-/// `#[mode]`, `#[mode(initial)]` or `#[mode(initial_if(guard, positive))]`.
+/// `#[mode]`, `#[mode(initial)]` or `#[mode(initial_if(guard, positive))]`, each with `index2`
+/// or not.
 pub struct Mode {
     /// The mode's equations.
     pub func: ItemFn,
     /// Whether and how it can be the first mode.
     pub initial: Initial,
+    /// The span of `index2` for a Hessenberg index-2 mode (Serban & Recuero 2019, §3.3, Eq. 15:
+    /// `y' = f(t, y, z, p)`, `0 = k(t, y, p)`, with `z` defined by the hidden constraint
+    /// `k_y f + k_t = 0`); `None` for an ODE or index-1 DAE mode.
+    pub index2: Option<Span>,
 }
 
 /// How a mode can be the first mode of a solve.

@@ -5,7 +5,7 @@ use hysens::hybrid_model;
 
 #[hybrid_model] mod ball {
     #[states] pub struct X { pub h: f64, pub v: f64 }
-    #[mode(intial, index2)] fn flight(x: &X) -> X { X { h: x.v, v: -9.81 } }
+    #[mode(intial, mechanical)] fn flight(x: &X) -> X { X { h: x.v, v: -9.81 } }
     #[mode(initial, initial)] fn resting(_x: &X) -> X { X { h: 0.0, v: 0.0 } }
     #[mode(initial, initial_if(impact, negative))] fn rolling(x: &X) -> X { X { h: 0.0, v: x.v } }
     #[mode(initial_if(impact, postive))] fn sliding(x: &X) -> X { X { h: 0.0, v: -x.v } }

@@ -100,7 +100,7 @@ struct Costs {
 }
 
 /// The methods on one mode: `residual`, `jacobian`, `parameter_jacobian`, `time_partials`,
-/// `memory_jacobian`.
+/// `memory_jacobian`, and for index-2 modes `hidden_constraint` and its partials.
 fn mode_methods(k: &mut Kernels<'_>, signatures: &Signatures) -> TokenStream {
     let mode = hygienic("mode");
     let residual = statements(&mode, &k.residual());
@@ -108,7 +108,8 @@ fn mode_methods(k: &mut Kernels<'_>, signatures: &Signatures) -> TokenStream {
     let memory_jacobian = statements(&mode, &k.state_jacobian(true));
     let parameter_jacobian = statements(&mode, &k.parameter_jacobian());
     let time_partials = statements(&mode, &k.time_partials());
-    [
+    let index2 = index2_methods(k, signatures);
+    let methods: TokenStream = [
         signatures.residual().with_body(&residual),
         signatures.jacobian().with_body(&jacobian),
         signatures
@@ -118,7 +119,23 @@ fn mode_methods(k: &mut Kernels<'_>, signatures: &Signatures) -> TokenStream {
         signatures.memory_jacobian().with_body(&memory_jacobian),
     ]
     .into_iter()
-    .collect()
+    .collect();
+    quote!(#methods #index2)
+}
+
+/// `hidden_constraint` and `hidden_constraint_partials` of a model with Hessenberg index-2
+/// modes (arms for those only; the other modes write nothing); nothing otherwise (the trait's
+/// defaults).
+fn index2_methods(k: &mut Kernels<'_>, signatures: &Signatures) -> TokenStream {
+    if !k.has_index2() {
+        return TokenStream::new();
+    }
+    let mode = hygienic("mode");
+    let values = statements(&mode, &k.hidden_constraint());
+    let partials = statements(&mode, &k.hidden_constraint_partials());
+    let value_method = signatures.hidden_constraint().with_body(&values);
+    let partials_method = signatures.hidden_constraint_partials().with_body(&partials);
+    quote!(#value_method #partials_method)
 }
 
 /// The methods on one guard: `guard`, `guard_partials`, `reset`, `reset_jacobian`.

@@ -133,6 +133,23 @@ impl Signatures {
         self.indexed("time_partials", "mode", extra, None)
     }
 
+    /// `HybridModel::hidden_constraint`.
+    pub fn hidden_constraint(&self) -> KernelMethod {
+        let z = &self.z;
+        let extra = vec![("h", quote!(&mut #z))];
+        self.indexed("hidden_constraint", "mode", extra, None)
+    }
+
+    /// `HybridModel::hidden_constraint_partials`.
+    pub fn hidden_constraint_partials(&self) -> KernelMethod {
+        let (rt, ny, nz, np) = (&self.rt, &self.ny, &self.nz, &self.np);
+        let extra = vec![(
+            "partials",
+            quote!(&mut #rt::ConditionPartials<#ny, #nz, #np>),
+        )];
+        self.indexed("hidden_constraint_partials", "mode", extra, None)
+    }
+
     /// `HybridModel::memory_jacobian`.
     pub fn memory_jacobian(&self) -> KernelMethod {
         let extra = vec![("jac", self.mode_jacobian())];

@@ -10,7 +10,8 @@ use crate::model::{CostKind, Direction, VariableStruct};
 use crate::validate::{Checked, InitialRule, Variables};
 
 /// `MODES`: each mode's name, whether it reads the memory, whether its Jacobian is constant,
-/// whether entering it ends the solve (the `#[mode]` functions, then the surfaces' sliding
+/// whether entering it ends the solve, whether it is a Hessenberg index-2 mode
+/// (`#[mode(index2)]`) (the `#[mode]` functions, then the surfaces' sliding
 /// modes, then the stopped modes of terminal guards).
 pub fn modes(
     checked: &Checked<'_>,
@@ -29,12 +30,14 @@ pub fn modes(
         .map(|(m, ((name, uses_memory), structure))| {
             let constant_jacobian = structure.constant;
             let terminal = m >= first_stopped;
+            // The `#[mode]` functions come first in the runtime's numbering.
+            let index2 = model.modes.get(m).is_some_and(|mode| mode.index2.is_some());
             quote!(#rt::ModeInfo {
                 name: #name,
                 uses_memory: #uses_memory,
                 constant_jacobian: #constant_jacobian,
                 terminal: #terminal,
-                index2: false
+                index2: #index2
             })
         });
     quote!(const MODES: &'static [#rt::ModeInfo] = &[#(#modes),*];)

@@ -72,7 +72,12 @@ impl Lowering<'_, '_> {
                     .map_err(|e| errors.extend(e))
                     .ok()?;
                 let uses_memory = self.reads_memory(&f, &g);
-                Some(LoweredMode { f, g, uses_memory })
+                Some(LoweredMode {
+                    f,
+                    g,
+                    uses_memory,
+                    hidden: None,
+                })
             })
             .collect();
         let guards = model
@@ -299,7 +304,12 @@ impl Lowering<'_, '_> {
             let g = modes[source].g.clone();
             let f = vec![zero; self.vars.y.len()];
             let uses_memory = self.reads_memory(&f, &g);
-            modes.push(LoweredMode { f, g, uses_memory });
+            modes.push(LoweredMode {
+                f,
+                g,
+                uses_memory,
+                hidden: None,
+            });
         }
     }
 
@@ -328,6 +338,7 @@ impl Lowering<'_, '_> {
                 f: lowered.field.clone(),
                 g: Vec::new(),
                 uses_memory: false,
+                hidden: None,
             });
             for guard in SurfaceGuard::ALL {
                 guards.push(match guard.watched() {

@@ -11,6 +11,8 @@
 //! ([`sliding`]); they are appended to the modes and the guards in the runtime's numbering
 //! (`crate::filippov`), so every kernel treats them like the others. Which bodies are lowered
 //! (all whose signature is sound, each on its own) and how they are assembled is [`bodies`].
+//! A Hessenberg index-2 mode gets its hidden constraint, and the checks that need its
+//! equations' symbolic dependence, in [`index2`].
 
 use std::collections::HashMap;
 
@@ -23,6 +25,7 @@ use syn::{Expr, ItemFn, Stmt};
 use crate::validate::{Checked, Role, Signature};
 
 mod bodies;
+mod index2;
 mod sliding;
 mod state_helpers;
 
@@ -83,6 +86,9 @@ pub struct LoweredMode {
     pub g: Vec<ExprId>,
     /// Whether `f` or `g` reads the memory.
     pub uses_memory: bool,
+    /// For a Hessenberg index-2 mode (`#[mode(index2)]`, where `g` is `k(t, y, p)`), its hidden
+    /// constraint `H = k_y f + k_t`, one per algebraic variable ([`index2`]); `None` otherwise.
+    pub hidden: Option<Vec<ExprId>>,
 }
 
 /// One cost alone (a named cost of the runtime).
@@ -158,7 +164,9 @@ pub fn lower(checked: &Checked<'_>) -> Result<Lowered, Vec<syn::Error>> {
             message,
         )]);
     };
-    Ok(lowering.assemble(bodies))
+    let mut lowered = lowering.assemble(bodies);
+    index2::hidden_constraints(checked, &mut lowered)?;
+    Ok(lowered)
 }
 
 /// The mistakes in the bodies of a model that `validate` rejected (`Rejected::checked`): every

@@ -163,10 +163,14 @@ fn sort_function(
     errors: &mut Vec<syn::Error>,
 ) -> syn::Result<()> {
     match attr_name(attr).as_str() {
-        "mode" => model.modes.push(Mode {
-            initial: mode::initial(attr)?,
-            func,
-        }),
+        "mode" => {
+            let arguments = mode::arguments(attr)?;
+            model.modes.push(Mode {
+                initial: arguments.initial,
+                index2: arguments.index2,
+                func,
+            });
+        }
         "guard" => {
             let (from, to, direction) = arguments::guard(attr, errors)?;
             model.guards.push(Guard {

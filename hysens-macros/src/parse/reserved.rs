@@ -1,6 +1,7 @@
 //! Names reserved for model classes of the papers that hysens does not build yet: the
-//! attributes `#[constraint]` and `#[mass_matrix]`, and the mode kinds `index2`, `mechanical`
-//! and `sliding` of `#[mode(..)]`.
+//! attributes `#[constraint]` and `#[mass_matrix]`, and the mode kinds `mechanical` and
+//! `sliding` of `#[mode(..)]` (`index2`, reserved before, is a mode kind now: see
+//! [`super::mode`]).
 //!
 //! A reserved name is recognised wherever it is written (alone, next to other attributes, or
 //! in any position of `#[mode(..)]`, with or without arguments of its own) and rejected with
@@ -23,11 +24,7 @@ const ATTRIBUTES: [(&str, &str); 2] = [
 ];
 
 /// Mode kinds reserved in `#[mode(..)]`, with the message rejecting each.
-const MODE_KINDS: [(&str, &str); 3] = [
-    (
-        "index2",
-        "Hessenberg index-2 modes (Serban & Recuero §3.3) are reserved and not supported yet",
-    ),
+const MODE_KINDS: [(&str, &str); 2] = [
     (
         "mechanical",
         "second-order mechanical modes (Corner, Sandu & Sandu) are reserved and not supported yet",

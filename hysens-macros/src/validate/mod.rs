@@ -6,7 +6,8 @@
 //!
 //! One file per kind of item: [`variables`] (the variable structs), [`names`] (distinct
 //! function names and their resolution), [`signature`] (parameter roles and return types),
-//! [`modes`], [`guards`] (with the choice of the first mode), [`resets`], [`surfaces`]
+//! [`modes`] (with [`index2`] for Hessenberg index-2 modes), [`guards`] (with the choice of the
+//! first mode), [`resets`], [`surfaces`]
 //! (switching surfaces), [`costs`] (with outputs), and [`initial`] (`#[initial_state]`).
 //!
 //! The result, [`Checked`], resolves names to indices and each function parameter to its role,
@@ -20,6 +21,7 @@
 mod costs;
 mod guards;
 mod guess;
+mod index2;
 mod initial;
 mod modes;
 mod names;
@@ -90,6 +92,7 @@ pub fn check(model: &Model) -> Result<Checked<'_>, Rejected<'_>> {
     let index = names::Index::new(model, &mut errors);
 
     let mode_signatures = modes::check(model, types, nz, &mut errors);
+    index2::check(model, &mode_signatures, &mut errors);
     let guards = guards::check(model, &index, types, &mut errors);
     let (resets, reset_signatures) = resets::check(model, &index, types, &mut errors);
     let surfaces = surfaces::check(

@@ -5,8 +5,8 @@
 //!
 //! What is not supported in this first slice, each with its own error: surfaces in models
 //! with algebraic variables (their modes are index-1 DAEs, whose sliding field would have to
-//! carry the algebraic equations), surfaces reading the memory, and surfaces between modes that
-//! read the memory (which memory the sliding mode would read is a modelling decision not made
+//! carry the algebraic equations), surfaces next to index-2 modes, surfaces reading the memory,
+//! and surfaces between modes that read the memory (which memory the sliding mode would read is a modelling decision not made
 //! yet).
 
 use std::collections::HashSet;
@@ -55,6 +55,12 @@ pub fn check(
                 ));
             }
             for (id, m) in [(&s.negative, negative), (&s.positive, positive)] {
+                if m.is_some_and(|m| model.modes[m].index2.is_some()) {
+                    errors.push(syn::Error::new(
+                        id.span(),
+                        format!("mode `{id}` is an index-2 mode (`#[mode(index2)]`): switching surfaces next to index-2 modes are not supported yet; a switching surface separates two ODE modes, so switch out of `{id}` with a `#[guard]` instead"),
+                    ));
+                }
                 let reads_memory = m
                     .and_then(|m| mode_signatures.get(m))
                     .and_then(|sig| sig.param(Role::Memory));
