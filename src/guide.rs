@@ -132,9 +132,17 @@
 //! supported yet: an index-2 mode that reads `Memory`, a terminal guard (`-> stop`) leaving
 //! one, and a switching surface next to one.
 //!
-//! Solving such modes comes with the runtime's support for them, which is in progress: today
-//! the runtime does not read `index2` nor the hidden constraint when it solves, so use index-2
-//! modes in a solve only once its documentation says it does.
+//! The runtime solves them with forward sensitivities: `z` at the start and after each event
+//! from the hidden constraint (Newton on `H = 0`; the state must already lie on `k = 0`
+//! within its tolerance, or the solve stops with `SolveError::OffConstraint` — an initial
+//! state or a reset into the mode must satisfy the constraints), the stages on `0 = k`, and
+//! `z` at each step's end from `H` again, so `z` and its sensitivities are as accurate as `y`
+//! (`tests/index2_modes.rs`: a point held on a circle, through a switch into the index-2 mode,
+//! within 1.6·rtol and 5.7·rtol of the closed form from rtol 1e-4 to 1e-10). Dense output
+//! works in them. The adjoint does not yet: a gradient by the adjoint of a model with an
+//! index-2 mode is an error that says so (take it from the forward sensitivities); and an
+//! integral cost that reads `z` in an index-2 mode is integrated from the stage values, which
+//! are of lower order.
 //!
 //! ```
 //! use hysens::prelude::*;
@@ -167,6 +175,17 @@
 //! let mut h = [0.0];
 //! cart::Model.hidden_constraint(0, &at, &mut h);
 //! assert_eq!(h, [6.0 / 2.0 - 0.5]); // F/m − r
+//!
+//! // Solved from rest: v = r t, q = r t²/2, F = m r.
+//! let solution = cart::Model
+//!     .solver()
+//!     .tolerances(1e-10, 1e-12)
+//!     .sensitivities_to(Params::All, InitialStates::None)
+//!     .solve(0.0, 2.0, &cart::X { q: 0.0, v: 0.0 }, &cart::P { m: 2.0, r: 0.5 })
+//!     .expect("solves");
+//! assert!((solution.y[0] - 1.0).abs() < 1e-9 && (solution.z[0] - 1.0).abs() < 1e-9);
+//! let dq_dr = solution.sensitivity("q", "r").expect("computed");
+//! assert!((dq_dr - 2.0).abs() < 1e-9); // ∂q/∂r = t²/2
 //! # }
 //! ```
 //!

@@ -6,10 +6,10 @@
 //! The model: a point `x = (x1, x2)` turning at angular speed `ω` on the unit circle, first
 //! freely (`x' = ω J x`, an index-1 mode whose `z` is 0), then, from `x2 = ½` on, held on the
 //! circle by the index-2 constraint `k = (|x|² − 1)/2` with the multiplier-like `z` in
-//! `x' = ω J x + (z − c) x`. On the circle `k_y f_z = |x|² = 1`, and the hidden constraint
-//! `k_y f = |x|² (z − c) = 0` gives `z = c`: the motion is the same rotation, `x = (cos ωt,
-//! sin ωt)`, `∂x/∂ω = t (−sin ωt, cos ωt)`, and `z` jumps from 0 to `c` at `t* = π/(6ω)`
-//! (`∂z/∂c = 1` after it).
+//! `x' = ω J x + (z − c x1) x`. On the circle `k_y f_z = |x|² = 1`, and the hidden constraint
+//! `k_y f = |x|² (z − c x1) = 0` gives `z = c x1`: the motion is the same rotation,
+//! `x = (cos ωt, sin ωt)`, `∂x/∂ω = t (−sin ωt, cos ωt)`, and `z` jumps from 0 to `c cos ωt`
+//! at `t* = π/(6ω)` (then `∂z/∂ω = −c t sin ωt`, `∂z/∂c = cos ωt`).
 
 use hysens::prelude::*;
 
@@ -27,7 +27,7 @@ mod ring {
     /// The constraint's variable.
     #[algebraic]
     pub struct Z {
-        /// Zero while free; `c` on the ring.
+        /// Zero while free; `c x1` on the ring.
         pub z: f64,
     }
 
@@ -36,7 +36,7 @@ mod ring {
     pub struct P {
         /// Angular speed `ω`.
         pub w: f64,
-        /// The value `z` takes on the ring.
+        /// `z = c x1` on the ring.
         pub c: f64,
     }
 
@@ -57,8 +57,8 @@ mod ring {
     fn held(x: &X, z: &Z, p: &P) -> (X, [f64; 1]) {
         (
             X {
-                x1: -p.w * x.x2 + (z.z - p.c) * x.x1,
-                x2: p.w * x.x1 + (z.z - p.c) * x.x2,
+                x1: -p.w * x.x2 + (z.z - p.c * x.x1) * x.x1,
+                x2: p.w * x.x1 + (z.z - p.c * x.x1) * x.x2,
             },
             [0.5 * (x.x1 * x.x1 + x.x2 * x.x2 - 1.0)],
         )
@@ -86,7 +86,9 @@ fn start() -> (ring::X, ring::P) {
 }
 
 /// The solution and its sensitivities against the closed form, through the switch, at each
-/// tolerance; the constraint holds on the ring to round-off.
+/// tolerance. Measured (rtol 1e-4 … 1e-10): states, `t*` and `z` within 1.6·rtol, their
+/// sensitivities within 5.7·rtol (rtol 1e-5); asserted 10·rtol. The constraint holds at the
+/// step ends to the stages' Newton tolerance (|k| ≤ 1.3e-4·rtol measured; asserted 1e-2·rtol).
 #[test]
 fn through_the_switch_into_the_index2_mode() {
     let (x0, p) = start();
@@ -106,24 +108,25 @@ fn through_the_switch_into_the_index2_mode() {
             (y[0] - c).abs(),
             (y[1] - s).abs(),
             (t_star - core::f64::consts::PI / (6.0 * W)).abs(),
-            (solution.z[0] - C).abs(),
+            (solution.z[0] - C * c).abs(),
         ];
-        let dy_dw = [solution.dy[0][0], solution.dy[1][0]];
-        let dz = [solution.dz[0][0], solution.dz[0][1]];
+        let sens = |of: &str, wrt: &str| solution.sensitivity(of, wrt).expect("computed");
+        let dy_dw = [sens("x1", "w"), sens("x2", "w")];
+        let dz = [sens("z", "w"), sens("z", "c")];
         let sens_errors = [
             (dy_dw[0] + TF * s).abs(),
             (dy_dw[1] - TF * c).abs(),
-            dz[0].abs(),
-            (dz[1] - 1.0).abs(),
+            (dz[0] + C * TF * s).abs(),
+            (dz[1] - c).abs(),
         ];
         let worst = errors.iter().fold(0.0_f64, |a, b| a.max(*b));
         let worst_sens = sens_errors.iter().fold(0.0_f64, |a, b| a.max(*b));
         let k = 0.5 * (y[0] * y[0] + y[1] * y[1] - 1.0);
         println!(
-            "rtol {rtol:e}: {} steps, errors {errors:.1e?}, sensitivities {sens_errors:.1e?}, k {k:.1e}",
+            "rtol {rtol:e}: {} steps, errors {errors:?}, sensitivities {sens_errors:?}, k {k:.1e}",
             solution.stats.steps
         );
-        assert!(k.abs() < 1e-14, "k = {k}");
+        assert!(k.abs() < 1e-2 * rtol, "k = {k}");
         assert!(worst < 10.0 * rtol, "{errors:?}");
         assert!(worst_sens < 10.0 * rtol, "{sens_errors:?}");
         assert!(worst < previous);
@@ -131,7 +134,7 @@ fn through_the_switch_into_the_index2_mode() {
     }
 }
 
-/// Dense output inside the index-2 mode: `z` consistent (= c), the state on the rotation.
+/// Dense output inside the index-2 mode: `z` consistent (`c x1`), the state on the rotation.
 #[test]
 fn dense_output_in_the_index2_mode() {
     let (x0, p) = start();
@@ -146,10 +149,13 @@ fn dense_output_in_the_index2_mode() {
         let t = TF * k as f64 / 40.0;
         let at = solution.at(t).expect("within the solve");
         let on_ring = t > core::f64::consts::PI / (6.0 * W);
-        let z = if on_ring { C } else { 0.0 };
+        let z = if on_ring { C * (W * t).cos() } else { 0.0 };
         assert!((at.z[0] - z).abs() < 1e-8, "z at {t}: {}", at.z[0]);
         assert!((at.y[0] - (W * t).cos()).abs() < 1e-8, "x1 at {t}");
-        assert!((at.dy[1][0] - t * (W * t).cos()).abs() < 1e-7, "∂x2/∂ω at {t}");
+        assert!(
+            (at.dy[0][1] - t * (W * t).cos()).abs() < 1e-7,
+            "∂x2/∂ω at {t}"
+        );
     }
 }
 

@@ -407,6 +407,13 @@ where
         direction
     }
 
+    /// In a Hessenberg index-2 mode, `z` (and its sensitivities) at the end of the step just
+    /// accepted from the hidden constraint (`index2.rs`); nothing in other modes. Call once the
+    /// step's sensitivities are complete (after an event step's `∂t*/∂p`).
+    pub(crate) fn project_onto_hidden_constraint(&mut self) -> Result<(), SolveError> {
+        self.following().project_onto_hidden_constraint()
+    }
+
     /// The stage derivatives of the last accepted step refined (`length.rs`), for a solve
     /// without forward sensitivities that records a tape for the adjoint.
     pub(crate) fn refine_stage_derivatives_of_last_step(

@@ -84,6 +84,7 @@
 
 pub(crate) mod cost;
 mod error_test;
+mod index2;
 mod initial;
 mod integrator;
 pub(crate) mod jump;

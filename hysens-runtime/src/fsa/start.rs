@@ -16,7 +16,7 @@
 
 use super::Following;
 use crate::error::SolveError;
-use crate::linalg::{all_finite, Lu};
+use crate::linalg::{all_finite, Lu, LuError};
 use crate::model::{ConditionPartials, SmoothMode};
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
@@ -41,21 +41,7 @@ where
             let (t, y, z, p) = (self.step.t, &self.step.y, &self.step.z, &self.step.p);
             self.step.model.condition_partials(t, y, z, p, &mut c);
             self.step.stats.sensitivity_jacobian_evals += 1;
-            let lu = Lu::factor(c.cz).map_err(|e| self.step.lu_error(e))?;
-            for q in 0..NP {
-                let mut rhs = [0.0; NZ];
-                for r in 0..NZ {
-                    let mut v = c.cp[r][q] + c.ct[r] * st0[q];
-                    for col in 0..NY {
-                        v += c.cy[r][col] * sy0[col][q];
-                    }
-                    rhs[r] = -v;
-                }
-                lu.solve(&mut rhs);
-                for r in 0..NZ {
-                    sz0[r][q] = rhs[r];
-                }
-            }
+            sz0 = algebraic_sensitivities(&c, &sy0, &st0).map_err(|e| self.step.lu_error(e))?;
             if !sz0.iter().all(all_finite) {
                 return Err(self.step.err_nonfinite("initial algebraic sensitivities"));
             }
@@ -68,4 +54,32 @@ where
         self.fsa.enabled = true;
         Ok(())
     }
+}
+
+/// `w = −c_z⁻¹ (c_y s + c_p + c_t ∂t/∂p)`: the sensitivities of the algebraic variables that the
+/// condition `c` with partials `partials` defines from the states' `sy` at a point whose time
+/// moves with `p` by `st` (module docs).
+pub(super) fn algebraic_sensitivities<const NY: usize, const NZ: usize, const NP: usize>(
+    partials: &ConditionPartials<NY, NZ, NP>,
+    sy: &[[f64; NP]; NY],
+    st: &[f64; NP],
+) -> Result<[[f64; NP]; NZ], LuError> {
+    let c = partials;
+    let lu = Lu::factor(c.cz)?;
+    let mut sz = [[0.0; NP]; NZ];
+    for q in 0..NP {
+        let mut rhs = [0.0; NZ];
+        for r in 0..NZ {
+            let mut v = c.cp[r][q] + c.ct[r] * st[q];
+            for col in 0..NY {
+                v += c.cy[r][col] * sy[col][q];
+            }
+            rhs[r] = -v;
+        }
+        lu.solve(&mut rhs);
+        for r in 0..NZ {
+            sz[r][q] = rhs[r];
+        }
+    }
+    Ok(sz)
 }

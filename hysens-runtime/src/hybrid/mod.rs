@@ -574,6 +574,7 @@ where
             };
             it.commit_fixed(trial.h, trial.t_end, length, &mut |_| {})?;
         }
+        it.project_onto_hidden_constraint()?;
         self.after_step(it, adapter, tn, trial.h, sol);
         self.record_dense(it, adapter, Some((tn, trial.h)), outputs, sol)?;
         let kind = if trial.landing {
@@ -658,6 +659,7 @@ where
         } else {
             [0.0; NP]
         };
+        it.project_onto_hidden_constraint()?;
         self.after_step(it, adapter, tn, h, sol);
         if h > 0.0 {
             self.record_dense(it, adapter, Some((tn, h)), outputs, sol)?;
