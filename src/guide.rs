@@ -133,9 +133,10 @@
 //! one, and a switching surface next to one.
 //!
 //! The runtime solves them with forward sensitivities: `z` at the start and after each event
-//! from the hidden constraint (Newton on `H = 0`; the state must already lie on `k = 0`
-//! within its tolerance, or the solve stops with `SolveError::OffConstraint` — an initial
-//! state or a reset into the mode must satisfy the constraints), the stages on `0 = k`, and
+//! from the hidden constraint (Newton on `H = 0`), the state first put on `k = 0` by its least
+//! change when it is off by about an integration error (at most `√rtol` relative, with the
+//! sensitivities projected alike; beyond that the solve stops with `SolveError::OffConstraint`:
+//! an initial state or a reset into the mode must satisfy the constraints), the stages on `0 = k`, and
 //! `z` at each step's end from `H` again, so `z` and its sensitivities are as accurate as `y`
 //! (`tests/index2_modes.rs`: a point held on a circle, through a switch into the index-2 mode,
 //! within 1.6·rtol and 5.7·rtol of the closed form from rtol 1e-4 to 1e-10). Dense output

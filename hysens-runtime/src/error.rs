@@ -201,10 +201,12 @@ pub enum SolveError {
         what: &'static str,
     },
     /// The differential state at the start of a segment of a Hessenberg index-2 mode (at `t0`,
-    /// or after an event's reset) is off the mode's constraint `k(t, y, p) = 0` by more than
-    /// the tolerance: the least change of `y` that would put it there has a WRMS norm
-    /// `distance > 1` (weights `atol_y + rtol_y |y|`). Such a state is not a consistent start;
-    /// the model's initial state or reset must satisfy `k = 0` (Serban & Recuero 2019, Eq. 16e).
+    /// or after an event's reset) is far off the mode's constraint `k(t, y, p) = 0`: the least
+    /// change of `y` that puts it there, which the runtime applies to a state off it by about
+    /// an integration error, has a WRMS norm `distance` above `1/√rtol` (weights
+    /// `atol_y + rtol_y |y|`; a change of more than `√rtol` relative). Such a state is not a
+    /// consistent start: the model's initial state or reset must satisfy `k = 0` (Serban &
+    /// Recuero 2019, Eq. 16e).
     OffConstraint {
         /// Time of the start.
         t: f64,
@@ -411,7 +413,7 @@ impl fmt::Display for Described<'_> {
             ),
             SolveError::OffConstraint { distance, .. } => write!(
                 f,
-                "at t = {t:?} the state is off the constraint k(t, y, p) = 0 of index-2 mode {m} by {distance:.3e} times its tolerance (the least correction of y, WRMS): the initial state or the reset must satisfy k = 0"
+                "at t = {t:?} the state is off the constraint k(t, y, p) = 0 of index-2 mode {m} by {distance:.3e} times its tolerance (the least change of y, WRMS; at most 1/sqrt(rtol) is taken for an integration error and removed): the initial state or the reset must satisfy k = 0"
             ),
             SolveError::SingularMatrix { column, .. } => {
                 write!(f, "singular matrix (column {column}) at t = {t:?} in mode {m}")

@@ -40,7 +40,6 @@ where
             mode: step.mode,
             rtol: &step.opts.rtol_z,
             atol: &step.opts.atol_z,
-            y_tolerances: None,
         };
         let (mut z, mut jac, mut at_z) = (step.z, ModeJacobian::ZERO, [0.0; NZ]);
         consistent_z(

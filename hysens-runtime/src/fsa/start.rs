@@ -16,8 +16,8 @@
 
 use super::Following;
 use crate::error::SolveError;
-use crate::linalg::{all_finite, Lu, LuError};
-use crate::model::{ConditionPartials, SmoothMode};
+use crate::linalg::{all_finite, row_gram, Lu, LuError};
+use crate::model::{g_partials, ConditionPartials, SmoothMode};
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
     Following<'_, '_, M, S, NY, NZ, NP, N>
@@ -34,6 +34,17 @@ where
             return Err(self.step.err_nonfinite("initial sensitivities"));
         }
         let mut sz0 = [[0.0; NP]; NZ];
+        let mut sy0 = sy0;
+        if NZ > 0 && self.step.model.is_index2() {
+            // The state was put on `k = 0` by the least change (`newton::project_onto_constraint`):
+            // its sensitivities by that projection's derivative on the constraint,
+            // `s ← s − Cᵀ (C Cᵀ)⁻¹ (C s + k_p + k_t ∂t₀/∂p)`, `C = k_y` (exact when the given
+            // state was on it; otherwise off by the curvature of `k` times the change).
+            let mut k = ConditionPartials::ZERO;
+            let (t, y, z, p) = (self.step.t, &self.step.y, &self.step.z, &self.step.p);
+            g_partials(self.step.model, t, y, z, p, &mut k);
+            sy0 = onto_linearized_constraint(&k, &sy0, &st0).map_err(|e| self.step.lu_error(e))?;
+        }
         if NZ > 0 {
             // w₀ = −c_z⁻¹ (c_y s₀ + c_p + c_t ∂t₀/∂p), `c` the condition that defines `z`
             // (`g`, or the hidden constraint of an index-2 mode; `SmoothMode::condition`).
@@ -82,4 +93,26 @@ pub(super) fn algebraic_sensitivities<const NY: usize, const NZ: usize, const NP
         }
     }
     Ok(sz)
+}
+
+/// `s − Cᵀ (C Cᵀ)⁻¹ (C s + k_p + k_t st)` with `C = k_y` from the constraint's partials `k`: the
+/// sensitivities `s` moved least onto the linearized constraint `C s + k_p + k_t st = 0`.
+fn onto_linearized_constraint<const NY: usize, const NZ: usize, const NP: usize>(
+    k: &ConditionPartials<NY, NZ, NP>,
+    sy: &[[f64; NP]; NY],
+    st: &[f64; NP],
+) -> Result<[[f64; NP]; NY], LuError> {
+    let c = &k.cy;
+    let lu = Lu::factor(row_gram(c))?;
+    let mut out = *sy;
+    for q in 0..NP {
+        let mut defect: [f64; NZ] = core::array::from_fn(|r| {
+            k.cp[r][q] + k.ct[r] * st[q] + (0..NY).map(|m| c[r][m] * sy[m][q]).sum::<f64>()
+        });
+        lu.solve(&mut defect);
+        for m in 0..NY {
+            out[m][q] -= (0..NZ).map(|r| c[r][m] * defect[r]).sum::<f64>();
+        }
+    }
+    Ok(out)
 }

@@ -308,7 +308,6 @@ where
         mode: adapter.mode(),
         rtol: &step.options.rtol_z,
         atol: &step.options.atol_z,
-        y_tolerances: None,
     };
     let mut z = at.guess;
     let (mut jac, mut jac_z, mut stats) = (ModeJacobian::ZERO, [0.0; NZ], Stats::ZERO);

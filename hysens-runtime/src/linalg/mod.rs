@@ -18,3 +18,9 @@ pub(crate) use lu::{Lu, LuError};
 pub(crate) fn all_finite<const K: usize>(v: &[f64; K]) -> bool {
     v.iter().all(|x| x.is_finite())
 }
+
+/// `C Cᵀ` of a `K × N` matrix `C` (its rows' Gram matrix): what the least change onto a
+/// linear(ized) constraint `C x = b` solves with, `x = Cᵀ (C Cᵀ)⁻¹ b`.
+pub(crate) fn row_gram<const K: usize, const N: usize>(c: &[[f64; N]; K]) -> [[f64; K]; K] {
+    core::array::from_fn(|i| core::array::from_fn(|j| (0..N).map(|m| c[i][m] * c[j][m]).sum()))
+}

@@ -77,7 +77,7 @@ mod snapshot;
 use crate::error::SolveError;
 use crate::linalg::all_finite;
 use crate::model::SmoothMode;
-use crate::newton::{consistent_z, ConsistencyProblem};
+use crate::newton::{consistent_z, project_onto_constraint, ConsistencyProblem};
 use crate::options::Options;
 use crate::stats::Stats;
 use crate::tableau::Tableau;
@@ -292,6 +292,11 @@ where
         if NZ == 0 {
             return Ok(());
         }
+        if self.model.is_index2() {
+            let tolerances = (&self.opts.rtol_y, &self.opts.atol_y);
+            let at = (self.t, self.mode, &self.p);
+            project_onto_constraint(self.model, at, &mut self.y, &self.z, tolerances)?;
+        }
         self.matrix.at.t = self.t;
         self.matrix.at.y = self.y;
         let problem = ConsistencyProblem {
@@ -301,7 +306,6 @@ where
             mode: self.mode,
             rtol: &self.opts.rtol_z,
             atol: &self.opts.atol_z,
-            y_tolerances: Some((&self.opts.rtol_y, &self.opts.atol_y)),
         };
         let r = consistent_z(
             self.model,
