@@ -223,6 +223,41 @@ where
         fsa_vs_frozen_fd(model, &ESDIRK34, problem, p0, rtol, delta, label),
         fsa_vs_frozen_fd(model, &ESDIRK436L2SA, problem, p0, rtol, delta, label),
     ];
+    check_every_tableau(w, bound, rtol, label)
+}
+
+/// [`fsa_matches_frozen_fd_every_tableau`] with the replays' Newton tolerance `replay_tolerance`
+/// instead of 1e-12 ([`fsa_vs_frozen_fd_replayed_at`]).
+#[allow(clippy::too_many_arguments)]
+pub fn fsa_matches_frozen_fd_every_tableau_replayed_at<
+    M,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
+    model: &M,
+    problem: &dyn Fn([f64; NP]) -> HybridProblem<'static, NY, NZ, NP>,
+    (p0, rtol, delta): ([f64; NP], f64, f64),
+    replay_tolerance: f64,
+    bound: f64,
+    label: &str,
+) -> [f64; 3]
+where
+    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
+{
+    let at = (rtol, delta, replay_tolerance);
+    let w = [
+        fsa_vs_frozen_fd_replayed_at(model, &ESDIRK23, problem, p0, at, label),
+        fsa_vs_frozen_fd_replayed_at(model, &ESDIRK34, problem, p0, at, label),
+        fsa_vs_frozen_fd_replayed_at(model, &ESDIRK436L2SA, problem, p0, at, label),
+    ];
+    check_every_tableau(w, bound, rtol, label)
+}
+
+/// Every tableau's worst difference below `bound`.
+fn check_every_tableau(w: [f64; 3], bound: f64, rtol: f64, label: &str) -> [f64; 3] {
     assert!(
         w.iter().all(|w| *w < bound),
         "{label} at rtol {rtol}: {w:?}"
@@ -265,6 +300,32 @@ pub fn fsa_vs_frozen_fd<
 where
     M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
 {
+    fsa_vs_frozen_fd_replayed_at(model, tab, problem, p0, (rtol, delta, 1e-12), label)
+}
+
+/// [`fsa_vs_frozen_fd`] with the replays' tolerances `replay_tolerance` (rtol = atol) instead
+/// of 1e-12: a replay's tolerances also set how far a state may be projected onto an index-2
+/// mode's constraint at a switch (`1/√rtol` tolerance units), which a replay at 1e-12 of steps
+/// chosen at a looser tolerance can exceed.
+pub fn fsa_vs_frozen_fd_replayed_at<
+    M,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
+    model: &M,
+    tab: &Tableau<S>,
+    problem: &dyn Fn([f64; NP]) -> HybridProblem<'static, NY, NZ, NP>,
+    p0: [f64; NP],
+    (rtol, delta, replay_tolerance): (f64, f64, f64),
+    label: &str,
+) -> f64
+where
+    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
+{
     let n_samples = problem(p0).sample_times.len();
     let nominal = run(
         model,
@@ -276,7 +337,7 @@ where
         n_samples,
     );
     assert_eq!(nominal.result, Ok(()), "{label} {}", tab.name);
-    let mut tight = HybridOptions::new(1e-12, 1e-12);
+    let mut tight = HybridOptions::new(replay_tolerance, replay_tolerance);
     tight.integrator.jacobian_reuse_rate = 0.0;
     tight.integrator.max_newton_iterations = 20;
     let replay = |p: [f64; NP]| {

@@ -9,9 +9,9 @@
 //! it instead: Newton on `H(t_{n+1}, y_{n+1}, z) = 0` from `Z_S`, and with sensitivities
 //! `w_{n+1} = −H_z⁻¹ (H_y s_{n+1} + H_p + H_t ∂t_{n+1}/∂p)`, the exact derivative of that
 //! map (`fsa/start.rs`). It is part of the scheme: the next step's explicit first stage
-//! `F_1 = f(y_n, z_n)` then reads the consistent `z_n`. With it, `z` and its sensitivities are
-//! as accurate as `y`'s (the circle with `z = c x1`: within 1.6·rtol and 5.7·rtol). The
-//! integral cost's quadrature still reads the stage values `Z_i`.
+//! `F_1 = f(y_n, z_n)` then reads the consistent `z_n`. With it, `z` is as accurate as `y` (the
+//! circle with `z = c x1`: `z` within 0.4 and 12 times rtol at rtol 1e-6 and 1e-10, below the
+//! states' errors). The integral cost's quadrature still reads the stage values `Z_i`.
 
 use super::start::algebraic_sensitivities;
 use super::Following;
