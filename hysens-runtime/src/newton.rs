@@ -416,9 +416,7 @@ where
             *v -= d;
         }
         let moved = rms(
-            (0..NY)
-                .map(|m| ((y[m] - start[m]) / weight[m]).powi(2))
-                .sum(),
+            (0..NY).map(|m| square((y[m] - start[m]) / weight[m])).sum(),
             NY,
         );
         if moved.is_nan() || moved > off_constraint_limit(rtol_y) {
@@ -430,7 +428,7 @@ where
         }
         // Converged as `consistent_z`: below 1e-3 of the tolerance, then to round-off.
         let (size, previous) = (
-            rms((0..NY).map(|m| (step[m] / weight[m]).powi(2)).sum(), NY),
+            rms((0..NY).map(|m| square(step[m] / weight[m])).sum(), NY),
             last,
         );
         last = size;
@@ -447,6 +445,11 @@ where
         mode,
         distance: f64::INFINITY,
     })
+}
+
+/// `x²`.
+fn square(x: f64) -> f64 {
+    x * x
 }
 
 /// How far (WRMS, in tolerance units) [`project_onto_constraint`] may move a state: `1/√rtol`
