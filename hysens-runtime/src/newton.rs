@@ -263,8 +263,9 @@ impl<M, const NP: usize, const N: usize> StageNewton<'_, M, NP, N> {
     }
 }
 
-/// Consistent algebraic variables: Newton's method on `g(t, y, z, p) = 0` for `z` with `y`
-/// fixed and the exact `g_z` at every iterate (an index-1 DAE needs consistent initial values,
+/// Consistent algebraic variables: Newton's method on `g(t, y, z, p) = 0` (in an index-2 mode
+/// on its hidden constraint, `SmoothMode::condition`) for `z` with `y` fixed and the exact
+/// `g_z` at every iterate (an index-1 DAE needs consistent initial values,
 /// Kristensen et al. 2005, Eq. 1; at a reset, Serban & Recuero 2019, Eq. 3d).
 ///
 /// One routine for every restart: `t0` and the start of every mode segment after an event (the
@@ -308,7 +309,6 @@ where
         atol,
     } = *problem;
     let nonfinite = |what| SolveError::NonFiniteValue { t, mode, what };
-    let index2 = model.is_index2();
     let mut gv = [0.0; NZ];
     let mut last = f64::INFINITY;
     for _ in 0..MAX_CONSISTENCY_ITERATIONS {
@@ -325,14 +325,7 @@ where
         if !jac.is_finite() {
             return Err(nonfinite("Jacobian"));
         }
-        let condition_z = if index2 {
-            let mut partials = ConditionPartials::ZERO;
-            model.condition_partials(t, y, z, p, &mut partials);
-            partials.cz
-        } else {
-            jac.gz
-        };
-        let lu = Lu::factor(condition_z).map_err(|e| match e {
+        let lu = Lu::factor(condition_z(model, problem, z, jac)).map_err(|e| match e {
             LuError::Singular { column } => SolveError::InconsistentInitialValues {
                 t,
                 mode,
@@ -372,6 +365,27 @@ where
         singular_column: None,
     })
 }
+
+/// `c_z` of the mode's condition on `z` at `z` (`SmoothMode::condition`): `g_z` from `jac`
+/// (the mode's Jacobian there), or an index-2 mode's `H_z`.
+fn condition_z<M, const NY: usize, const NZ: usize, const NP: usize>(
+    model: &M,
+    problem: &ConsistencyProblem<'_, NY, NZ, NP>,
+    z: &[f64; NZ],
+    jac: &ModeJacobian<NY, NZ>,
+) -> [[f64; NZ]; NZ]
+where
+    M: SmoothMode<NY, NZ, NP>,
+{
+    if !model.is_index2() {
+        return jac.gz;
+    }
+    let mut partials = ConditionPartials::ZERO;
+    let (t, y, p) = (problem.t, problem.y, problem.p);
+    model.condition_partials(t, y, z, p, &mut partials);
+    partials.cz
+}
+
 /// The state `y` of an index-2 mode at the start of a segment (at `t0`, or after an event's
 /// reset) put on the mode's constraint `k(t, y, p) = 0` (`k = g`, which does not read `z`):
 /// Newton on `k(y + Cᵀλ) = 0` for `λ`, `C = k_y`, the least (orthogonal) change of `y`, the
