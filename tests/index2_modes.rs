@@ -90,14 +90,11 @@ fn start() -> (ring::X, ring::P) {
 }
 
 /// The solution and its sensitivities against the closed form, through the switch, at each
-/// tolerance. Measured: states, `t*` and `z` within 0.9, 12 and 28 times rtol at rtol 1e-6,
-/// 1e-8 and 1e-10, their sensitivities within 3.5, 59 and 139 times; the same rotation as an
+/// tolerance. Measured: states, `t*` and `z` within 1.0, 2.0 and 2.2 times rtol at rtol 1e-6,
+/// 1e-8 and 1e-10, their sensitivities within 3.9, 9.0 and 11.6 times; the same rotation as an
 /// ODE (no constraint, same tableau and tolerances) is within 4.8, 5.4, 5.5 and 24, 27, 28
-/// times: the index-2 mode's error estimate, on `y` only, lets its steps grow longer (78
-/// steps against 114 at rtol 1e-10), which costs up to a factor 5 (the ratios' growth as
-/// rtol shrinks, ≈ rtol^-0.2, is the usual one of a 4th-order method under a per-step error
-/// test). Asserted: 50 and 250 times rtol. The constraint holds at the step ends to the
-/// stages' Newton tolerance (|k| ≤ 1.8e-3·rtol measured; asserted 1e-2·rtol).
+/// times. Asserted: 10 and 50 times rtol. The constraint holds at the step ends to the stages'
+/// Newton tolerance (asserted 1e-2·rtol).
 #[test]
 fn through_the_switch_into_the_index2_mode() {
     let (x0, p) = start();
@@ -136,8 +133,8 @@ fn through_the_switch_into_the_index2_mode() {
             solution.stats.steps
         );
         assert!(k.abs() < 1e-2 * rtol, "k = {k}");
-        assert!(worst < 50.0 * rtol, "{errors:?}");
-        assert!(worst_sens < 250.0 * rtol, "{sens_errors:?}");
+        assert!(worst < 10.0 * rtol, "{errors:?}");
+        assert!(worst_sens < 50.0 * rtol, "{sens_errors:?}");
         assert!(worst < previous);
         previous = worst;
     }
@@ -238,8 +235,8 @@ fn dense_output_in_the_index2_mode() {
         }
     }
     println!("dense {:?}, sampled {:?}", worst[0], worst[1]);
-    // Measured 4.4 times the sampled solve's error for each (2.4e-8, 3.5e-8, 2.4e-7), the
-    // interpolation's own error on top of the solve's: asserted 10 times.
+    // Measured 3.0, 4.0 and 5.0 times the sampled solve's errors (2.7e-9, 5.3e-9, 3.7e-8): the
+    // interpolation's own error on top of the solve's. Asserted 10 times.
     for i in 0..3 {
         assert!(worst[0][i] < 10.0 * worst[1][i], "{worst:?}");
     }

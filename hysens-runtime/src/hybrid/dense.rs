@@ -238,9 +238,9 @@ where
     };
     // In an index-2 mode the stage values are of lower order than an ODE's (its `Z_i` of order
     // ≈ 2, `fsa/index2.rs`), and the smooth weights' order conditions do not hold for them:
-    // measured on a point held on a circle (`tests/index2_modes.rs`, rtol 1e-9), `∂x/∂ω` from
-    // the smooth weights was off by 1.8e-6, from the stiff ones by 2.4e-7 (a sampled solve:
-    // 5.5e-8).
+    // measured on a point held on a circle (`tests/index2_modes.rs`, rtol 1e-9), `∂x2/∂ω` from
+    // the smooth weights was off by 2.3e-7, from the stiff ones by 3.7e-8 (a sampled solve:
+    // 7.5e-9).
     let for_sensitivities = match adapter.is_index2() {
         true => Extension::Stiff,
         false => Extension::Smooth,

@@ -109,7 +109,9 @@ where
     /// 2005, Eqs. 20–21), with the integral cost's quadrature when its error test is on.
     #[inline(always)]
     fn attempt_error(&mut self, h: f64) -> f64 {
-        let (_, e) = self.state_error_estimate(h);
+        let (_, r) = self.filtered_estimate(h);
+        let mut e = [0.0; NY];
+        e.copy_from_slice(&r[..NY]);
         let mut w = [0.0; NY];
         weights(
             &self.opts.rtol_y,
@@ -119,6 +121,9 @@ where
             &mut w,
         );
         let mut error = rms(sum_sq(&e, &w), NY);
+        if NZ > 0 && self.model.is_index2() {
+            error = self.with_index2_variables(h, &r, sum_sq(&e, &w));
+        }
         if self.model.has_integral_cost() {
             if let Some(tol) = self.opts.cost_tolerances() {
                 // The larger of the two norms (CVODES' `errconQ`): the states' test is
@@ -140,6 +145,16 @@ where
     /// [0, 1e5] at rtol 1e-6 rejected half of its steps and stopped at 1e5 steps near
     /// t = 5.6e3; with it, 180 steps and 2 rejections.
     pub(crate) fn state_error_estimate(&mut self, h: f64) -> ([f64; NY], [f64; NY]) {
+        let (e, r) = self.filtered_estimate(h);
+        let mut filtered = [0.0; NY];
+        filtered.copy_from_slice(&r[..NY]);
+        (e, filtered)
+    }
+
+    /// The raw estimate `e` and the whole filtered `M⁻¹ [e; 0]`, its algebraic part included
+    /// ([`Stepper::state_error_estimate`]).
+    #[inline(always)]
+    fn filtered_estimate(&mut self, h: f64) -> ([f64; NY], [f64; N]) {
         let mut e = [0.0; NY];
         for j in 0..S {
             let d = h * self.tableau.d(j);
@@ -151,9 +166,33 @@ where
         r[..NY].copy_from_slice(&e);
         self.matrix.lu.solve(&mut r);
         self.stats.lu_solves += 1;
-        let mut filtered = [0.0; NY];
-        filtered.copy_from_slice(&r[..NY]);
-        (e, filtered)
+        (e, r)
+    }
+
+    /// The error of an index-2 step: the states' squared weighted sum `sum_y` and the filtered
+    /// estimate's algebraic part `r[NY..]` times `hγ`, as RADAU5 scales the index-2 components
+    /// of its estimate by the step size (Hairer & Wanner II, §VII.8), WRMS over all `N`
+    /// components (`z`'s weights from `z_n` and `Z_S`). On `y` alone the estimate let index-2
+    /// steps grow too long: a point held on a circle (`tests/index2_modes.rs`) was within 12 and
+    /// 28 times rtol at rtol 1e-8 and 1e-10 (sensitivities 59 and 139) in 32 and 78 steps, where
+    /// the same rotation as an ODE is within 5.4 and 5.5 (27, 28) in 38 and 114 steps; with the
+    /// `z` term, 2.0 and 2.2 (9.0, 11.6) in 47 and 138 steps.
+    #[inline(never)]
+    fn with_index2_variables(&self, h: f64, r: &[f64; N], sum_y: f64) -> f64 {
+        let hg = h * self.tableau.gamma;
+        let mut w = [0.0; NZ];
+        weights(
+            &self.opts.rtol_z,
+            &self.opts.atol_z,
+            &self.z,
+            &self.stages.zs[S - 1],
+            &mut w,
+        );
+        let mut z_part = [0.0; NZ];
+        for c in 0..NZ {
+            z_part[c] = hg * r[NY + c];
+        }
+        rms(sum_y + sum_sq(&z_part, &w), N)
     }
 
     /// The integral cost's part of the error test ([`crate::Options::cost_error_test`], with
