@@ -164,6 +164,24 @@ fn entering_with_an_integration_error_is_projected() {
     );
     let dx1_dw = solution.sensitivity("x1", "w").expect("computed");
     assert!((dx1_dw + TF * s).abs() < 10.0 * rtol, "{dx1_dw}");
+    // The event records the state the solve went on from: the projected one, on the circle,
+    // as the dense output's right limit there.
+    let dense = ring::Model
+        .solver()
+        .tableau(&hysens::runtime::ESDIRK34)
+        .tolerances(rtol, rtol * 1e-2)
+        .dense_output()
+        .solve(0.0, TF, &x0, &p)
+        .expect("solves");
+    let event = &dense.events[0];
+    let after = dense.at(event.t).expect("within the solve");
+    assert_eq!(after.y, event.y_after);
+    let k = 0.5 * (event.y_after[0].powi(2) + event.y_after[1].powi(2) - 1.0);
+    assert!(k.abs() < 1e-12, "k after the entry: {k}");
+    assert!(
+        event.y_after != event.y_before,
+        "projected: the free segment's error removed"
+    );
 }
 
 /// The forward sensitivities are the exact derivative of the discrete solution, through the

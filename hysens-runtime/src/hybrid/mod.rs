@@ -446,6 +446,7 @@ where
             Some(resumed) => resumed,
             None => {
                 Self::sync(it, sol);
+                Self::note_projected_entry(it, adapter, outputs, sol);
                 self.record_dense(it, adapter, None, outputs, sol)?;
                 self.instant.enter(it.t(), adapter.mode(), it.y());
                 let (mut armed, firing) = self.arm(it, adapter, entry)?;

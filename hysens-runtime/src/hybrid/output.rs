@@ -174,6 +174,30 @@ where
     }
 
     /// Appends `record` to the event log, if one is kept, and counts it.
+    /// At the start of an index-2 segment, which was put on its constraint
+    /// (`newton::project_onto_constraint`): the event that entered it records that state as its
+    /// `y_after`, the state the solve continues from (the reset's value differs from it by the
+    /// projection's change, at most `√rtol` relative). Nothing in other modes.
+    pub(super) fn note_projected_entry<const N: usize>(
+        it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
+        sol: &HybridSolution<NY, NZ, NP>,
+    ) {
+        if !adapter.is_index2() {
+            return;
+        }
+        let (Some(log), Some(last)) = (outputs.events.as_deref_mut(), sol.n_events.checked_sub(1))
+        else {
+            return;
+        };
+        if let Some(record) = log.get_mut(last) {
+            if record.t == it.t() && record.to == adapter.mode() {
+                record.y_after = *it.y();
+            }
+        }
+    }
+
     pub(super) fn log_event(
         &mut self,
         record: EventRecord<NY, NP>,
