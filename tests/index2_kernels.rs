@@ -110,8 +110,8 @@ impl At {
         points
     }
 
-    /// `H` of `mode` by the generated kernel, starting from `fill` (to see what is written).
-    fn hidden(&self, mode: usize, fill: f64) -> [f64; 1] {
+    /// `f` of the kernels' `Point` at this point (its memory: the point's own state).
+    fn with_point<R>(&self, f: impl FnOnce(&Point<'_, 2, 1, 1>) -> R) -> R {
         let memory = Memory {
             y: self.y,
             z: self.z,
@@ -123,51 +123,36 @@ impl At {
             p: &self.p,
             memory: &memory,
         };
+        f(&at)
+    }
+
+    /// `H` of `mode` by the generated kernel, starting from `fill` (to see what is written).
+    fn hidden(&self, mode: usize, fill: f64) -> [f64; 1] {
         let mut h = [fill];
-        M::default().hidden_constraint(mode, &at, &mut h);
+        self.with_point(|at| M::default().hidden_constraint(mode, at, &mut h));
         h
     }
 
     /// The partials of `H` of `mode` by the generated kernel (zeroed first, as the runtime
     /// does).
     fn partials(&self, mode: usize) -> ConditionPartials<2, 1, 1> {
-        let memory = Memory {
-            y: self.y,
-            z: self.z,
-        };
-        let at = Point {
-            t: self.t,
-            y: &self.y,
-            z: &self.z,
-            p: &self.p,
-            memory: &memory,
-        };
         let mut partials = ConditionPartials::ZERO;
-        M::default().hidden_constraint_partials(mode, &at, &mut partials);
+        self.with_point(|at| M::default().hidden_constraint_partials(mode, at, &mut partials));
         partials
     }
 
     /// `g_y f + g_t` of `mode` from the generated `residual`, `jacobian` and `time_partials`.
     fn by_other_kernels(&self, mode: usize) -> f64 {
-        let memory = Memory {
-            y: self.y,
-            z: self.z,
-        };
-        let at = Point {
-            t: self.t,
-            y: &self.y,
-            z: &self.z,
-            p: &self.p,
-            memory: &memory,
-        };
-        let model = M::default();
-        let (mut f, mut g) = ([0.0; 2], [0.0; 1]);
-        model.residual(mode, &at, &mut f, &mut g);
-        let mut jac = ModeJacobian::ZERO;
-        model.jacobian(mode, &at, &mut jac);
-        let (mut ft, mut gt) = ([0.0; 2], [0.0; 1]);
-        model.time_partials(mode, &at, &mut ft, &mut gt);
-        jac.gy[0][0] * f[0] + jac.gy[0][1] * f[1] + gt[0]
+        self.with_point(|at| {
+            let model = M::default();
+            let (mut f, mut g) = ([0.0; 2], [0.0; 1]);
+            model.residual(mode, at, &mut f, &mut g);
+            let mut jac = ModeJacobian::ZERO;
+            model.jacobian(mode, at, &mut jac);
+            let (mut ft, mut gt) = ([0.0; 2], [0.0; 1]);
+            model.time_partials(mode, at, &mut ft, &mut gt);
+            jac.gy[0][0] * f[0] + jac.gy[0][1] * f[1] + gt[0]
+        })
     }
 
     /// `H` of `mode` in closed form.

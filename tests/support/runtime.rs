@@ -218,12 +218,8 @@ pub fn fsa_matches_frozen_fd_every_tableau<
 where
     M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
 {
-    let w = [
-        fsa_vs_frozen_fd(model, &ESDIRK23, problem, p0, rtol, delta, label),
-        fsa_vs_frozen_fd(model, &ESDIRK34, problem, p0, rtol, delta, label),
-        fsa_vs_frozen_fd(model, &ESDIRK436L2SA, problem, p0, rtol, delta, label),
-    ];
-    check_every_tableau(w, bound, rtol, label)
+    let at = (p0, rtol, delta);
+    fsa_matches_frozen_fd_every_tableau_replayed_at(model, problem, at, 1e-12, bound, label)
 }
 
 /// [`fsa_matches_frozen_fd_every_tableau`] with the replays' Newton tolerance `replay_tolerance`
