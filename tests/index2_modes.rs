@@ -1,7 +1,8 @@
 //! Hessenberg index-2 modes written with `#[mode(index2)]` (Serban & Recuero 2019, §3.3,
 //! Eq. 15) and solved through the builder: a nonlinear constraint, a switch into the index-2
 //! mode with its consistent re-initialization, forward sensitivities through the switch,
-//! dense output, and the errors the runtime gives for what it does not do.
+//! dense output, and the error for a mode entered off its constraint (the adjoint:
+//! `tests/index2_adjoint.rs`).
 //!
 //! The model: a point `x = (x1, x2)` turning at angular speed `ω` on the unit circle, first
 //! freely (`x' = ω J x`, an index-1 mode whose `z` is 0), then, from `x2 = ½` on, held on the
@@ -270,12 +271,4 @@ fn entering_off_the_circle_is_refused() {
         .expect_err("off the circle");
     assert!(failure.to_string().contains("constraint"), "{failure}");
     println!("{failure}");
-}
-
-/// The adjoint through index-2 modes is not built yet: the gradient says so.
-#[test]
-fn the_adjoint_is_refused() {
-    let (x0, p) = start();
-    let failure = ring::Model.gradient(0.0, TF, &x0, &p).expect_err("refused");
-    assert!(failure.to_string().contains("index-2"), "{failure}");
 }

@@ -14,6 +14,7 @@
 use super::checkpoint::Checkpoint;
 use super::cost::add_scalar_seed;
 use super::cost::integral_seeds;
+use super::index2::{is_index2, pre_event_transpose};
 use super::jump::{jump_transpose, PreEventAdjoint, RestartAdjoint, StateAdjoint};
 use super::left_limit::left_limit;
 use super::length::length_transpose;
@@ -23,8 +24,8 @@ use super::tape::{AdjointTape, Recording, TapeEvent, TapeStep};
 use super::{AdjointGradient, AdjointStats, Costate};
 use crate::error::SolveError;
 use crate::linalg::Lu;
-use crate::model::ScalarPartials;
 use crate::model::{ends_solve, AdjointProducts, Memory, ModeJacobian, Objective, Point};
+use crate::model::{ConditionPartials, ScalarPartials};
 use crate::run::{HybridOutputs, HybridProblem, HybridRun, HybridSolution, Sample};
 
 /// The backward pass of the solve `forward` that filled `tape`, `outputs` and `sol` (module
@@ -297,7 +298,7 @@ impl<'s, const NY: usize, const NZ: usize> State<'s, NY, NZ> {
         State {
             mode: step.mode,
             y: &step.ys[S - 1],
-            z: &step.zs[S - 1],
+            z: &step.z_end,
             memory: &step.memory,
         }
     }
@@ -314,7 +315,7 @@ impl<'s, const NY: usize, const NZ: usize> State<'s, NY, NZ> {
             None => State {
                 mode: step.mode,
                 y: &step.ys[S - 1],
-                z: &step.zs[S - 1],
+                z: &step.z_end,
                 memory: &step.memory,
             },
         }
@@ -353,15 +354,22 @@ impl<O> Trajectory<'_, O> {
                 p,
                 memory: at.memory,
             };
-            let mut jac = ModeJacobian::ZERO;
-            model.jacobian(at.mode, &point, &mut jac);
-            // A singular g_z cannot occur on a consistent state of an index-1 mode; should it,
-            // the point keeps ȳ.
-            if let Ok(lu) = Lu::factor(jac.gz) {
+            // z follows y through g, or in an index-2 mode through the hidden constraint.
+            let (cy, cz) = if is_index2::<M, NY, NZ, NP>(at.mode) {
+                let mut c = ConditionPartials::ZERO;
+                model.hidden_constraint_partials(at.mode, &point, &mut c);
+                (c.cy, c.cz)
+            } else {
+                let mut jac = ModeJacobian::ZERO;
+                model.jacobian(at.mode, &point, &mut jac);
+                (jac.gy, jac.gz)
+            };
+            // A singular c_z cannot occur on a consistent state; should it, the point keeps ȳ.
+            if let Ok(lu) = Lu::factor(cz) {
                 let mut mu = costate.z;
                 lu.solve_transposed(&mut mu);
                 for (c, l) in lambda.iter_mut().enumerate() {
-                    *l -= (0..NZ).map(|r| jac.gy[r][c] * mu[r]).sum::<f64>();
+                    *l -= (0..NZ).map(|r| cy[r][c] * mu[r]).sum::<f64>();
                 }
             }
         }
@@ -497,15 +505,17 @@ where
             what: "guard index on the tape",
         });
     };
+    // The end of the step: its stage values, but in an index-2 mode z from the hidden
+    // constraint (`TapeStep::z_end`), which the event and its root condition read.
     let before = Point {
         t: event.t,
         y: &step.ys[S - 1],
-        z: &step.zs[S - 1],
+        z: &step.z_end,
         p: sweep.p,
         memory: &step.memory,
     };
     // (6, 5)ᵀ the consistent w⁺ and the jump.
-    let pre = restart_transpose(
+    let mut pre = restart_transpose(
         sweep,
         step.mode,
         event,
@@ -514,6 +524,17 @@ where
         costate,
         stats,
     )?;
+    if is_index2::<M, NY, NZ, NP>(step.mode) {
+        // w⁻ from the hidden constraint at (t*, y⁻), τ (`index2.rs`).
+        pre_event_transpose(
+            sweep.model,
+            step.mode,
+            &before,
+            &mut pre,
+            &mut costate.p,
+            stats,
+        )?;
+    }
     let left = with_left_limit
         .then(|| left_limit(sweep, step.mode, event.guard, &before, &pre))
         .flatten();

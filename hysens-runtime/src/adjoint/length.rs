@@ -8,7 +8,7 @@ use super::step::{StageSeeds, Sweep};
 use super::tape::{TapeEvent, TapeStep};
 use super::Costate;
 use crate::error::SolveError;
-use crate::model::{AdjointProducts, HybridModel, Point, ScalarPartials};
+use crate::model::{event_guard_partials, AdjointProducts, HybridModel, Point, ScalarPartials};
 
 /// The H-direction `Φ_{H,i} = ∂Y_i/∂H`, `Z_{H,i} = ∂Z_i/∂H` of the event step, stage by stage
 /// (`Esdirk::step_length_direction`; the last stage is the end of the step).
@@ -125,7 +125,8 @@ where
     M: HybridModel<NY, NZ, NP>,
 {
     let mut hp = ScalarPartials::ZERO;
-    model.guard_partials(guard, at, &mut hp);
+    event_guard_partials(model, guard, mode, at, &mut hp)
+        .map_err(|e| SolveError::from_lu(e, at.t, mode, "H_z"))?;
     let mut den = hp.t;
     for c in 0..NY {
         den += hp.y[c] * yh_end[c];

@@ -34,11 +34,14 @@
 //! backward pass, the events and the initial point), and the transposes of the event maps of
 //! the forward sensitivities, each in the file named as the map's in `fsa/`: `jump.rs` (the
 //! jump through a reset, and the order of an event's transposes), `length.rs` (the event
-//! step's length), `start.rs` (a segment's start).
+//! step's length), `start.rs` (a segment's start), `index2.rs` (`z` from the hidden
+//! constraint of a Hessenberg index-2 mode and a start moved onto its constraint, Serban &
+//! Recuero 2019, §3.3).
 
 mod backward;
 mod checkpoint;
 mod cost;
+mod index2;
 mod initial;
 mod jump;
 mod left_limit;

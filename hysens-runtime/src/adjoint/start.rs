@@ -15,6 +15,7 @@
 //! Then `dG/dy_0 = ȳ_0` and, if the problem gives `∂y_0/∂p = s_0`, `dG/dp = p̄ + s_0ᵀ ȳ_0`.
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
+use super::index2::{is_index2, start_transpose};
 use super::jump::{RestartAdjoint, StateAdjoint};
 use super::tape::TapeStep;
 use super::{AdjointGradient, Costate};
@@ -29,7 +30,9 @@ use crate::run::{HybridProblem, HybridSolution};
 /// accumulates `s̄⁺ −= g_yᵀ λ`, `τ̄ −= g_t·λ`, `s̄*⁺ −= g_{y*}ᵀ λ`, `w̄*⁺ −= g_{z*}ᵀ λ`
 /// (memory terms only if `mode` reads its memory, as in `model/adapter.rs`) into `post`, and
 /// `p̄ −= g_pᵀ λ`. `at` is the segment's start `(t, y⁺, z⁺, p, m⁺)`, with the consistent `z⁺`
-/// and the new memory. Nothing to do when `NZ = 0`.
+/// and the new memory. In a Hessenberg index-2 mode `z⁺` is from the hidden constraint and the
+/// start was moved onto `k = 0` (`fsa/start.rs`): both transposed instead (`index2.rs`).
+/// Nothing to do when `NZ = 0`.
 ///
 /// Errors: [`SolveError::SingularMatrix`] if `g_z` is singular,
 /// [`SolveError::NonFiniteValue`].
@@ -54,6 +57,9 @@ where
     };
     if !all_finite(w_bar) {
         return Err(nonfinite("adjoint of the algebraic sensitivities"));
+    }
+    if is_index2::<M, NY, NZ, NP>(mode) {
+        return start_transpose(model, mode, at, w_bar, post, p_bar);
     }
     let mut jac = ModeJacobian::ZERO;
     let mut fp = [[0.0; NP]; NY];

@@ -38,6 +38,7 @@
 //! events, whose grid is fixed).
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
+use super::index2::{hidden_constraint_transpose, is_index2, PointAdjoint};
 use super::{AdjointStats, Costate};
 use crate::adjoint::cost::integral_seeds;
 use crate::adjoint::tape::TapeStep;
@@ -154,6 +155,25 @@ impl<M, const S: usize, const NP: usize> Sweep<'_, M, S, NP> {
             }
         };
         let need_t = track_time || need_h;
+        if is_index2::<M, NY, NZ, NP>(step.mode) {
+            // z_{n+1} from the hidden constraint, not Z_S (`index2.rs`).
+            let end = Point {
+                t: step.t + step.h,
+                y: &step.ys[S - 1],
+                z: &step.z_end,
+                p: self.p,
+                memory: &step.memory,
+            };
+            let adjoint = PointAdjoint {
+                y: &mut costate.y,
+                t: &mut costate.t,
+                p: &mut costate.p,
+            };
+            hidden_constraint_transpose(self.model, step.mode, &end, &mut costate.z, adjoint)?;
+            stats.jacobian_evals += 1;
+            stats.lu_factorizations += 1;
+            stats.lu_solves += 1;
+        }
         let mut seeds = StageSeeds::ZERO;
         integral_seeds(
             self,

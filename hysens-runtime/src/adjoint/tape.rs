@@ -95,6 +95,10 @@ pub struct TapeStep<const S: usize, const NY: usize, const NZ: usize> {
     pub(crate) ys: [[f64; NY]; S],
     /// Algebraic stage values `Z_i`.
     pub(crate) zs: [[f64; NZ]; S],
+    /// The algebraic state `z_{n+1}` the solve goes on from (and an event at the step's end
+    /// reads): `Z_S`, or in a Hessenberg index-2 mode `z` from the hidden constraint at
+    /// `y_{n+1}` (`fsa/index2.rs`; its transpose `adjoint/index2.rs`).
+    pub(crate) z_end: [f64; NZ],
     /// Stage derivatives `F_i` (as the forward sensitivities use them: refined where the
     /// step's length depends on the parameters, `Esdirk::refine_stage_derivatives`; the
     /// backward pass reads them only there).
@@ -143,6 +147,7 @@ impl<const S: usize, const NY: usize, const NZ: usize> TapeStep<S, NY, NZ> {
         length: StepLength::Fixed,
         ys: [[0.0; NY]; S],
         zs: [[0.0; NZ]; S],
+        z_end: [0.0; NZ],
         fs: [[0.0; NY]; S],
         samples: 0,
         shifted: false,

@@ -5,7 +5,7 @@ use super::locate::DenseGuard;
 use super::{t_eps, Crossing};
 use crate::error::SolveError;
 use crate::fsa::ModeIntegrator;
-use crate::model::{HybridModel, ModeAdapter};
+use crate::model::{HybridModel, ModeAdapter, SmoothMode};
 use crate::step::Trial;
 
 /// Maximum secant iterations when moving an event onto the discrete solution.
@@ -112,7 +112,9 @@ where
 }
 
 /// `φ(H)`: guard `guard` at the end of the step of size `hh` from the integrator's state,
-/// taken with [`ModeIntegrator::evaluate_fixed`] (the stage storage then holds that step).
+/// taken with [`ModeIntegrator::evaluate_fixed`] (the stage storage then holds that step); in
+/// an index-2 mode with `z` from the hidden constraint at the step's end, where the solve goes
+/// on from (`fsa/index2.rs`).
 fn guard_at_step_end<
     M,
     const S: usize,
@@ -133,7 +135,12 @@ where
     let t = it.t();
     it.evaluate_fixed(hh)?;
     let (ys, zs, _) = it.stages();
-    let at = adapter.point(t + hh, &ys[S - 1], &zs[S - 1], p);
+    let (y, mut z) = (ys[S - 1], zs[S - 1]);
+    if adapter.is_index2() {
+        // z on the hidden constraint, not the stage value (`model/event_guard.rs`).
+        z = it.step.on_hidden_constraint(t + hh, &y, z)?;
+    }
+    let at = adapter.point(t + hh, &y, &z, p);
     let v = adapter.model().guard(guard, &at);
     if !v.is_finite() {
         return Err(SolveError::NonFiniteValue {

@@ -19,6 +19,7 @@ use crate::error::SolveError;
 use crate::linalg::{all_finite, ModeJacobian};
 use crate::model::{ConditionPartials, SmoothMode};
 use crate::newton::{consistent_z, ConsistencyProblem};
+use crate::step::Stepper;
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
     Following<'_, '_, M, S, NY, NZ, NP, N>
@@ -32,24 +33,9 @@ where
         if NZ == 0 || !self.step.model.is_index2() {
             return Ok(());
         }
+        let (t, y, z) = (self.step.t, self.step.y, self.step.z);
+        let z = self.step.on_hidden_constraint(t, &y, z)?;
         let step = &mut *self.step;
-        let problem = ConsistencyProblem {
-            t: step.t,
-            y: &step.y,
-            p: &step.p,
-            mode: step.mode,
-            rtol: &step.opts.rtol_z,
-            atol: &step.opts.atol_z,
-        };
-        let (mut z, mut jac, mut at_z) = (step.z, ModeJacobian::ZERO, [0.0; NZ]);
-        consistent_z(
-            step.model,
-            &problem,
-            &mut z,
-            &mut jac,
-            &mut at_z,
-            &mut step.stats,
-        )?;
         step.z = z;
         if !self.fsa.enabled {
             return Ok(());
@@ -63,5 +49,40 @@ where
             return Err(step.err_nonfinite("algebraic sensitivities of an index-2 mode"));
         }
         Ok(())
+    }
+}
+
+impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
+    Stepper<'_, M, S, NY, NZ, NP, N>
+where
+    M: SmoothMode<NY, NZ, NP>,
+{
+    /// `z` with `H(t, y, z) = 0` in an index-2 mode (Newton from `guess`, the step's stage value
+    /// `Z_S`): where the solve goes on from after a step (module docs), and where a guard is
+    /// evaluated at a step's end (`events/polish.rs`, `model/event_guard.rs`).
+    pub(crate) fn on_hidden_constraint(
+        &mut self,
+        t: f64,
+        y: &[f64; NY],
+        guess: [f64; NZ],
+    ) -> Result<[f64; NZ], SolveError> {
+        let problem = ConsistencyProblem {
+            t,
+            y,
+            p: &self.p,
+            mode: self.mode,
+            rtol: &self.opts.rtol_z,
+            atol: &self.opts.atol_z,
+        };
+        let (mut z, mut jac, mut at_z) = (guess, ModeJacobian::ZERO, [0.0; NZ]);
+        consistent_z(
+            self.model,
+            &problem,
+            &mut z,
+            &mut jac,
+            &mut at_z,
+            &mut self.stats,
+        )?;
+        Ok(z)
     }
 }

@@ -28,7 +28,9 @@ use super::step::{StagePartials, StepColumns};
 use super::{Following, ModeIntegrator};
 use crate::error::SolveError;
 use crate::linalg::all_finite;
-use crate::model::{HybridModel, ModeJacobian, Point, ScalarPartials, SmoothMode};
+use crate::model::{
+    event_guard_partials, HybridModel, ModeJacobian, Point, ScalarPartials, SmoothMode,
+};
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
     Following<'_, '_, M, S, NY, NZ, NP, N>
@@ -280,7 +282,8 @@ where
     M: HybridModel<NY, NZ, NP>,
 {
     let mut hp = ScalarPartials::ZERO;
-    model.guard_partials(guard, at, &mut hp);
+    event_guard_partials(model, guard, mode, at, &mut hp)
+        .map_err(|e| SolveError::from_lu(e, at.t, mode, "H_z"))?;
     let den = hp.rate(step.yh, step.zh);
     if !den.is_finite() {
         return Err(SolveError::NonFiniteValue {
@@ -336,6 +339,15 @@ where
     /// ([`ModeIntegrator::apply_step_length_derivative`]), which completes them.
     pub(crate) fn event_time_sensitivity(&mut self, guard: usize) -> Result<[f64; NP], SolveError> {
         let adapter = self.step.model;
+        // In an index-2 mode the guard reads z on the hidden constraint (`model/event_guard.rs`),
+        // as the event was located (`events/polish.rs`).
+        let z = match adapter.is_index2() {
+            true => {
+                let (t, y, z) = (self.step.t, self.step.y, self.step.z);
+                self.step.on_hidden_constraint(t, &y, z)?
+            }
+            false => *self.z(),
+        };
         let (memory_sy, memory_sz) = adapter.memory_sensitivities();
         let (sy, sz) = self.sensitivities();
         let (yh, zh) = self.step_length_direction();
@@ -348,7 +360,7 @@ where
             memory_sy,
             memory_sz,
         };
-        let at = adapter.point(self.t(), self.y(), self.z(), &self.step.p);
+        let at = adapter.point(self.t(), self.y(), &z, &self.step.p);
         let (dh, _) =
             event_step_length_derivative(adapter.model(), guard, adapter.mode(), &at, &step)?;
         self.apply_step_length_derivative(&dh)?;

@@ -303,8 +303,7 @@ where
 
 /// The forward pass of the adjoint: the solve `forward` without sensitivities, recording into
 /// `recording` (and each named cost into `costs`, if any); `gradient.tape_len` gets the steps
-/// it needed, and a tape too small is [`SolveError::TapeFull`]. A model with index-2 modes is
-/// refused ([`SolveError::InvalidArgument`]): their adjoint is not built yet.
+/// it needed, and a tape too small is [`SolveError::TapeFull`].
 fn record<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>(
     forward: &HybridRun<'_, M, S, NY, NZ, NP>,
     recording: &mut Recording<'_, S, NY, NZ>,
@@ -316,13 +315,6 @@ fn record<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, 
 where
     M: HybridModel<NY, NZ, NP>,
 {
-    if M::MODES.iter().any(|mode| mode.index2) {
-        return Err(SolveError::InvalidArgument {
-            t: forward.problem.t0,
-            mode: 0,
-            what: "the adjoint through Hessenberg index-2 modes is not built yet: take the gradient by forward sensitivities",
-        });
-    }
     let solved =
         run::<M, S, NY, NZ, NP, N, _>(forward, outputs, solution, costs, false, recording, None);
     gradient.tape_len = recording.next;

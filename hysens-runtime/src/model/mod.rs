@@ -24,6 +24,7 @@
 
 mod adapter;
 mod costs;
+mod event_guard;
 mod hybrid;
 mod output;
 mod rates;
@@ -31,6 +32,7 @@ mod rates;
 pub use crate::linalg::ModeJacobian;
 pub use adapter::ModeAdapter;
 pub use costs::{cost_index, CostInfo, CostKind, CostValue, Objective};
+pub(crate) use event_guard::event_guard_partials;
 pub(crate) use hybrid::ends_solve;
 pub use hybrid::{
     AdjointProducts, ConditionPartials, Direction, EventTarget, GuardInfo, HybridModel,

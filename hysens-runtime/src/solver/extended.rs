@@ -13,8 +13,8 @@
 
 use crate::ModeJacobian;
 use crate::{
-    CostInfo, EventTarget, GuardInfo, HybridModel, InitialMode, ModeInfo, ModelSizes, Point,
-    ResetJacobian, ScalarPartials,
+    ConditionPartials, CostInfo, EventTarget, GuardInfo, HybridModel, InitialMode, ModeInfo,
+    ModelSizes, Point, ResetJacobian, ScalarPartials,
 };
 
 /// `M` with `NP` parameters seen as a model with `NS = NP + NY` parameters `(p, y0)`.
@@ -169,6 +169,29 @@ where
     ) {
         if let Some(at) = inner(at) {
             self.model.memory_jacobian(mode, &at, jac);
+        }
+    }
+
+    fn hidden_constraint(&self, mode: usize, at: &Point<'_, NY, NZ, NS>, h: &mut [f64; NZ]) {
+        if let Some(at) = inner(at) {
+            self.model.hidden_constraint(mode, &at, h);
+        }
+    }
+
+    fn hidden_constraint_partials(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NS>,
+        partials: &mut ConditionPartials<NY, NZ, NS>,
+    ) {
+        let Some(at) = inner(at) else { return };
+        let mut from = ConditionPartials::ZERO;
+        self.model.hidden_constraint_partials(mode, &at, &mut from);
+        partials.cy = from.cy;
+        partials.cz = from.cz;
+        partials.ct = from.ct;
+        for (to, from) in partials.cp.iter_mut().zip(&from.cp) {
+            masked(&self.params, from, to);
         }
     }
 
