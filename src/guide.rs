@@ -199,6 +199,19 @@
 //! # }
 //! ```
 //!
+//! **Constrained mechanics** is written as such a mode: positions `q` and velocities `v` as
+//! states, the multipliers as algebraic variables, and the stabilized index-2 form of Gear,
+//! Gupta & Leimkuhler, `q' = v + Φ_qᵀ μ`, `M v' = F − Φ_qᵀ λ`, `0 = Φ(t, q, p)`,
+//! `0 = Φ_q v + Φ_t` (`M⁻¹` written out). Both constraints hold at every stage, so there is no
+//! drift (a pendulum's rod after four impacts: 6e-17). Impacts are resets of `v` that keep
+//! `Φ_q v⁺ = 0` (restitution on one degree of freedom: `v⁺ = −e v⁻`), and a change of
+//! constraint set is a guard into another mode whose reset is the impulsive map (a rope
+//! becoming taut, `M = I`: `v⁺ = v⁻ − q (q·v⁻)/|q|²`); the event-time terms of the jump are the
+//! runtime's own. `tests/pendulum_wall.rs` (a pendulum hitting a wall, against its angle ODE:
+//! 4e-9 at rtol 1e-10, forward and adjoint) and `tests/rope_taut.rs` (against the closed form
+//! and central differences) are the worked cases. A declaration of `M`, `F` and `Φ` from which
+//! the macro derives these equations is not built yet.
+//!
 //! ## Guards and resets
 //!
 //! `#[guard(from -> to, direction)]` switches from mode `from` to mode `to` when the function
