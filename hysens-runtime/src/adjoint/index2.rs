@@ -16,10 +16,11 @@
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 use super::jump::{PreEventAdjoint, RestartAdjoint};
+use super::start::subtract_transposed;
 use super::AdjointStats;
 use crate::error::SolveError;
-use crate::linalg::{all_finite, row_gram, Lu};
-use crate::model::{ConditionPartials, HybridModel, ModeJacobian, Point};
+use crate::linalg::{row_gram, Lu};
+use crate::model::{mode_g_partials, ConditionPartials, HybridModel, Point};
 
 /// The adjoints a transposed index-2 map reads and updates: of the differential state, of the
 /// time of the point, and of the parameters.
@@ -74,15 +75,7 @@ fn onto_constraint_transpose<M, const NY: usize, const NZ: usize, const NP: usiz
 where
     M: HybridModel<NY, NZ, NP>,
 {
-    // k = g of the mode: its partials are the Jacobian's g-blocks.
-    let mut jac = ModeJacobian::ZERO;
-    let mut k = ConditionPartials::ZERO;
-    let mut fp = [[0.0; NP]; NY];
-    let mut ft = [0.0; NY];
-    model.jacobian(mode, at, &mut jac);
-    model.parameter_jacobian(mode, at, &mut fp, &mut k.cp);
-    model.time_partials(mode, at, &mut ft, &mut k.ct);
-    k.cy = jac.gy;
+    let k = mode_g_partials(model, mode, at);
     let lu =
         Lu::factor(row_gram(&k.cy)).map_err(|e| SolveError::from_lu(e, at.t, mode, "k_y k_yᵀ"))?;
     let mut mu: [f64; NZ] =
@@ -146,37 +139,5 @@ where
     stats.jacobian_evals += 1;
     stats.lu_factorizations += 1;
     stats.lu_solves += 1;
-    Ok(())
-}
-
-/// `ȳ −= c_yᵀ λ`, `t̄ −= c_t·λ`, `p̄ −= c_pᵀ λ`, checked finite.
-fn subtract_transposed<const NY: usize, const NZ: usize, const NP: usize>(
-    c: &ConditionPartials<NY, NZ, NP>,
-    lambda: &[f64; NZ],
-    adjoint: PointAdjoint<'_, NY, NP>,
-    t: f64,
-    mode: usize,
-) -> Result<(), SolveError> {
-    for r in 0..NZ {
-        let l = lambda[r];
-        *adjoint.t -= c.ct[r] * l;
-        for m in 0..NY {
-            adjoint.y[m] -= c.cy[r][m] * l;
-        }
-        for q in 0..NP {
-            adjoint.p[q] -= c.cp[r][q] * l;
-        }
-    }
-    if !all_finite(lambda)
-        || !all_finite(adjoint.y)
-        || !adjoint.t.is_finite()
-        || !all_finite(adjoint.p)
-    {
-        return Err(SolveError::NonFiniteValue {
-            t,
-            mode,
-            what: "adjoint through an index-2 mode's constraint",
-        });
-    }
     Ok(())
 }

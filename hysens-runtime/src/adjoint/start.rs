@@ -15,13 +15,15 @@
 //! Then `dG/dy_0 = ȳ_0` and, if the problem gives `∂y_0/∂p = s_0`, `dG/dp = p̄ + s_0ᵀ ȳ_0`.
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
-use super::index2::{is_index2, start_transpose};
+use super::index2::{is_index2, start_transpose, PointAdjoint};
 use super::jump::{RestartAdjoint, StateAdjoint};
 use super::tape::TapeStep;
 use super::{AdjointGradient, Costate};
 use crate::error::SolveError;
 use crate::linalg::{all_finite, Lu};
-use crate::model::{AdjointProducts, HybridModel, Memory, ModeJacobian, Point};
+use crate::model::{
+    mode_g_partials, AdjointProducts, ConditionPartials, HybridModel, Memory, ModeJacobian, Point,
+};
 use crate::run::{HybridProblem, HybridSolution};
 
 /// Transpose of the consistent algebraic sensitivities at the start of a segment (module docs of `jump.rs`,
@@ -61,27 +63,16 @@ where
     if is_index2::<M, NY, NZ, NP>(mode) {
         return start_transpose(model, mode, at, w_bar, post, p_bar);
     }
-    let mut jac = ModeJacobian::ZERO;
-    let mut fp = [[0.0; NP]; NY];
-    let mut gp = [[0.0; NP]; NZ];
-    let mut ft = [0.0; NY];
-    let mut gt = [0.0; NZ];
-    model.jacobian(mode, at, &mut jac);
-    model.parameter_jacobian(mode, at, &mut fp, &mut gp);
-    model.time_partials(mode, at, &mut ft, &mut gt);
-    let lu = Lu::factor(jac.gz).map_err(|e| SolveError::from_lu(e, at.t, mode, "g_z"))?;
+    let g = mode_g_partials(model, mode, at);
+    let lu = Lu::factor(g.cz).map_err(|e| SolveError::from_lu(e, at.t, mode, "g_z"))?;
     let mut lambda = *w_bar;
     lu.solve_transposed(&mut lambda);
-    for r in 0..NZ {
-        let l = lambda[r];
-        post.tau -= gt[r] * l;
-        for c in 0..NY {
-            post.sy[c] -= jac.gy[r][c] * l;
-        }
-        for q in 0..NP {
-            p_bar[q] -= gp[r][q] * l;
-        }
-    }
+    let adjoint = PointAdjoint {
+        y: &mut post.sy,
+        t: &mut post.tau,
+        p: p_bar,
+    };
+    subtract_transposed(&g, &lambda, adjoint, at.t, mode)?;
     if M::MODES.get(mode).is_some_and(|m| m.uses_memory) {
         let mut mj = ModeJacobian::ZERO;
         model.memory_jacobian(mode, at, &mut mj);
@@ -95,13 +86,7 @@ where
             }
         }
     }
-    if !all_finite(&lambda)
-        || !all_finite(&post.sy)
-        || !post.tau.is_finite()
-        || !all_finite(&post.memory.y)
-        || !all_finite(&post.memory.z)
-        || !all_finite(p_bar)
-    {
+    if !all_finite(&post.memory.y) || !all_finite(&post.memory.z) {
         return Err(nonfinite("adjoint of the algebraic sensitivities"));
     }
     Ok(())
@@ -202,6 +187,40 @@ where
             t: t0,
             mode,
             what: "adjoint gradient",
+        });
+    }
+    Ok(())
+}
+
+/// The transpose of `w = −c_z⁻¹ (c_y s + c_p + c_t st)` given `λ = c_z⁻ᵀ w̄` (`c` the partials
+/// of the condition that defines `z`: `g`, an index-2 mode's hidden constraint, or its
+/// constraints `k`): `ȳ −= c_yᵀ λ`, `t̄ −= c_t·λ`, `p̄ −= c_pᵀ λ`, checked finite.
+pub(super) fn subtract_transposed<const NY: usize, const NZ: usize, const NP: usize>(
+    c: &ConditionPartials<NY, NZ, NP>,
+    lambda: &[f64; NZ],
+    adjoint: PointAdjoint<'_, NY, NP>,
+    t: f64,
+    mode: usize,
+) -> Result<(), SolveError> {
+    for r in 0..NZ {
+        let l = lambda[r];
+        *adjoint.t -= c.ct[r] * l;
+        for m in 0..NY {
+            adjoint.y[m] -= c.cy[r][m] * l;
+        }
+        for q in 0..NP {
+            adjoint.p[q] -= c.cp[r][q] * l;
+        }
+    }
+    if !all_finite(lambda)
+        || !all_finite(adjoint.y)
+        || !adjoint.t.is_finite()
+        || !all_finite(adjoint.p)
+    {
+        return Err(SolveError::NonFiniteValue {
+            t,
+            mode,
+            what: "adjoint of the algebraic sensitivities",
         });
     }
     Ok(())

@@ -164,6 +164,26 @@ pub trait SmoothMode<const NY: usize, const NZ: usize, const NP: usize> {
     }
 }
 
+/// The partials of `g` of `mode` of `model` at `at` as [`ConditionPartials`] (without the
+/// memory's terms; the constraints `k` of an index-2 mode).
+pub(crate) fn mode_g_partials<M, const NY: usize, const NZ: usize, const NP: usize>(
+    model: &M,
+    mode: usize,
+    at: &Point<'_, NY, NZ, NP>,
+) -> ConditionPartials<NY, NZ, NP>
+where
+    M: HybridModel<NY, NZ, NP>,
+{
+    let mut jac = ModeJacobian::ZERO;
+    let mut out = ConditionPartials::ZERO;
+    let (mut fp, mut ft) = ([[0.0; NP]; NY], [0.0; NY]);
+    model.jacobian(mode, at, &mut jac);
+    model.parameter_jacobian(mode, at, &mut fp, &mut out.cp);
+    model.time_partials(mode, at, &mut ft, &mut out.ct);
+    (out.cy, out.cz) = (jac.gy, jac.gz);
+    out
+}
+
 /// The partials of `g` of `mode` as [`ConditionPartials`] (the condition of an index-1 mode).
 pub(crate) fn g_partials<M, const NY: usize, const NZ: usize, const NP: usize>(
     mode: &M,
