@@ -209,8 +209,16 @@
 //! becoming taut, `M = I`: `v⁺ = v⁻ − q (q·v⁻)/|q|²`); the event-time terms of the jump are the
 //! runtime's own. `tests/pendulum_wall.rs` (a pendulum hitting a wall, against its angle ODE:
 //! 4e-9 at rtol 1e-10, forward and adjoint) and `tests/rope_taut.rs` (against the closed form
-//! and central differences) are the worked cases. A declaration of `M`, `F` and `Φ` from which
-//! the macro derives these equations is not built yet.
+//! and central differences) are the worked cases, and the example `five_bar` solves Corner,
+//! Sandu & Sandu's five-bar mechanism this way (a constant non-diagonal `M`, nine constrained
+//! impacts whose dependent velocities follow from `Φ_q v⁺ = 0`, costs reading the
+//! multipliers; within 4e-8 of the reference, the constraints held to 1e-14). The penalty
+//! formulation (their Eq. 64) is an index-1 DAE mode in its augmented form, the accelerations
+//! `a` and the multiplier estimates `λ*` algebraic: `M a + Φ_qᵀ λ* = F`,
+//! `Φ_q a − λ*/α = −((Φ_q v)_q v + 2ξω Φ̇ + ω² Φ)`, whose `g_z` stays well conditioned as `α`
+//! grows (`tests/five_bar_penalty.rs`: the five-bar converges to the constrained solution at
+//! the rate `1/α` from 1e3 to 1e7, in the same 2290 steps at every `α`). A declaration of `M`,
+//! `F` and `Φ` from which the macro derives these equations is not built yet.
 //!
 //! ## Guards and resets
 //!

@@ -1,6 +1,6 @@
 //! Every published number hysens reproduces, in one table: Serban & Recuero's Examples 5.1
-//! and 5.2, the project's memory toy, Robertson's kinetics and the bouncing ball against its
-//! closed form.
+//! and 5.2, the project's memory toy, Robertson's kinetics, the bouncing ball against its
+//! closed form, and Corner, Sandu & Sandu's five-bar mechanism (reconstructed).
 //!
 //! Each row gives the case, the quantity, the paper's value as printed ("—" where the paper
 //! prints none), the high-precision reference (a closed form or an independent high-precision
@@ -26,6 +26,7 @@ mod table;
 mod ball;
 mod ex51;
 mod ex52;
+mod five_bar;
 mod memory_toy;
 mod robertson;
 
@@ -34,6 +35,10 @@ mod robertson;
 mod ball_model;
 #[path = "../quickstart/model.rs"]
 mod ex51_model;
+#[path = "../five_bar/model.rs"]
+mod five_bar_model;
+#[path = "../five_bar/reference.rs"]
+mod five_bar_reference;
 #[path = "models/memory_toy.rs"]
 mod memory_toy_model;
 #[path = "../robertson/model.rs"]
@@ -71,8 +76,8 @@ fn format_from_args() -> Result<Format, String> {
 /// solved as there (its `model:` lines give the equations); the memory toy has none.
 fn print_models() {
     println!(
-        "model: S&R Ex. 5.1, Ex. 5.2 (EM steel), Robertson and the bouncing ball, as their examples \
-         solve them (quickstart, steel_hysteresis, robertson, bouncing_ball);"
+        "model: S&R Ex. 5.1, Ex. 5.2 (EM steel), Robertson, the bouncing ball and the five-bar, as \
+         their examples solve them (quickstart, steel_hysteresis, robertson, bouncing_ball, five_bar);"
     );
     println!(
         "       the memory toy: y1' = 1, y2' = -p1 (y2 - y2*) + 1 from y = 0, y2* = y2 at the last \
@@ -89,6 +94,7 @@ fn all_rows() -> Result<Vec<table::Row>, Box<dyn std::error::Error>> {
         memory_toy::rows,
         robertson::rows,
         ball::rows,
+        five_bar::rows,
     ];
     let mut rows = Vec::new();
     for case in cases {
