@@ -122,13 +122,19 @@
 //! constraints `0 = k(t, y, p)` that do not read `z`. The algebraic variables are then defined
 //! by the hidden constraint, the constraints' derivative along the solution,
 //! `H = k_y f + k_t = 0`, which needs `k_y f_z` nonsingular. The mode is written as a DAE mode,
-//! its constraints in place of the algebraic equations. The macro checks, each an error at its
-//! span: that the model has `#[algebraic]` variables, that no constraint reads one (an
-//! equation that does belongs in an index-1 mode: remove `index2`), and that `k_y f_z` is
-//! *structurally* nonsingular (its entries that are not identically zero pair every constraint
-//! with an algebraic variable; a matrix with such a pattern can still be singular at a point).
-//! It differentiates `H` symbolically and generates `HybridModel::hidden_constraint` and
-//! `hidden_constraint_partials` (`H_y, H_z, H_p, H_t`), and `MODES[m].index2` is `true`. Not
+//! its constraints in place of the algebraic equations. It may mix in equations that read `z`
+//! (index-1 equations next to the constraints, such as a mechanism's equations of motion
+//! `M a + Φ_qᵀ λ = F` with the accelerations `a` algebraic, so that `M` is not inverted): an
+//! equation is a constraint when it reads no algebraic variable, and the condition that
+//! defines `z` is then `H` on the constraints and the other equations as they are. The macro
+//! checks, each an error at its span: that the model has `#[algebraic]` variables, that the
+//! mode has a constraint (without one it is an index-1 mode: remove `index2`), and that the
+//! condition's Jacobian in `z` (`k_y f_z` for constraints only) is *structurally* nonsingular
+//! (its entries that are not identically zero pair every equation with an algebraic variable;
+//! a matrix with such a pattern can still be singular at a point). It differentiates `H`
+//! symbolically and generates `HybridModel::hidden_constraint` and
+//! `hidden_constraint_partials` (`H_y, H_z, H_p, H_t`), `HybridModel::is_constraint` for a mode
+//! that mixes equations in, and `MODES[m].index2` is `true`. Not
 //! supported yet: an index-2 mode that reads `Memory`, a terminal guard (`-> stop`) leaving
 //! one, and a switching surface next to one.
 //!
@@ -212,7 +218,10 @@
 //! and central differences) are the worked cases, and the example `five_bar` solves Corner,
 //! Sandu & Sandu's five-bar mechanism this way (a constant non-diagonal `M`, nine constrained
 //! impacts whose dependent velocities follow from `Φ_q v⁺ = 0`, costs reading the
-//! multipliers; within 4e-8 of the reference, the constraints held to 1e-14). The penalty
+//! multipliers; within 4e-8 of the reference, the constraints held to 1e-14). With `M` not
+//! inverted, `q' = v + Φ_qᵀ μ`, `v' = a`, `0 = M a + Φ_qᵀ λ − F`, `0 = Φ`, `0 = Φ_q v` is an
+//! index-2 mode that mixes the equations of motion in (`tests/five_bar.rs`: the same
+//! mechanism so, within 1.7e-8 of the reference). The penalty
 //! formulation (their Eq. 64) is an index-1 DAE mode in its augmented form, the accelerations
 //! `a` and the multiplier estimates `λ*` algebraic: `M a + Φ_qᵀ λ* = F`,
 //! `Φ_q a − λ*/α = −((Φ_q v)_q v + 2ξω Φ̇ + ω² Φ)`, whose `g_z` stays well conditioned as `α`

@@ -205,6 +205,16 @@ impl<'l> Kernels<'l> {
         self.lowered.modes.iter().any(|m| m.hidden.is_some())
     }
 
+    /// For each mode, which of its algebraic equations are constraints, if it is an index-2
+    /// mode that mixes in equations reading `z` (`None` for the others: every row, or none).
+    pub fn mixed_constraint_rows(&self) -> Vec<Option<Vec<bool>>> {
+        self.lowered
+            .modes
+            .iter()
+            .map(|m| Some(m.constraint_rows.clone()).filter(|rows| rows.contains(&false)))
+            .collect()
+    }
+
     /// `hidden_constraint`: `h[i] = Hᵢ = (k_y f + k_t)ᵢ` of each index-2 mode, written in full;
     /// nothing for the other modes.
     pub fn hidden_constraint(&mut self) -> Arms {

@@ -215,6 +215,19 @@ pub enum SolveError {
         /// WRMS norm of the least correction of `y`.
         distance: f64,
     },
+    /// The constraints `k(t, y, p) = 0` of a Hessenberg index-2 mode are dependent at a
+    /// segment's start: their Jacobian `k_y` has a row that is a combination of the others, so
+    /// the least change of `y` onto them and the multipliers are not defined (a constraint
+    /// declared twice, or a mechanism in a singular configuration where its constraint set
+    /// loses rank).
+    DependentConstraints {
+        /// Time of the start.
+        t: f64,
+        /// Mode index.
+        mode: usize,
+        /// The algebraic equation (a constraint) found to depend on the others.
+        row: usize,
+    },
     /// A matrix that must be nonsingular (Newton iteration matrix, `g_z`) is singular.
     SingularMatrix {
         /// Time of the last accepted step.
@@ -256,6 +269,7 @@ impl SolveError {
             | SolveError::InvalidArgument { t, .. }
             | SolveError::Internal { t, .. }
             | SolveError::OffConstraint { t, .. }
+            | SolveError::DependentConstraints { t, .. }
             | SolveError::SingularMatrix { t, .. } => t,
             SolveError::InvalidTimeSpan { t0, .. } => t0,
         }
@@ -280,6 +294,7 @@ impl SolveError {
             | SolveError::InvalidArgument { mode, .. }
             | SolveError::Internal { mode, .. }
             | SolveError::OffConstraint { mode, .. }
+            | SolveError::DependentConstraints { mode, .. }
             | SolveError::SingularMatrix { mode, .. } => mode,
             SolveError::InvalidTimeSpan { .. } | SolveError::NoInitialMode { .. } => 0,
         }
@@ -415,6 +430,10 @@ impl fmt::Display for Described<'_> {
                 f,
                 "at t = {t:?} the state is off the constraint k(t, y, p) = 0 of index-2 mode {m} by {distance:.3e} times its tolerance (the least change of y, WRMS; at most 1/sqrt(rtol) is taken for an integration error and removed): the initial state or the reset must satisfy k = 0"
             ),
+            SolveError::DependentConstraints { row, .. } => write!(
+                f,
+                "at t = {t:?} the constraints k(t, y, p) = 0 of index-2 mode {m} are dependent: equation {row} is a combination of the others there (their Jacobian k_y has lower rank than their number), so they define neither the least change of y onto them nor the multipliers; remove a redundant constraint, or keep the solve away from the configuration where the constraint set loses rank"
+            ),
             SolveError::SingularMatrix { column, .. } => {
                 write!(f, "singular matrix (column {column}) at t = {t:?} in mode {m}")
             }
@@ -435,7 +454,13 @@ fn inconsistent_initial_values(
         f,
         "inconsistent initial values at t = {t:?} in mode {mode}: "
     )?;
+    let index2 = mode.1.get(mode.0).is_some_and(|info| info.index2);
     match singular_column {
+        // An index-2 mode's z is defined by its condition c (`HybridModel::hidden_constraint`).
+        Some(column) if index2 => write!(
+            f,
+            "its condition on z (the constraints' derivative k_y f + k_t, and the equations that read z) could not be solved for z (its Jacobian in z singular, column {column}, at an iterate): for a mechanism, a singular mass matrix or a constraint set that has lost rank"
+        )?,
         Some(column) => write!(
             f,
             "the algebraic equations g = 0 could not be solved for z (g_z singular, column {column}, at an iterate); they may have no solution there"

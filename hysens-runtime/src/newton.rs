@@ -45,9 +45,9 @@
 //! `z⁻`.
 
 use crate::error::SolveError;
-use crate::linalg::{all_finite, row_gram};
+use crate::linalg::all_finite;
 use crate::linalg::{Lu, LuError};
-use crate::model::{ConditionPartials, ModeJacobian, SmoothMode};
+use crate::model::{constraint_gram, constraint_rows, ConditionPartials, ModeJacobian, SmoothMode};
 use crate::norm::{rms, sum_sq, weights};
 use crate::stats::Stats;
 
@@ -401,7 +401,8 @@ where
 /// transfer `T` that completes Serban & Recuero's Eq. 16c with `k = 0` (16e). A start off the
 /// constraint by more than [`off_constraint_limit`] tolerance units (the WRMS norm of the
 /// change, weights `atol_y + rtol_y |y|`) is a model whose initial state or reset does not
-/// satisfy its constraints, [`SolveError::OffConstraint`]; below it, the difference is the
+/// satisfy its constraints, [`SolveError::OffConstraint`] (dependent constraints,
+/// [`SolveError::DependentConstraints`]); below it, the difference is the
 /// previous segment's own integration error (measured: ESDIRK34 at rtol 1e-4 entering a circle
 /// constraint 1.1 units off), which the projection removes.
 pub(crate) fn project_onto_constraint<M, const NY: usize, const NZ: usize, const NP: usize>(
@@ -430,9 +431,28 @@ where
                 what: "the constraint of an index-2 mode",
             });
         }
-        let c = &jac.gy;
-        Lu::factor(row_gram(c))
-            .map_err(|e| SolveError::from_lu(e, t, mode, "k_y k_yᵀ of an index-2 mode"))?
+        // The constraint rows only (`SmoothMode::is_constraint`).
+        let mut partials = ConditionPartials::<NY, NZ, NP> {
+            cy: jac.gy,
+            ..ConditionPartials::ZERO
+        };
+        let rows = constraint_rows(model);
+        let gram = constraint_gram(&mut partials, &rows);
+        for (ki, &keep) in k.iter_mut().zip(&rows) {
+            if !keep {
+                *ki = 0.0;
+            }
+        }
+        let c = &partials.cy;
+        Lu::factor(gram)
+            .map_err(|e| match e {
+                LuError::Singular { column } => SolveError::DependentConstraints {
+                    t,
+                    mode,
+                    row: column,
+                },
+                e => SolveError::from_lu(e, t, mode, "k_y k_yᵀ of an index-2 mode"),
+            })?
             .solve(&mut k);
         let step: [f64; NY] = core::array::from_fn(|m| (0..NZ).map(|i| c[i][m] * k[i]).sum());
         for (v, d) in y.iter_mut().zip(&step) {

@@ -135,7 +135,31 @@ fn index2_methods(k: &mut Kernels<'_>, signatures: &Signatures) -> TokenStream {
     let partials = statements(&mode, &k.hidden_constraint_partials());
     let value_method = signatures.hidden_constraint().with_body(&values);
     let partials_method = signatures.hidden_constraint_partials().with_body(&partials);
-    quote!(#value_method #partials_method)
+    let rows_method = constraint_rows_method(k);
+    quote!(#value_method #partials_method #rows_method)
+}
+
+/// `is_constraint` of a model with an index-2 mode that mixes in equations reading `z` (an arm
+/// with its rows for each such mode; every other row is a constraint); nothing otherwise (the
+/// trait's default: every row).
+fn constraint_rows_method(k: &Kernels<'_>) -> TokenStream {
+    let modes = k.mixed_constraint_rows();
+    if modes.iter().all(Option::is_none) {
+        return TokenStream::new();
+    }
+    let (mode, row) = (hygienic("mode"), hygienic("row"));
+    let arms = modes.iter().enumerate().filter_map(|(m, rows)| {
+        let rows = rows.as_ref()?;
+        Some(quote!(#m => [#(#rows),*].get(#row).copied().unwrap_or(true),))
+    });
+    quote! {
+        fn is_constraint(&self, #mode: usize, #row: usize) -> bool {
+            match #mode {
+                #(#arms)*
+                _ => true,
+            }
+        }
+    }
 }
 
 /// The methods on one guard: `guard`, `guard_partials`, `reset`, `reset_jacobian`.

@@ -77,6 +77,7 @@ impl Lowering<'_, '_> {
                     g,
                     uses_memory,
                     hidden: None,
+                    constraint_rows: Vec::new(),
                 })
             })
             .collect();
@@ -309,6 +310,7 @@ impl Lowering<'_, '_> {
                 g,
                 uses_memory,
                 hidden: None,
+                constraint_rows: Vec::new(),
             });
         }
     }
@@ -339,6 +341,7 @@ impl Lowering<'_, '_> {
                 g: Vec::new(),
                 uses_memory: false,
                 hidden: None,
+                constraint_rows: Vec::new(),
             });
             for guard in SurfaceGuard::ALL {
                 guards.push(match guard.watched() {

@@ -6,26 +6,32 @@
 //! `H = k_y f + k_t = 0`, `Hᵢ = Σⱼ (∂kᵢ/∂yⱼ) fⱼ + ∂kᵢ/∂t`,
 //!
 //! built here in the model's graph (the kernels differentiate it for its partials
-//! `H_y, H_z, H_p, H_t`). `H` defines `z` when `H_z = k_y f_z` is nonsingular.
+//! `H_y, H_z, H_p, H_t`). A mode may also mix in equations that read `z`, `0 = g(t, y, z, p)`:
+//! index-1 equations next to the constraints, such as a mechanism's equations of motion
+//! `M a + Φ_qᵀ λ = F` with its accelerations `a` as algebraic variables next to its position
+//! and velocity constraints (so that `M` need not be inverted). The condition that defines `z`
+//! is then `c = [g on those rows; H on the constraints]`; an equation is a constraint when its
+//! expression depends on no algebraic variable.
 //!
-//! Two checks need the equations' symbolic dependence and are made here, each an error at the
-//! offending span: no constraint reads `z` (its expression depends on no `z` variable), and
-//! `H_z = k_y f_z` is structurally nonsingular: a perfect matching of constraints to algebraic
-//! variables exists on its structural nonzeros (the entries that did not simplify to the
-//! constant 0). Structural nonsingularity is necessary, not sufficient: a matrix with a perfect
-//! matching can still be singular at some point, or everywhere through a cancellation the
-//! symbolic engine does not see; the runtime reports a singular `H_z` when it meets one.
+//! One check needs the equations' symbolic dependence and is made here, an error at the mode:
+//! the mode has a constraint, and `c_z` is structurally nonsingular (a perfect matching of
+//! equations to algebraic variables exists on its structural nonzeros, the entries that did not
+//! simplify to the constant 0). Structural nonsingularity is necessary, not sufficient: a
+//! matrix with a perfect matching can still be singular at some point, or everywhere through a
+//! cancellation the symbolic engine does not see; the runtime reports a singular `c_z` when it
+//! meets one.
 
 use hysens_symbolic::{ExprId, VarId};
-use syn::{Expr, ItemFn};
+use syn::ItemFn;
 
-use super::{split_body, unparen, Lowered};
+use super::Lowered;
 use crate::validate::Checked;
 
-/// Builds the hidden constraint of every index-2 mode of `lowered` (the `#[mode]` functions come
-/// first in the runtime's numbering, so mode `m` of the model is mode `m` there) into
-/// [`super::LoweredMode::hidden`], after checking that its constraints do not read `z` and that
-/// `k_y f_z` is structurally nonsingular; `Err` with every mode's mistakes.
+/// Builds the condition of every index-2 mode of `lowered` (the `#[mode]` functions come first
+/// in the runtime's numbering, so mode `m` of the model is mode `m` there) into
+/// [`super::LoweredMode::hidden`] and its constraint rows into
+/// [`super::LoweredMode::constraint_rows`], after checking that it has a constraint and that
+/// `c_z` is structurally nonsingular; `Err` with every mode's mistakes.
 pub(super) fn hidden_constraints(
     checked: &Checked<'_>,
     lowered: &mut Lowered,
@@ -41,19 +47,24 @@ pub(super) fn hidden_constraints(
             continue;
         }
         let func = &mode.func;
-        let k = lowered.modes[m].g.clone();
+        let g = lowered.modes[m].g.clone();
         let f = lowered.modes[m].f.clone();
-        let reads = reads_algebraic(lowered, func, &k, &algebraic);
-        if !reads.is_empty() {
-            errors.extend(reads);
+        let rows = constraint_rows(lowered, &g);
+        if !rows.contains(&true) {
+            let name = &func.sig.ident;
+            errors.push(syn::Error::new(
+                name.span(),
+                format!("index-2 mode `{name}` has no constraint: each of its algebraic equations reads an algebraic variable, so none is a constraint `0 = k(t, y, p)` (a function of the time, the states and the parameters only) whose derivative `k_y f + k_t = 0` defines the algebraic variables; remove `index2` to make `{name}` an index-1 mode `0 = g(t, y, z, p)`"),
+            ));
             continue;
         }
-        let hidden = hidden_constraint(lowered, &k, &f);
-        if let Err(e) = structurally_nonsingular(lowered, func, &hidden, &algebraic) {
+        let hidden = condition(lowered, &g, &f, &rows);
+        if let Err(e) = structurally_nonsingular(lowered, func, &hidden, &rows, &algebraic) {
             errors.push(e);
             continue;
         }
         lowered.modes[m].hidden = Some(hidden);
+        lowered.modes[m].constraint_rows = rows;
     }
     if errors.is_empty() {
         Ok(())
@@ -62,31 +73,21 @@ pub(super) fn hidden_constraints(
     }
 }
 
-/// An error for each constraint of `k` (of the mode `func`) that reads an algebraic variable
-/// (`names`: their field names), naming the first it reads.
-fn reads_algebraic(
-    lowered: &Lowered,
-    func: &ItemFn,
-    k: &[ExprId],
-    names: &[String],
-) -> Vec<syn::Error> {
+/// Which equations of `g` are constraints: those that read no algebraic variable.
+fn constraint_rows(lowered: &Lowered, g: &[ExprId]) -> Vec<bool> {
     let graph = &lowered.graph;
-    let name = &func.sig.ident;
-    k.iter()
-        .enumerate()
-        .filter_map(|(i, &ki)| {
-            let j = lowered
-                .vars
-                .z
-                .iter()
-                .position(|&z| graph.depends_on(ki, z))?;
-            let w = &names[j];
-            Some(at_equation(
-                func,
-                i,
-                format!("equation {i} of index-2 mode `{name}` reads the algebraic variable `{w}`: an index-2 mode's constraints are `0 = k(t, y, p)`, functions of the time, the states and the parameters only, and its algebraic variables are defined by their derivative `k_y f + k_t = 0`; write this constraint without `{w}`, or remove `index2` to make `{name}` an index-1 mode `0 = g(t, y, z, p)`"),
-            ))
-        })
+    g.iter()
+        .map(|&gi| !lowered.vars.z.iter().any(|&z| graph.depends_on(gi, z)))
+        .collect()
+}
+
+/// The condition `c` of the module docs: `H` on the constraint `rows` of `g`, `g` on the others.
+fn condition(lowered: &mut Lowered, g: &[ExprId], f: &[ExprId], rows: &[bool]) -> Vec<ExprId> {
+    let hidden = hidden_constraint(lowered, g, f);
+    g.iter()
+        .zip(hidden)
+        .zip(rows)
+        .map(|((&gi, hi), &constraint)| if constraint { hi } else { gi })
         .collect()
 }
 
@@ -105,20 +106,21 @@ fn hidden_constraint(lowered: &mut Lowered, k: &[ExprId], f: &[ExprId]) -> Vec<E
         .collect()
 }
 
-/// `Ok` when `H_z = k_y f_z` of the mode `func` (`hidden`: its `H`) has a perfect matching on
-/// its structural nonzeros; otherwise the error, at the mode's name, says why (`names`: the
-/// algebraic variables' field names).
+/// `Ok` when `c_z` of the mode `func` (`condition`: its `c`; `rows`: which equations are
+/// constraints) has a perfect matching on its structural nonzeros; otherwise the error, at the
+/// mode's name, says why (`names`: the algebraic variables' field names).
 fn structurally_nonsingular(
     lowered: &mut Lowered,
     func: &ItemFn,
-    hidden: &[ExprId],
+    condition: &[ExprId],
+    rows: &[bool],
     names: &[String],
 ) -> Result<(), syn::Error> {
     let z: Vec<VarId> = lowered.vars.z.clone();
-    let h_z = lowered.graph.jacobian(hidden, &z);
+    let c_z = lowered.graph.jacobian(condition, &z);
     let n = z.len();
     let mut pattern = vec![vec![false; n]; n];
-    for (i, j, _) in h_z.nonzeros(&lowered.graph) {
+    for (i, j, _) in c_z.nonzeros(&lowered.graph) {
         pattern[i][j] = true;
     }
     let rank = structural_rank(&pattern);
@@ -126,19 +128,23 @@ fn structurally_nonsingular(
         return Ok(());
     }
     let name = &func.sig.ident;
+    // Only a constraint's derivative can read no algebraic variable: the other rows read one.
     let why = if let Some(i) = (0..n).find(|&i| !pattern[i].contains(&true)) {
         format!("the derivative `k_y f + k_t` of equation {i} reads no algebraic variable")
     } else if let Some(j) = (0..n).find(|&j| pattern.iter().all(|row| !row[j])) {
-        format!(
-            "no equation's derivative `k_y f + k_t` reads the algebraic variable `{}`",
-            names[j]
-        )
+        let w = &names[j];
+        format!("no equation reads the algebraic variable `{w}` (a constraint through its derivative `k_y f + k_t`)")
     } else {
-        format!("only {rank} of its {n} algebraic variables can each be paired with an equation whose derivative `k_y f + k_t` reads it")
+        format!("only {rank} of its {n} algebraic variables can each be paired with an equation that reads it (a constraint through its derivative `k_y f + k_t`)")
+    };
+    let what = if rows.contains(&false) {
+        "the Jacobian with respect to `z` of its condition on `z` (`k_y f + k_t` on the constraints, the equations that read `z` as they are)"
+    } else {
+        "`k_y f_z` (the constraints' state Jacobian times the derivatives' algebraic Jacobian)"
     };
     Err(syn::Error::new(
         name.span(),
-        format!("index-2 mode `{name}` does not define its algebraic variables: `k_y f_z` (the constraints' state Jacobian times the derivatives' algebraic Jacobian) is structurally singular: {why}; each constraint `0 = k(t, y, p)` must read states whose derivatives read the algebraic variables, with one algebraic variable per constraint (checked structurally, on the entries that are not identically zero)"),
+        format!("index-2 mode `{name}` does not define its algebraic variables: {what} is structurally singular: {why}; each constraint `0 = k(t, y, p)` must read states whose derivatives read the algebraic variables, with one algebraic variable per equation (checked structurally, on the entries that are not identically zero)"),
     ))
 }
 
@@ -169,25 +175,6 @@ fn structural_rank(pattern: &[Vec<bool>]) -> usize {
     (0..pattern.len())
         .filter(|&i| augment(i, pattern, &mut vec![false; n], &mut row_of))
         .count()
-}
-
-/// An error with `message` at algebraic equation `i` of the mode `func` (the `i`-th element of
-/// the array in its value `(X { .. }, [..])`), or at its name when the body is not of that
-/// shape.
-fn at_equation(func: &ItemFn, i: usize, message: String) -> syn::Error {
-    let equation = split_body(func)
-        .ok()
-        .and_then(|(_, value)| match unparen(value) {
-            Expr::Tuple(t) if t.elems.len() == 2 => match unparen(&t.elems[1]) {
-                Expr::Array(a) => a.elems.iter().nth(i),
-                _ => None,
-            },
-            _ => None,
-        });
-    match equation {
-        Some(equation) => syn::Error::new_spanned(equation, message),
-        None => syn::Error::new(func.sig.ident.span(), message),
-    }
 }
 
 #[cfg(test)]

@@ -86,9 +86,14 @@ pub struct LoweredMode {
     pub g: Vec<ExprId>,
     /// Whether `f` or `g` reads the memory.
     pub uses_memory: bool,
-    /// For a Hessenberg index-2 mode (`#[mode(index2)]`, where `g` is `k(t, y, p)`), its hidden
-    /// constraint `H = k_y f + k_t`, one per algebraic variable ([`index2`]); `None` otherwise.
+    /// For a Hessenberg index-2 mode (`#[mode(index2)]`), the condition that defines its
+    /// algebraic variables, one per equation ([`index2`]): the hidden constraint
+    /// `H = k_y f + k_t` on its constraints `0 = k(t, y, p)`, `g` itself on its equations that
+    /// read `z`; `None` otherwise.
     pub hidden: Option<Vec<ExprId>>,
+    /// For an index-2 mode, which of its algebraic equations are constraints (read no `z`);
+    /// empty otherwise.
+    pub constraint_rows: Vec<bool>,
 }
 
 /// One cost alone (a named cost of the runtime).

@@ -19,8 +19,8 @@ use super::jump::{PreEventAdjoint, RestartAdjoint};
 use super::start::subtract_transposed;
 use super::AdjointStats;
 use crate::error::SolveError;
-use crate::linalg::{row_gram, Lu};
-use crate::model::{mode_g_partials, ConditionPartials, HybridModel, Point};
+use crate::linalg::Lu;
+use crate::model::{constraint_gram, mode_g_partials, ConditionPartials, HybridModel, Point};
 
 /// The adjoints a transposed index-2 map reads and updates: of the differential state, of the
 /// time of the point, and of the parameters.
@@ -75,9 +75,10 @@ fn onto_constraint_transpose<M, const NY: usize, const NZ: usize, const NP: usiz
 where
     M: HybridModel<NY, NZ, NP>,
 {
-    let k = mode_g_partials(model, mode, at);
-    let lu =
-        Lu::factor(row_gram(&k.cy)).map_err(|e| SolveError::from_lu(e, at.t, mode, "k_y k_yᵀ"))?;
+    let mut k = mode_g_partials(model, mode, at);
+    let rows = core::array::from_fn(|row| model.is_constraint(mode, row));
+    let gram = constraint_gram(&mut k, &rows);
+    let lu = Lu::factor(gram).map_err(|e| SolveError::from_lu(e, at.t, mode, "k_y k_yᵀ"))?;
     let mut mu: [f64; NZ] =
         core::array::from_fn(|r| (0..NY).map(|c| k.cy[r][c] * adjoint.y[c]).sum::<f64>());
     lu.solve(&mut mu);

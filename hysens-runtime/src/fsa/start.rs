@@ -16,8 +16,8 @@
 
 use super::Following;
 use crate::error::SolveError;
-use crate::linalg::{all_finite, row_gram, Lu, LuError};
-use crate::model::{g_partials, ConditionPartials, SmoothMode};
+use crate::linalg::{all_finite, Lu, LuError};
+use crate::model::{constraint_gram, constraint_rows, g_partials, ConditionPartials, SmoothMode};
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
     Following<'_, '_, M, S, NY, NZ, NP, N>
@@ -43,7 +43,9 @@ where
             let mut k = ConditionPartials::ZERO;
             let (t, y, z, p) = (self.step.t, &self.step.y, &self.step.z, &self.step.p);
             g_partials(self.step.model, t, y, z, p, &mut k);
-            sy0 = onto_linearized_constraint(&k, &sy0, &st0).map_err(|e| self.step.lu_error(e))?;
+            let gram = constraint_gram(&mut k, &constraint_rows(self.step.model));
+            sy0 = onto_linearized_constraint(&k, gram, &sy0, &st0)
+                .map_err(|e| self.step.lu_error(e))?;
         }
         if NZ > 0 {
             // w₀ = −c_z⁻¹ (c_y s₀ + c_p + c_t ∂t₀/∂p), `c` the condition that defines `z`
@@ -95,15 +97,17 @@ pub(super) fn algebraic_sensitivities<const NY: usize, const NZ: usize, const NP
     Ok(sz)
 }
 
-/// `s − Cᵀ (C Cᵀ)⁻¹ (C s + k_p + k_t st)` with `C = k_y` from the constraint's partials `k`: the
-/// sensitivities `s` moved least onto the linearized constraint `C s + k_p + k_t st = 0`.
+/// `s − Cᵀ (C Cᵀ)⁻¹ (C s + k_p + k_t st)` with `C = k_y` from the constraint's partials `k`
+/// (`gram`: `C Cᵀ`, from `model::constraint_gram`): the sensitivities `s` moved least onto the
+/// linearized constraint `C s + k_p + k_t st = 0`.
 fn onto_linearized_constraint<const NY: usize, const NZ: usize, const NP: usize>(
     k: &ConditionPartials<NY, NZ, NP>,
+    gram: [[f64; NZ]; NZ],
     sy: &[[f64; NP]; NY],
     st: &[f64; NP],
 ) -> Result<[[f64; NP]; NY], LuError> {
     let c = &k.cy;
-    let lu = Lu::factor(row_gram(c))?;
+    let lu = Lu::factor(gram)?;
     let mut out = *sy;
     for q in 0..NP {
         let mut defect: [f64; NZ] = core::array::from_fn(|r| {

@@ -171,6 +171,10 @@ where
         M::MODES.get(self.mode).is_some_and(|info| info.index2)
     }
 
+    fn is_constraint(&self, row: usize) -> bool {
+        self.model.is_constraint(self.mode, row)
+    }
+
     /// `g`, or in an index-2 mode [`HybridModel::hidden_constraint`].
     fn condition(&self, t: f64, y: &[f64; NY], z: &[f64; NZ], p: &[f64; NP], out: &mut [f64; NZ]) {
         if self.is_index2() {

@@ -352,7 +352,8 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
     }
 
     /// The hidden constraint `k_y f + k_t` of an index-2 `mode` ([`ModeInfo::index2`]; `g = k`),
-    /// the condition that defines `z` there. Default: nothing written (no index-2 modes).
+    /// the condition that defines `z` there (on its index-1 rows, if it mixes them in, `g`
+    /// itself: [`HybridModel::is_constraint`]). Default: nothing written (no index-2 modes).
     fn hidden_constraint(&self, mode: usize, at: &Point<'_, NY, NZ, NP>, h: &mut [f64; NZ]) {
         let _ = (mode, at, h);
     }
@@ -366,6 +367,19 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
         partials: &mut ConditionPartials<NY, NZ, NP>,
     ) {
         let _ = (mode, at, partials);
+    }
+
+    /// Whether algebraic equation `row` of the index-2 `mode` is one of its constraints
+    /// `0 = k(t, y, p)` (it reads no algebraic variable) rather than an index-1 equation
+    /// `0 = g(t, y, z, p)` next to them. A mode may mix both: the equations of motion
+    /// `M a + Φ_qᵀ λ = F` with the accelerations `a` as algebraic variables, next to the
+    /// position and velocity constraints of a mechanism. The condition that defines `z`
+    /// ([`HybridModel::hidden_constraint`]) is then `g` on the index-1 rows and `k_y f + k_t` on
+    /// the constraints, and a segment's start is moved onto the constraints alone. Default:
+    /// every row (a mode of constraints only).
+    fn is_constraint(&self, mode: usize, row: usize) -> bool {
+        let _ = (mode, row);
+        true
     }
 
     /// `∂f/∂y*, ∂f/∂z*, ∂g/∂y*, ∂g/∂z*` of `mode` (in the blocks `fy, fz, gy, gz` of `jac`).

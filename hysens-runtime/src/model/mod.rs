@@ -124,6 +124,13 @@ pub trait SmoothMode<const NY: usize, const NZ: usize, const NP: usize> {
         false
     }
 
+    /// Whether algebraic equation `row` of an index-2 mode is one of its constraints
+    /// `0 = k(t, y, p)` ([`crate::HybridModel::is_constraint`]). Default `true`.
+    fn is_constraint(&self, row: usize) -> bool {
+        let _ = row;
+        true
+    }
+
     /// The condition `c(t, y, z, p) = 0` that defines `z` given `y`: `g` in an index-1 mode
     /// (the default), the hidden constraint `k_y f + k_t` in an index-2 mode. Consistent
     /// initialization, the sensitivities `w = −c_z⁻¹ (c_y s + c_p)` at a restart and the rate
@@ -182,6 +189,44 @@ where
     model.time_partials(mode, at, &mut ft, &mut out.ct);
     (out.cy, out.cz) = (jac.gy, jac.gz);
     out
+}
+
+/// The rows of an index-2 mode's algebraic equations that are constraints `0 = k(t, y, p)`
+/// ([`SmoothMode::is_constraint`]).
+pub(crate) fn constraint_rows<M, const NY: usize, const NZ: usize, const NP: usize>(
+    mode: &M,
+) -> [bool; NZ]
+where
+    M: SmoothMode<NY, NZ, NP> + ?Sized,
+{
+    core::array::from_fn(|row| mode.is_constraint(row))
+}
+
+/// Keeps the rows of `g`'s partials `k` that are constraints (`rows`), zeroing the others (the
+/// index-1 equations of a mode that mixes both), and returns `C Cᵀ` of the kept rows of
+/// `C = k_y` with a unit diagonal for the others: solving with it leaves their entries of a
+/// zeroed right-hand side zero. What the least change of a state onto `k = 0` and its
+/// derivatives are written with (`newton::project_onto_constraint`, `fsa/start.rs`,
+/// `adjoint/index2.rs`).
+pub(crate) fn constraint_gram<const NY: usize, const NZ: usize, const NP: usize>(
+    k: &mut ConditionPartials<NY, NZ, NP>,
+    rows: &[bool; NZ],
+) -> [[f64; NZ]; NZ] {
+    for (r, &keep) in rows.iter().enumerate() {
+        if !keep {
+            k.cy[r] = [0.0; NY];
+            k.cz[r] = [0.0; NZ];
+            k.cp[r] = [0.0; NP];
+            k.ct[r] = 0.0;
+        }
+    }
+    let mut gram = crate::linalg::row_gram(&k.cy);
+    for (r, &keep) in rows.iter().enumerate() {
+        if !keep {
+            gram[r][r] = 1.0;
+        }
+    }
+    gram
 }
 
 /// The partials of `g` of `mode` as [`ConditionPartials`] (the condition of an index-1 mode).

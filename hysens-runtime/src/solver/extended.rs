@@ -178,6 +178,10 @@ where
         }
     }
 
+    fn is_constraint(&self, mode: usize, row: usize) -> bool {
+        self.model.is_constraint(mode, row)
+    }
+
     fn hidden_constraint_partials(
         &self,
         mode: usize,
