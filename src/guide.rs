@@ -214,8 +214,11 @@
 //! constraint set is a guard into another mode whose reset is the impulsive map (a rope
 //! becoming taut, `M = I`: `v⁺ = v⁻ − q (q·v⁻)/|q|²`); the event-time terms of the jump are the
 //! runtime's own. `tests/pendulum_wall.rs` (a pendulum hitting a wall, against its angle ODE:
-//! 4e-9 at rtol 1e-10, forward and adjoint) and `tests/rope_taut.rs` (against the closed form
-//! and central differences) are the worked cases, and the example `five_bar` solves Corner,
+//! 4e-9 at rtol 1e-10, forward and adjoint), `tests/ring_stop.rs` (a bead on a ring hitting a
+//! stop, the independent velocity jumped and the dependent one re-projected: against the
+//! closed form to 1.4e-10) and `tests/rope_taut.rs` (against the closed form and central
+//! differences, also in the penalty form below) are the worked cases, and the example
+//! `five_bar` solves Corner,
 //! Sandu & Sandu's five-bar mechanism this way (a constant non-diagonal `M`, nine constrained
 //! impacts whose dependent velocities follow from `Φ_q v⁺ = 0`, costs reading the
 //! multipliers; within 4e-8 of the reference, the constraints held to 1e-14). With `M` not

@@ -145,9 +145,9 @@ fn rel(a: f64, b: f64) -> f64 {
 }
 
 /// The impact time, the final state, the cost and all their derivatives (forward and adjoint)
-/// against the closed form at rtol 1e-10, with every tableau for the adjoint's equality.
-/// Measured: see the print; asserted 1e-8 relative (to `max(|v|, 1)`), the adjoint equal to
-/// the forward gradient to 1e-10.
+/// against the closed form at rtol 1e-10. Measured: worst 1.4e-10 relative (`∂w(T)/∂e`);
+/// asserted 1e-8 relative (to `max(|v|, 1)`), the adjoint equal to the forward gradient to
+/// 1e-10.
 #[test]
 fn against_the_closed_form() {
     let p = ring::P {
@@ -178,7 +178,8 @@ fn against_the_closed_form() {
         assert!(rel(v, reference) < 1e-8, "{what}: {v} vs {reference}");
     };
     for (k, name) in NAMES.into_iter().enumerate() {
-        let seeded = core::array::from_fn(|j| Dual64::new(THETA[j], if j == k { 1.0 } else { 0.0 }));
+        let seeded =
+            core::array::from_fn(|j| Dual64::new(THETA[j], if j == k { 1.0 } else { 0.0 }));
         let (t1, state, g) = closed_form(seeded);
         if k == 0 {
             check("t1".into(), forward.events[0].t, t1.re);
@@ -189,9 +190,16 @@ fn against_the_closed_form() {
         }
         check(format!("dt1/d{name}"), forward.events[0].dt[k], t1.eps);
         for (i, of) in ["x", "y", "u", "w"].into_iter().enumerate() {
-            check(format!("d{of}(T)/d{name}"), forward.sensitivity(of, name).unwrap(), state[i].eps);
+            check(
+                format!("d{of}(T)/d{name}"),
+                forward.sensitivity(of, name).unwrap(),
+                state[i].eps,
+            );
         }
-        let (f, a) = (forward.cost_gradient(name).unwrap(), gradient.wrt(name).unwrap());
+        let (f, a) = (
+            forward.cost_gradient(name).unwrap(),
+            gradient.wrt(name).unwrap(),
+        );
         check(format!("dG/d{name} (forward)"), f, g.eps);
         check(format!("dG/d{name} (adjoint)"), a, g.eps);
         assert!(rel(a, f) < 1e-10, "dG/d{name}: adjoint {a} vs forward {f}");
