@@ -213,8 +213,8 @@
 //! `Φ_q v⁺ = 0` (restitution on one degree of freedom: `v⁺ = −e v⁻`), and a change of
 //! constraint set is a guard into another mode whose reset is the impulsive map (a rope
 //! becoming taut, `M = I`: `v⁺ = v⁻ − q (q·v⁻)/|q|²`); the event-time terms of the jump are the
-//! runtime's own. `tests/pendulum_wall.rs` (a pendulum hitting a wall, against its angle ODE:
-//! 4e-9 at rtol 1e-10, forward and adjoint), `tests/ring_stop.rs` (a bead on a ring hitting a
+//! runtime's own. The example `pendulum_wall` (a pendulum hitting a wall, against its angle
+//! ODE: 4e-9 at rtol 1e-10, forward and adjoint; `tests/pendulum_wall.rs`), `tests/ring_stop.rs` (a bead on a ring hitting a
 //! stop, the independent velocity jumped and the dependent one re-projected: against the
 //! closed form to 1.4e-10) and `tests/rope_taut.rs` (against the closed form and central
 //! differences, also in the penalty form below) are the worked cases, and the example
@@ -224,7 +224,8 @@
 //! multipliers; within 4e-8 of the reference, the constraints held to 1e-14). With `M` not
 //! inverted, `q' = v + Φ_qᵀ μ`, `v' = a`, `0 = M a + Φ_qᵀ λ − F`, `0 = Φ`, `0 = Φ_q v` is an
 //! index-2 mode that mixes the equations of motion in (`tests/five_bar.rs`: the same
-//! mechanism so, within 1.7e-8 of the reference). The penalty
+//! mechanism so, `Φ` written once and `Φ_qᵀ λ`, `Φ_qᵀ μ`, `Φ_q v` from it by `diff`, within
+//! 1.7e-8 of the reference). The penalty
 //! formulation (their Eq. 64) is an index-1 DAE mode in its augmented form, the accelerations
 //! `a` and the multiplier estimates `λ*` algebraic: `M a + Φ_qᵀ λ* = F`,
 //! `Φ_q a − λ*/α = −((Φ_q v)_q v + 2ξω Φ̇ + ω² Φ)`, whose `g_z` stays well conditioned as `α`
@@ -583,6 +584,13 @@
 //!
 //! `sqrt cbrt exp exp_m1 ln ln_1p log10 log2 sin cos tan asin acos atan sinh cosh tanh asinh
 //! acosh atanh recip abs powi powf atan2 hypot`
+//!
+//! `diff(e, v)` is the partial derivative of the expression `e` with respect to a variable `v`
+//! of the model (a field of the states, algebraic variables, parameters or inputs, or `t`),
+//! taken symbolically like every derivative the macro writes: a constraint written once gives
+//! its gradient (`diff(phi, x.q1)`) and a mechanism's `Φ_qᵀ λ = ∂(λ·Φ)/∂q`
+//! (`diff(z.l1 * phi1 + z.l2 * phi2, x.q1)`). A helper of the model named `diff` takes its
+//! place.
 //!
 //! `abs` is not smooth at 0: its derivative is taken as `signum`, `+1` at 0 (the right
 //! derivative). Switching constructs — `if`, `match`, `min`, `max`, `clamp`, `floor`, `signum`,

@@ -95,7 +95,8 @@ fn adjoint_equals_forward() {
 /// The same mechanism with `M` not inverted: the equations of motion `M a + Φ_qᵀ λ = F` are
 /// index-1 equations of the index-2 mode, next to its position and velocity constraints, with
 /// the accelerations `a` algebraic variables (`HybridModel::is_constraint`: the macro marks the
-/// equations that read `z`). `Φ_q` here is the constraints' Jacobian as printed (no ½).
+/// equations that read `z`). `Φ` is written once (as printed, no ½); its gradient enters
+/// through `diff` (`Φ_qᵀ λ = ∂(λ·Φ)/∂q`, `Φ_q v = Σ ∂Φ/∂q_j v_j`).
 #[hysens::hybrid_model]
 mod five_bar_mass {
     const G: f64 = 9.81;
@@ -153,29 +154,52 @@ mod five_bar_mass {
         -K_SPRING * (r - rest) / r * dx
     }
 
-    /// `q' = v + Φ_qᵀ μ`, `v' = a`; `M a + Φ_qᵀ λ = F`, `Φ = 0`, `Φ_q v = 0`.
+    /// The four constraints `Φ`, written once: the bars A–1, 1–2, 2–3, 3–B.
+    fn bar_a1(x: &X) -> f64 {
+        (x.x1 + 0.5) * (x.x1 + 0.5) + x.y1 * x.y1 - L_OUTER * L_OUTER
+    }
+    fn bar_12(x: &X) -> f64 {
+        (x.x2 - x.x1) * (x.x2 - x.x1) + (x.y2 - x.y1) * (x.y2 - x.y1) - L_INNER * L_INNER
+    }
+    fn bar_23(x: &X) -> f64 {
+        (x.x3 - x.x2) * (x.x3 - x.x2) + (x.y3 - x.y2) * (x.y3 - x.y2) - L_INNER * L_INNER
+    }
+    fn bar_3b(x: &X) -> f64 {
+        (x.x3 - 0.5) * (x.x3 - 0.5) + x.y3 * x.y3 - L_OUTER * L_OUTER
+    }
+
+    /// `Φ̇ = Φ_q v` of a constraint `phi`, by `diff`.
+    fn rate(phi: f64, x: &X) -> f64 {
+        diff(phi, x.x1) * x.u1
+            + diff(phi, x.y1) * x.w1
+            + diff(phi, x.x2) * x.u2
+            + diff(phi, x.y2) * x.w2
+            + diff(phi, x.x3) * x.u3
+            + diff(phi, x.y3) * x.w3
+    }
+
+    /// `q' = v + Φ_qᵀ μ`, `v' = a`; `M a + Φ_qᵀ λ = F`, `Φ = 0`, `Φ_q v = 0`, with
+    /// `Φ_qᵀ λ = ∂(λ·Φ)/∂q` taken by `diff` from `Φ` written once.
     #[mode(initial, index2)]
     fn moving(x: &X, z: &Z, p: &P) -> (X, [f64; 14]) {
-        let ax = x.x1 + 0.5;
-        let ay = x.y1;
-        let bx = x.x2 - x.x1;
-        let by = x.y2 - x.y1;
-        let cx = x.x3 - x.x2;
-        let cy = x.y3 - x.y2;
-        let dx = x.x3 - 0.5;
-        let dy = x.y3;
+        let c1 = bar_a1(x);
+        let c2 = bar_12(x);
+        let c3 = bar_23(x);
+        let c4 = bar_3b(x);
+        let lambda_phi = z.l1 * c1 + z.l2 * c2 + z.l3 * c3 + z.l4 * c4;
+        let mu_phi = z.m1 * c1 + z.m2 * c2 + z.m3 * c3 + z.m4 * c4;
         let f2x = spring(x.x2 - 0.5, x.y2, p.l02);
         let f2y = -1.5 * G + spring(x.y2, x.x2 - 0.5, p.l02);
         let f3x = spring(x.x3 + 0.5, x.y3, p.l01);
         let f3y = -1.25 * G + spring(x.y3, x.x3 + 0.5, p.l01);
         (
             X {
-                x1: x.u1 + 2.0 * (ax * z.m1 - bx * z.m2),
-                y1: x.w1 + 2.0 * (ay * z.m1 - by * z.m2),
-                x2: x.u2 + 2.0 * (bx * z.m2 - cx * z.m3),
-                y2: x.w2 + 2.0 * (by * z.m2 - cy * z.m3),
-                x3: x.u3 + 2.0 * (cx * z.m3 + dx * z.m4),
-                y3: x.w3 + 2.0 * (cy * z.m3 + dy * z.m4),
+                x1: x.u1 + diff(mu_phi, x.x1),
+                y1: x.w1 + diff(mu_phi, x.y1),
+                x2: x.u2 + diff(mu_phi, x.x2),
+                y2: x.w2 + diff(mu_phi, x.y2),
+                x3: x.u3 + diff(mu_phi, x.x3),
+                y3: x.w3 + diff(mu_phi, x.y3),
                 u1: z.a1x,
                 w1: z.a1y,
                 u2: z.a2x,
@@ -184,20 +208,20 @@ mod five_bar_mass {
                 w3: z.a3y,
             },
             [
-                5.0 / 6.0 * z.a1x + 0.25 * z.a2x + 2.0 * (ax * z.l1 - bx * z.l2),
-                5.0 / 6.0 * z.a1y + 0.25 * z.a2y + 2.0 * (ay * z.l1 - by * z.l2) + 1.25 * G,
-                0.25 * z.a1x + z.a2x + 0.25 * z.a3x + 2.0 * (bx * z.l2 - cx * z.l3) - f2x,
-                0.25 * z.a1y + z.a2y + 0.25 * z.a3y + 2.0 * (by * z.l2 - cy * z.l3) - f2y,
-                0.25 * z.a2x + 5.0 / 6.0 * z.a3x + 2.0 * (cx * z.l3 + dx * z.l4) - f3x,
-                0.25 * z.a2y + 5.0 / 6.0 * z.a3y + 2.0 * (cy * z.l3 + dy * z.l4) - f3y,
-                ax * ax + ay * ay - L_OUTER * L_OUTER,
-                bx * bx + by * by - L_INNER * L_INNER,
-                cx * cx + cy * cy - L_INNER * L_INNER,
-                dx * dx + dy * dy - L_OUTER * L_OUTER,
-                2.0 * (ax * x.u1 + ay * x.w1),
-                2.0 * (bx * (x.u2 - x.u1) + by * (x.w2 - x.w1)),
-                2.0 * (cx * (x.u3 - x.u2) + cy * (x.w3 - x.w2)),
-                2.0 * (dx * x.u3 + dy * x.w3),
+                5.0 / 6.0 * z.a1x + 0.25 * z.a2x + diff(lambda_phi, x.x1),
+                5.0 / 6.0 * z.a1y + 0.25 * z.a2y + diff(lambda_phi, x.y1) + 1.25 * G,
+                0.25 * z.a1x + z.a2x + 0.25 * z.a3x + diff(lambda_phi, x.x2) - f2x,
+                0.25 * z.a1y + z.a2y + 0.25 * z.a3y + diff(lambda_phi, x.y2) - f2y,
+                0.25 * z.a2x + 5.0 / 6.0 * z.a3x + diff(lambda_phi, x.x3) - f3x,
+                0.25 * z.a2y + 5.0 / 6.0 * z.a3y + diff(lambda_phi, x.y3) - f3y,
+                c1,
+                c2,
+                c3,
+                c4,
+                rate(c1, x),
+                rate(c2, x),
+                rate(c3, x),
+                rate(c4, x),
             ],
         )
     }

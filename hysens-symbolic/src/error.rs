@@ -45,6 +45,9 @@ pub enum ErrorKind {
     BlockWithoutValue,
     /// A helper function whose signature is not `fn name(a: f64, …) -> f64`.
     UnsupportedSignature(String),
+    /// The second argument of `diff(e, v)` is not a variable of the model (the string is the
+    /// argument as written).
+    NotAVariable(String),
     /// The text is not a Rust expression at all.
     Syntax(String),
 }
@@ -132,6 +135,9 @@ impl Error {
                     "helper function `{name}` must have the form `fn {name}(a: f64, ...) -> f64`"
                 )
             }
+            ErrorKind::NotAVariable(what) => {
+                format!("`diff(e, v)` differentiates with respect to a variable, and `{what}` is not one")
+            }
             ErrorKind::Syntax(msg) => format!("not a Rust expression: {msg}"),
         }
     }
@@ -162,6 +168,12 @@ impl Error {
             ErrorKind::RecursiveFunction(_) => {
                 Some("helper functions are inlined symbolically, so they cannot recurse".to_owned())
             }
+            ErrorKind::NotAVariable(_) => Some(
+                "write a field of the states, algebraic variables, parameters or inputs (such \
+                 as `x.q`), or `t`; for a derivative along an expression, apply the chain rule \
+                 with the variables it reads"
+                    .to_owned(),
+            ),
             _ => None,
         }
     }

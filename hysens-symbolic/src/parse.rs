@@ -265,9 +265,38 @@ impl Parser<'_, '_> {
                 let receiver = self.expr(first);
                 self.function(name, p, receiver.map(|r| (r, *first)), rest)
             }
+            ["diff"] if self.scope.function("diff").is_none() => self.derivative(c, &args),
             [name] => self.helper(name, c, &args),
             _ => self.error(&p, ErrorKind::UnknownFunction(segments.join("::"))),
         }
+    }
+
+    /// `diff(e, v)`: the partial derivative of the expression `e` with respect to the variable
+    /// `v` of the scope (a state, algebraic variable, parameter, input or `t`), taken
+    /// symbolically here (a helper of the model named `diff` takes precedence). What a
+    /// constraint's gradient `Φ_q` and the term `Φ_qᵀ λ = ∂(λ·Φ)/∂q` of a mechanism are written
+    /// with, from `Φ` written once.
+    fn derivative(&mut self, c: &syn::ExprCall, args: &[&syn::Expr]) -> Option<ExprId> {
+        let [expr, var] = args else {
+            for a in args {
+                self.expr(a);
+            }
+            return self.error(
+                &c,
+                ErrorKind::WrongArity {
+                    name: "diff".into(),
+                    expected: 2,
+                    found: args.len(),
+                },
+            );
+        };
+        let e = self.expr(expr);
+        let v = self.expr(var);
+        let Some(v) = v.and_then(|v| self.graph.as_var(v)) else {
+            let written = var.to_token_stream().to_string();
+            return self.error(var, ErrorKind::NotAVariable(written));
+        };
+        Some(self.graph.diff(e?, v))
     }
 
     /// A supported `f64` function `name` applied to `receiver` and the further `args`
@@ -692,6 +721,24 @@ mod tests {
                 expected,
             );
         }
+    }
+
+    #[test]
+    fn diff_takes_the_partial_derivative_with_respect_to_a_variable() {
+        // d/dx (x² y + sin x) = 2 x y + cos x at x = 0.7, y = −1.3 (`value`'s point).
+        let (x, y) = (0.7f64, -1.3f64);
+        assert_close(value("diff(x * x * y + x.sin(), x)"), 2.0 * x * y + x.cos());
+        // Through a `let` binding, and with respect to a field: d/dy (x y)² = 2 x² y.
+        assert_close(value("{ let s = x * y; diff(s * s, y) }"), 2.0 * x * x * y);
+        assert_close(value("diff(x.v * x.v * p.g, x.v)"), 2.0 * 2.0 * 9.81);
+        assert!(matches!(
+            errors("diff(x * y, 2.0)")[..],
+            [ErrorKind::NotAVariable(_)]
+        ));
+        assert!(matches!(
+            errors("diff(x)")[..],
+            [ErrorKind::WrongArity { .. }]
+        ));
     }
 
     #[test]

@@ -41,7 +41,52 @@ pub fn expand(checked: &Checked<'_>, lowered: &mut Lowered, options: &Options) -
     let target = Target::new(options, &checked.variables);
     let shell = shell::shell(model, &checked.variables, &target);
     let kernels = implementation::kernels(checked, lowered, &target);
-    module(model, module_items(model), quote!(#shell #kernels))
+    let diff = diff_placeholder(model);
+    module(model, module_items(model), quote!(#shell #kernels #diff))
+}
+
+/// For a model whose functions call `diff(e, v)` (the symbolic partial derivative, taken into
+/// the kernels by the parser) and define no `diff` of their own: a function of that name, so
+/// that the functions, kept in the module as written, type-check. It is never called: the
+/// kernels are generated from the symbolic derivative.
+fn diff_placeholder(model: &Model) -> TokenStream {
+    let items = module_items(model);
+    let defines = items
+        .iter()
+        .any(|item| matches!(item, Item::Fn(f) if f.sig.ident == "diff"));
+    if defines || !calls_diff(quote!(#(#items)*)) {
+        return TokenStream::new();
+    }
+    quote! {
+        /// `diff(e, v)` in this model's functions is the partial derivative of `e` with respect
+        /// to the variable `v`, which `#[hybrid_model]` takes symbolically into the kernels.
+        /// This function only lets the functions, kept as written, type-check; its value is not
+        /// the derivative, and nothing calls it.
+        #[allow(dead_code)]
+        fn diff(_expression: f64, _variable: f64) -> f64 {
+            f64::NAN
+        }
+    }
+}
+
+/// Whether `tokens` hold a call `diff(..)`.
+fn calls_diff(tokens: TokenStream) -> bool {
+    let mut previous_is_diff = false;
+    for token in tokens {
+        match token {
+            proc_macro2::TokenTree::Group(group) => {
+                let is_call =
+                    previous_is_diff && group.delimiter() == proc_macro2::Delimiter::Parenthesis;
+                if is_call || calls_diff(group.stream()) {
+                    return true;
+                }
+                previous_is_diff = false;
+            }
+            proc_macro2::TokenTree::Ident(ident) => previous_is_diff = ident == "diff",
+            _ => previous_is_diff = false,
+        }
+    }
+    false
 }
 
 /// The expansion of a model with errors (reported separately): the module with its
