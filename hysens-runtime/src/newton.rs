@@ -415,46 +415,12 @@ pub(crate) fn project_onto_constraint<M, const NY: usize, const NZ: usize, const
 where
     M: SmoothMode<NY, NZ, NP>,
 {
-    let (t, mode, p) = at;
+    let (t, mode, _) = at;
     let weight: [f64; NY] = core::array::from_fn(|m| atol_y[m] + rtol_y[m] * y[m].abs());
     let start = *y;
     let mut last = f64::INFINITY;
     for _ in 0..MAX_CONSISTENCY_ITERATIONS {
-        let mut k = [0.0; NZ];
-        model.g(t, y, z, p, &mut k);
-        let mut jac = ModeJacobian::ZERO;
-        model.jacobian(t, y, z, p, &mut jac);
-        if !all_finite(&k) || !jac.is_finite() {
-            return Err(SolveError::NonFiniteValue {
-                t,
-                mode,
-                what: "the constraint of an index-2 mode",
-            });
-        }
-        // The constraint rows only (`SmoothMode::is_constraint`).
-        let mut partials = ConditionPartials::<NY, NZ, NP> {
-            cy: jac.gy,
-            ..ConditionPartials::ZERO
-        };
-        let rows = constraint_rows(model);
-        let gram = constraint_gram(&mut partials, &rows);
-        for (ki, &keep) in k.iter_mut().zip(&rows) {
-            if !keep {
-                *ki = 0.0;
-            }
-        }
-        let c = &partials.cy;
-        Lu::factor(gram)
-            .map_err(|e| match e {
-                LuError::Singular { column } => SolveError::DependentConstraints {
-                    t,
-                    mode,
-                    row: column,
-                },
-                e => SolveError::from_lu(e, t, mode, "k_y k_yᵀ of an index-2 mode"),
-            })?
-            .solve(&mut k);
-        let step: [f64; NY] = core::array::from_fn(|m| (0..NZ).map(|i| c[i][m] * k[i]).sum());
+        let step = least_change_step(model, at, y, z)?;
         for (v, d) in y.iter_mut().zip(&step) {
             *v -= d;
         }
@@ -488,6 +454,55 @@ where
         mode,
         distance: f64::INFINITY,
     })
+}
+
+/// One Newton step of [`project_onto_constraint`] at `y`: `Cᵀ (C Cᵀ)⁻¹ k` on the constraint
+/// rows (`SmoothMode::is_constraint`), `C = k_y`, the change to subtract from `y`.
+fn least_change_step<M, const NY: usize, const NZ: usize, const NP: usize>(
+    model: &M,
+    (t, mode, p): (f64, usize, &[f64; NP]),
+    y: &[f64; NY],
+    z: &[f64; NZ],
+) -> Result<[f64; NY], SolveError>
+where
+    M: SmoothMode<NY, NZ, NP>,
+{
+    let mut k = [0.0; NZ];
+    model.g(t, y, z, p, &mut k);
+    let mut jac = ModeJacobian::ZERO;
+    model.jacobian(t, y, z, p, &mut jac);
+    if !all_finite(&k) || !jac.is_finite() {
+        return Err(SolveError::NonFiniteValue {
+            t,
+            mode,
+            what: "the constraint of an index-2 mode",
+        });
+    }
+    let mut partials = ConditionPartials::<NY, NZ, NP> {
+        cy: jac.gy,
+        ..ConditionPartials::ZERO
+    };
+    let rows = constraint_rows(model);
+    let gram = constraint_gram(&mut partials, &rows);
+    for (ki, &keep) in k.iter_mut().zip(&rows) {
+        if !keep {
+            *ki = 0.0;
+        }
+    }
+    Lu::factor(gram)
+        .map_err(|e| match e {
+            LuError::Singular { column } => SolveError::DependentConstraints {
+                t,
+                mode,
+                row: column,
+            },
+            e => SolveError::from_lu(e, t, mode, "k_y k_yᵀ of an index-2 mode"),
+        })?
+        .solve(&mut k);
+    let c = &partials.cy;
+    Ok(core::array::from_fn(|m| {
+        (0..NZ).map(|i| c[i][m] * k[i]).sum()
+    }))
 }
 
 /// `x²`.
