@@ -467,7 +467,7 @@ fn inconsistent_initial_values(
         )?,
         None => write!(
             f,
-            "Newton's method on the algebraic equations g = 0 did not converge (last correction {residual:e})"
+            "Newton's method on the algebraic equations g = 0 did not converge (last correction {residual:e} tolerance units; a correction of a few units that no longer decreases is the round-off of z: its absolute tolerance is below what f64 resolves there, loosen it)"
         )?,
     }
     write!(
