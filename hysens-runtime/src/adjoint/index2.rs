@@ -5,8 +5,9 @@
 //!   `w = −H_z⁻¹ (H_y s + H_p + H_t st)` with `H = k_y f + k_t`. Transposed, with
 //!   `λ = H_z⁻ᵀ w̄`: `s̄ −= H_yᵀ λ`, `t̄ −= H_t·λ`, `p̄ −= H_pᵀ λ`, and `w̄` is spent (the
 //!   algebraic stage value `Z_S` the projection replaced gets none of it). This is the discrete
-//!   form of the projected adjoint's final condition and jumps (their Eqs. 30–31: the adjoint
-//!   of `z` enters the differential adjoint only through `(CB)⁻¹C`, here `H_z⁻ᵀ` and `H_yᵀ`).
+//!   form of the projected adjoint's final condition `λ_fᵀ = −g_z (CB)⁻¹ C` and of its projected
+//!   jumps (§3.3, Eqs. 19–21: the adjoint of `z` enters the differential adjoint only through
+//!   `(CB)⁻¹ C`, here `H_z⁻ᵀ` and `H_yᵀ`, with `CB = k_y f_z = H_z` on the constraints).
 //! * **The start of a segment moved onto `k = 0`**: `s ← s − Cᵀ (C Cᵀ)⁻¹ (C s + k_p + k_t st)`,
 //!   `C = k_y`. Transposed, with `μ = (C Cᵀ)⁻¹ C s̄`: `s̄ ← s̄ − Cᵀ μ`, `p̄ −= k_pᵀ μ`,
 //!   `τ̄ −= k_t·μ` (`I − Cᵀ (C Cᵀ)⁻¹ C` is symmetric).
