@@ -294,6 +294,12 @@ pub enum StepPlan<'a> {
     /// this frozen map ([`crate::solve`]), so they agree with central differences of replays;
     /// [`crate::solve_adjoint`] transposes the same chain.
     Replay(&'a [LoggedStep]),
+    /// Steps of this size without error control (Christensen et al.'s fixed-step mode, five
+    /// ESDIRK34 steps per sample), the last before each stop (an event, a sample time, `t_f`)
+    /// shortened to land on it. A Newton failure ends the solve: there is no smaller step to
+    /// fall back to. The sensitivities are the exact derivatives of these steps, as for
+    /// [`StepPlan::Replay`].
+    Fixed(f64),
 }
 
 /// Caller-provided output storage.

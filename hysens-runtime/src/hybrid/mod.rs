@@ -536,6 +536,11 @@ where
                     StepKind::Free | StepKind::EventTrial => entry.h.min(remaining),
                 }
             }
+            // `min` would turn a NaN step into `remaining`: refuse it here.
+            StepPlan::Fixed(h) if !(h > 0.0 && h.is_finite()) => {
+                return Err(self.invalid(t, mode, "fixed step size"));
+            }
+            StepPlan::Fixed(h) => h.min(remaining),
         };
         let landing = h >= remaining || t + h >= stop;
         let h = if landing { remaining } else { h };

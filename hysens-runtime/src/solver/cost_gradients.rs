@@ -86,7 +86,8 @@ where
         p: &ParamsOf<M, NY, NZ, NP>,
     ) -> Result<CostGradients<NY, NP>, SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>> {
         let problem = self.problem(t0, tf, x0.to_array(), p.to_array(), None);
-        let forward = HybridRun::new(self.model, self.tableau, &problem, &self.options);
+        let forward = HybridRun::new(self.model, self.tableau, &problem, &self.options)
+            .with_plan(self.plan());
         let n_costs = M::COSTS.len();
         let mut gradients = std::vec![AdjointGradient::ZERO; n_costs];
         let mut points: Vec<Vec<_>> = std::vec![Vec::new(); n_costs];

@@ -141,6 +141,7 @@ where
     ) -> Result<Gradient<NY, NP>, SolveFailure<StateOf<M, NY, NZ, NP>, NY, NZ, NP>> {
         let problem = self.problem(t0, tf, x0.to_array(), p.to_array(), None);
         let forward = HybridRun::new(self.model, self.tableau, &problem, &self.options)
+            .with_plan(self.plan())
             .with_objective(self.objective);
         let mut gradient = AdjointGradient::ZERO;
         let mut adjoint_points = Vec::new();

@@ -42,7 +42,7 @@ use crate::error::SolveError;
 use crate::stack_estimate;
 use crate::tableau::{Tableau, ESDIRK436L2SA};
 use crate::{solve_costs, CostErrorTest, CostValue, HybridModel, ModelSizes, Objective};
-use crate::{HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution};
+use crate::{HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution, StepPlan};
 use extended::Extended;
 use selection::Selection;
 
@@ -162,6 +162,7 @@ pub struct Solver<
     z0: [f64; NZ],
     dense: bool,
     objective: Objective,
+    step_size: Option<f64>,
 }
 
 // By hand: `derive` would require `M: Clone` (`M: Copy`), but only `&M` is copied.
@@ -217,6 +218,7 @@ where
             z0: [0.0; NZ],
             dense: false,
             objective: Objective::Sum,
+            step_size: None,
         }
     }
 }
@@ -306,6 +308,7 @@ where
             z0: self.z0,
             dense: self.dense,
             objective: self.objective,
+            step_size: self.step_size,
         }
     }
 
@@ -318,6 +321,24 @@ where
         self.params = params;
         self.initial_states = initial_states;
         self
+    }
+
+    /// Steps of size `h` without error control ([`StepPlan::Fixed`]), as the fixed-step mode of
+    /// Christensen et al. (five ESDIRK34 steps per sample of an NMPC): the tolerances then set
+    /// only the Newton iteration's test. The sensitivities and the adjoint are the exact
+    /// derivatives of these steps. An `h` that is not positive and finite is an
+    /// [`SolveError::InvalidArgument`] of the solve.
+    pub fn fixed_step(mut self, h: f64) -> Self {
+        self.step_size = Some(h);
+        self
+    }
+
+    /// The step plan of this solver's solves: fixed steps if set, else adaptive.
+    fn plan(&self) -> StepPlan<'a> {
+        match self.step_size {
+            Some(h) => StepPlan::Fixed(h),
+            None => StepPlan::Adaptive,
+        }
     }
 
     /// Output times (non-decreasing, in `[t0, tf]`): the solver lands exactly on each.
@@ -466,7 +487,8 @@ where
             let seeds = selection.any().then_some([[0.0; NP]; NY]);
             let problem = self.problem(t0, tf, x0.to_array(), p.to_array(), seeds);
             let raw = Raw::<NY, NZ, NP>::run(room, |outputs, solution, costs| {
-                let run = HybridRun::new(self.model, self.tableau, &problem, &self.options);
+                let run = HybridRun::new(self.model, self.tableau, &problem, &self.options)
+                    .with_plan(self.plan());
                 solve_costs(
                     &run.with_objective(self.objective),
                     outputs,
@@ -561,7 +583,8 @@ where
             model: self.model,
             params: selection.params,
         };
-        let run = HybridRun::new(&model, self.tableau, &problem, &self.options);
+        let run =
+            HybridRun::new(&model, self.tableau, &problem, &self.options).with_plan(self.plan());
         solve_costs(
             &run.with_objective(self.objective),
             outputs,

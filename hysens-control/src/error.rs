@@ -1,0 +1,88 @@
+//! What can go wrong in estimation and control, with what was being done when it did.
+
+use std::fmt;
+
+/// An error of the simulator, the filter or the controller. Each says what happened and where;
+/// none is a panic.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ControlError {
+    /// A solve of the model failed; the message names the model's modes and guards.
+    Solve {
+        /// What the solve was for (the filter's prediction, a shooting interval, …).
+        during: &'static str,
+        /// The solver's description of the failure.
+        message: String,
+    },
+    /// `∂g/∂z` is singular (or not finite) at this point: the DAE is not index 1 there, and
+    /// `z` is not a function of the differential states (Christensen et al., pitfall of §V:
+    /// check it rather than diverge).
+    SingularAlgebraicJacobian {
+        /// Where.
+        t: f64,
+        /// What was being solved.
+        during: &'static str,
+    },
+    /// Newton's method for the algebraic variables or an implicit sub-step did not converge.
+    NewtonFailure {
+        /// Where.
+        t: f64,
+        /// What was being solved.
+        during: &'static str,
+        /// Iterations taken.
+        iterations: usize,
+        /// Norm of the last correction, relative to the tolerance (`> 1`: not converged).
+        last_correction: f64,
+    },
+    /// The innovation covariance `C P Cᵀ + R` is not positive definite: the update cannot
+    /// weigh the measurement (a zero `R` with an unobserved direction, or a covariance gone
+    /// indefinite).
+    SingularInnovationCovariance {
+        /// The measurement time.
+        t: f64,
+    },
+    /// A value that must be finite is not (a state, a covariance, a measurement).
+    NonFinite {
+        /// Where.
+        t: f64,
+        /// Which value.
+        what: &'static str,
+    },
+    /// An argument is out of its documented range.
+    InvalidArgument {
+        /// Which argument, and the rule it breaks.
+        what: String,
+    },
+}
+
+impl fmt::Display for ControlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ControlError::Solve { during, message } => {
+                write!(f, "the solve of {during} failed: {message}")
+            }
+            ControlError::SingularAlgebraicJacobian { t, during } => write!(
+                f,
+                "∂g/∂z is singular at t = {t} ({during}): the DAE is not index 1 there"
+            ),
+            ControlError::NewtonFailure {
+                t,
+                during,
+                iterations,
+                last_correction,
+            } => write!(
+                f,
+                "Newton's method did not converge at t = {t} ({during}) in {iterations} \
+                 iterations; last correction {last_correction:.3e} times the tolerance"
+            ),
+            ControlError::SingularInnovationCovariance { t } => write!(
+                f,
+                "the innovation covariance at t = {t} is not positive definite: \
+                 the measurement cannot be weighed"
+            ),
+            ControlError::NonFinite { t, what } => write!(f, "{what} is not finite at t = {t}"),
+            ControlError::InvalidArgument { what } => write!(f, "invalid argument: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for ControlError {}
