@@ -616,6 +616,7 @@ mod tests {
             z0: [],
             dense: false,
             objective: Objective::Sum,
+            step_size: None,
         };
         shareable(&solver);
         let copy = solver;
