@@ -25,6 +25,7 @@
 
 use crate::error::ControlError;
 use crate::model::ModeOf;
+use crate::quadrature::simpson_weight;
 use hysens::runtime::{
     Fields, HybridModel, InitialStates, ModelSizes, ModelTypes, Params, SampleState, Solver,
     ESDIRK34,
@@ -296,16 +297,6 @@ where
         }
         (self.t, self.y, self.z, self.covariance) = (t_next, solution.y, solution.z, covariance);
         Ok(())
-    }
-}
-
-/// Weight of node `k` of `0..=n` in composite Simpson's rule (without the `h/3`).
-fn simpson_weight(k: usize, n: usize) -> f64 {
-    match k {
-        0 => 1.0,
-        k if k == n => 1.0,
-        k if k % 2 == 1 => 4.0,
-        _ => 2.0,
     }
 }
 

@@ -40,6 +40,26 @@ pub enum ControlError {
         /// The measurement time.
         t: f64,
     },
+    /// The QP of an SQP iteration has no solution (infeasible bounds or linearized
+    /// constraints), or its solver stopped short of one.
+    QpFailed {
+        /// The sample time of the OCP.
+        t: f64,
+        /// The QP solver's status.
+        status: String,
+    },
+    /// The SQP reached its iteration limit before the step and the constraint violation fell
+    /// below the tolerance; the last iterate is kept as the next warm start.
+    SqpNotConverged {
+        /// The sample time of the OCP.
+        t: f64,
+        /// Iterations taken.
+        iterations: usize,
+        /// The last step's size, relative (`max |d_i| / (1 + |w_i|)`).
+        step: f64,
+        /// The largest constraint violation `max |c_i|`.
+        violation: f64,
+    },
     /// A value that must be finite is not (a state, a covariance, a measurement).
     NonFinite {
         /// Where.
@@ -78,6 +98,21 @@ impl fmt::Display for ControlError {
                 f,
                 "the innovation covariance at t = {t} is not positive definite: \
                  the measurement cannot be weighed"
+            ),
+            ControlError::QpFailed { t, status } => write!(
+                f,
+                "the QP of the SQP at t = {t} has no solution: {status} (infeasible bounds \
+                 or constraints?)"
+            ),
+            ControlError::SqpNotConverged {
+                t,
+                iterations,
+                step,
+                violation,
+            } => write!(
+                f,
+                "the SQP at t = {t} did not converge in {iterations} iterations: last step \
+                 {step:.3e} (relative), constraint violation {violation:.3e}"
             ),
             ControlError::NonFinite { t, what } => write!(f, "{what} is not finite at t = {t}"),
             ControlError::InvalidArgument { what } => write!(f, "invalid argument: {what}"),

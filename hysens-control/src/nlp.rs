@@ -1,0 +1,231 @@
+//! The multiple-shooting NLP of Christensen et al.'s OCP (§IV-B, Eqs. 43–46) as a
+//! least-squares objective with equality constraints, evaluated with exact derivatives:
+//!
+//! `min ½‖r(w)‖²  s.t.  c(w) = 0,  u_min ≤ u_j ≤ u_max`, over
+//! `w = (x_0, u_0, x_1, u_1, …, x_{N−1}, u_{N−1}, x_N)`, with
+//!
+//! - the tracking term `½∫ ‖z − z̄‖²_{Q_z} dt` as residuals `√(Q_z ω_k) (z(t_{j,k}) − z̄(t_{j,k}))`
+//!   at the nodes of Simpson's rule (weights `ω_k`) on each interval — the quadrature of the
+//!   integral of the seed, which integrates it as an extra state;
+//! - the input-rate penalty `½ Σ ‖Δu_j‖²_{Q_Δu/T_s}`, `Δu_0 = u_0 − u_{−1}` with the input
+//!   applied last;
+//! - the terminal term `½ ‖z(t_N) − z̄(t_N)‖²_{Q_z/T_s}` at the last interval's end;
+//! - the constraints `x_0 − x̂ = 0` and `x_{j+1} − F_j(x_j, u_j) = 0` (continuity).
+//!
+//! Every derivative is the runtime's forward sensitivity of the interval's solve (the exact
+//! derivative of its fixed ESDIRK34 steps), so `∇φ = Jᵣᵀ r` and the constraint Jacobian are
+//! exact to round-off: `tests/nmpc.rs` checks them against central differences.
+
+use crate::error::ControlError;
+use crate::quadrature::simpson_weight;
+use crate::shooting::{integrate, Interval, IntervalSetup};
+use hysens::runtime::{HybridModel, ModelSizes, ModelTypes};
+use nalgebra::{DMatrix, DVector};
+
+/// The OCP's data at one sample: where it starts and what it tracks.
+#[derive(Clone)]
+pub struct OcpData<'a, const NY: usize, const NZ: usize, const NP: usize> {
+    /// `t_k`.
+    pub t: f64,
+    /// The estimate `x̂_{k|k}` the horizon starts from.
+    pub x_hat: [f64; NY],
+    /// A guess of the algebraic variables at `x̂` (the filter's `ẑ`).
+    pub z_hat: [f64; NZ],
+    /// The parameters (the disturbances `d`; the inputs' entries are overwritten by `u_j`).
+    pub p: [f64; NP],
+    /// The input applied over the previous sample, `u_{k−1}`.
+    pub u_previous: Vec<f64>,
+    /// The setpoint `z̄(t)`.
+    pub setpoint: &'a dyn Fn(f64) -> f64,
+}
+
+/// The objective's weights and the horizon's shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OcpWeights {
+    /// `Q_z` (on the tracked output).
+    pub q_z: f64,
+    /// `Q_Δu` (divided by `T_s` in the objective, as in the seed).
+    pub q_du: f64,
+}
+
+/// The NLP evaluated at a point `w`.
+#[derive(Clone, Debug)]
+pub struct NlpPoint {
+    /// The residuals `r(w)`: the objective is `½‖r‖²`.
+    pub residual: DVector<f64>,
+    /// `∂r/∂w`.
+    pub residual_jacobian: DMatrix<f64>,
+    /// `c(w)`.
+    pub constraints: DVector<f64>,
+    /// `∂c/∂w`.
+    pub constraint_jacobian: DMatrix<f64>,
+    /// The algebraic variables at each interval's end (warm-start guesses).
+    pub z_ends: Vec<Vec<f64>>,
+}
+
+impl NlpPoint {
+    /// `φ = ½‖r‖²`.
+    pub fn objective(&self) -> f64 {
+        0.5 * self.residual.norm_squared()
+    }
+}
+
+/// The multiple-shooting NLP of a model.
+#[derive(Clone, Debug)]
+pub struct Nlp<'m, M> {
+    /// The model.
+    pub model: &'m M,
+    /// Intervals in the horizon, `N`.
+    pub horizon: usize,
+    /// `T_s`.
+    pub sample_time: f64,
+    /// ESDIRK34 steps per interval.
+    pub steps_per_interval: usize,
+    /// Simpson sub-intervals of the tracking integral per interval (even).
+    pub quadrature_intervals: usize,
+    /// Newton tolerances of the interval solves.
+    pub tolerances: (f64, f64),
+    /// The inputs `u`, by name (parameters of the model).
+    pub inputs: Vec<&'m str>,
+    /// Their positions in the parameter vector.
+    pub input_positions: Vec<usize>,
+    /// The tracked output, by name.
+    pub output: &'m str,
+    /// The weights.
+    pub weights: OcpWeights,
+}
+
+impl<'m, M> Nlp<'m, M> {
+    /// Size of one `(x_j, u_j)` block.
+    fn block(&self, ny: usize) -> usize {
+        ny + self.inputs.len()
+    }
+
+    /// Number of decision variables, `(N + 1) NY + N NU`.
+    pub fn variables(&self, ny: usize) -> usize {
+        self.horizon * self.block(ny) + ny
+    }
+
+    /// `x_j` and `u_j` of `w`.
+    pub fn split<'w>(&self, w: &'w DVector<f64>, ny: usize, j: usize) -> (&'w [f64], &'w [f64]) {
+        let start = j * self.block(ny);
+        let x = &w.as_slice()[start..start + ny];
+        let u = if j < self.horizon {
+            &w.as_slice()[start + ny..start + self.block(ny)]
+        } else {
+            &[]
+        };
+        (x, u)
+    }
+
+    /// The NLP at `w`, each interval's algebraic guess from `z_guesses` (one per interval).
+    pub fn evaluate<
+        const NY: usize,
+        const NZ: usize,
+        const NP: usize,
+        const N: usize,
+        const NS: usize,
+    >(
+        &self,
+        data: &OcpData<'_, NY, NZ, NP>,
+        w: &DVector<f64>,
+        z_guesses: &[[f64; NZ]],
+    ) -> Result<NlpPoint, ControlError>
+    where
+        M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
+    {
+        let (nu, n_w, horizon) = (self.inputs.len(), self.variables(NY), self.horizon);
+        let setup = IntervalSetup {
+            length: self.sample_time,
+            steps: self.steps_per_interval,
+            quadrature_intervals: self.quadrature_intervals,
+            tolerances: self.tolerances,
+            inputs: &self.inputs,
+            output: self.output,
+        };
+        let nodes = self.quadrature_intervals + 1;
+        let n_r = horizon * nodes + horizon * nu + 1;
+        let mut residual = DVector::zeros(n_r);
+        let mut jr = DMatrix::zeros(n_r, n_w);
+        let mut constraints = DVector::zeros((horizon + 1) * NY);
+        let mut jc = DMatrix::zeros((horizon + 1) * NY, n_w);
+        let mut z_ends = Vec::with_capacity(horizon);
+        for i in 0..NY {
+            constraints[i] = w[i] - data.x_hat[i];
+            jc[(i, i)] = 1.0;
+        }
+        let h = self.sample_time / self.quadrature_intervals as f64;
+        let mut last: Option<Interval> = None;
+        for j in 0..horizon {
+            let (x, u) = self.split(w, NY, j);
+            let x: [f64; NY] = core::array::from_fn(|i| x[i]);
+            let mut p = data.p;
+            for (&position, &value) in self.input_positions.iter().zip(u) {
+                p[position] = value;
+            }
+            let t0 = data.t + j as f64 * self.sample_time;
+            let guess = z_guesses.get(j).copied().unwrap_or(data.z_hat);
+            let interval =
+                integrate::<M, NY, NZ, NP, N, NS>(self.model, &setup, t0, (&x, &guess, &p))?;
+            let column = j * self.block(NY);
+            // Tracking residuals at the interval's Simpson nodes.
+            for k in 0..nodes {
+                let weight = h / 3.0 * simpson_weight(k, self.quadrature_intervals);
+                let scale = (self.weights.q_z * weight).sqrt();
+                let row = j * nodes + k;
+                let tk = t0 + k as f64 * h;
+                residual[row] = scale * (interval.output[k] - (data.setpoint)(tk));
+                for c in 0..NY + nu {
+                    jr[(row, column + c)] = scale * interval.output_jacobian[(k, c)];
+                }
+            }
+            // Input-rate residual Δu_j.
+            let scale = (self.weights.q_du / self.sample_time).sqrt();
+            for (i, &uj) in u.iter().enumerate() {
+                let row = horizon * nodes + j * nu + i;
+                let before = if j == 0 {
+                    data.u_previous[i]
+                } else {
+                    self.split(w, NY, j - 1).1[i]
+                };
+                residual[row] = scale * (uj - before);
+                jr[(row, column + NY + i)] = scale;
+                if j > 0 {
+                    jr[(row, column - self.block(NY) + NY + i)] = -scale;
+                }
+            }
+            // Continuity x_{j+1} − F_j(x_j, u_j).
+            let next = (j + 1) * self.block(NY);
+            for i in 0..NY {
+                let row = (j + 1) * NY + i;
+                constraints[row] = w[next + i] - interval.end[i];
+                jc[(row, next + i)] = 1.0;
+                for c in 0..NY {
+                    jc[(row, column + c)] = -interval.a[(i, c)];
+                }
+                for c in 0..nu {
+                    jc[(row, column + NY + c)] = -interval.b[(i, c)];
+                }
+            }
+            z_ends.push(interval.z_end.clone());
+            last = Some(interval);
+        }
+        if let Some(interval) = last {
+            let row = n_r - 1;
+            let scale = (self.weights.q_z / self.sample_time).sqrt();
+            let t_end = data.t + horizon as f64 * self.sample_time;
+            let column = (horizon - 1) * self.block(NY);
+            residual[row] = scale * (interval.output[nodes - 1] - (data.setpoint)(t_end));
+            for c in 0..NY + nu {
+                jr[(row, column + c)] = scale * interval.output_jacobian[(nodes - 1, c)];
+            }
+        }
+        Ok(NlpPoint {
+            residual,
+            residual_jacobian: jr,
+            constraints,
+            constraint_jacobian: jc,
+            z_ends,
+        })
+    }
+}

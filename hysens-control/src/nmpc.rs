@@ -1,0 +1,274 @@
+//! Multiple-shooting NMPC (Christensen et al., §IV-B): at each sample, the OCP from the
+//! filter's estimate solved by SQP ([`crate::sqp`]) on the NLP of [`crate::nlp`], warm-started
+//! from the previous solution shifted by one interval, and the first input applied.
+
+use crate::error::ControlError;
+use crate::nlp::{Nlp, OcpData, OcpWeights};
+use crate::sqp::{damped_bfgs, qp_step, Hessian};
+use hysens::runtime::{HybridModel, ModelSizes, ModelTypes};
+use nalgebra::{DMatrix, DVector};
+
+/// The controller's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NmpcSettings {
+    /// `T_s`, the sample time and the length of each shooting interval.
+    pub sample_time: f64,
+    /// `N`, the intervals in the horizon.
+    pub horizon: usize,
+    /// ESDIRK34 steps per interval (the seed: 5).
+    pub steps_per_interval: usize,
+    /// Simpson sub-intervals of the tracking integral per interval (even).
+    pub quadrature_intervals: usize,
+    /// The objective's weights.
+    pub weights: OcpWeights,
+    /// `(u_min, u_max)` per input.
+    pub input_bounds: Vec<(f64, f64)>,
+    /// The Hessian approximation.
+    pub hessian: Hessian,
+    /// SQP iterations before [`ControlError::SqpNotConverged`].
+    pub max_iterations: usize,
+    /// Convergence: the relative step `max |d_i| / (1 + |w_i|)` at most this.
+    pub tolerance: f64,
+    /// Newton tolerances of the interval solves.
+    pub newton_tolerances: (f64, f64),
+}
+
+/// How the last SQP went.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SqpReport {
+    /// Iterations (QPs solved).
+    pub iterations: usize,
+    /// The objective at the last evaluated iterate.
+    pub objective: f64,
+    /// The largest constraint violation there.
+    pub violation: f64,
+}
+
+/// What the BFGS update needs of the last SQP iteration: its step, the objective's gradient
+/// and the constraint Jacobian before it, and the QP's equality multipliers.
+struct LastStep {
+    step: DVector<f64>,
+    gradient: DVector<f64>,
+    constraint_jacobian: DMatrix<f64>,
+    multipliers: DVector<f64>,
+}
+
+/// The controller.
+#[derive(Clone, Debug)]
+pub struct Nmpc<'m, M, const NY: usize, const NZ: usize> {
+    /// The NLP it solves.
+    pub nlp: Nlp<'m, M>,
+    settings: NmpcSettings,
+    /// The last solution (the next warm start, shifted).
+    w: Option<DVector<f64>>,
+    /// The algebraic variables at the intervals' ends of the last solution.
+    z_ends: Vec<[f64; NZ]>,
+    /// The last solve's report.
+    pub report: SqpReport,
+}
+
+impl<'m, M, const NY: usize, const NZ: usize> Nmpc<'m, M, NY, NZ> {
+    /// A controller of `model` manipulating the parameters named `inputs` to make the output
+    /// named `output` track a setpoint. Errors: an unknown name, bounds with `u_min > u_max`
+    /// or not finite, a horizon of 0, an odd number of quadrature intervals.
+    pub fn new<const NP: usize>(
+        model: &'m M,
+        inputs: &[&'m str],
+        output: &'m str,
+        settings: NmpcSettings,
+    ) -> Result<Self, ControlError>
+    where
+        M: HybridModel<NY, NZ, NP>,
+    {
+        let invalid = |what: String| Err(ControlError::InvalidArgument { what });
+        let mut input_positions = Vec::new();
+        for name in inputs {
+            // The model's names are qualified (`u.flow`); the caller writes the field.
+            let field = |p: &&str| p.split_once('.').map_or(*p, |(_, field)| field) == *name;
+            match M::PARAMETER_NAMES.iter().position(field) {
+                Some(i) => input_positions.push(i),
+                None => return invalid(format!("no parameter or input named `{name}`")),
+            }
+        }
+        if !M::OUTPUT_NAMES.contains(&output) {
+            return invalid(format!(
+                "no output named `{output}` (the model has {:?})",
+                M::OUTPUT_NAMES
+            ));
+        }
+        if settings.input_bounds.len() != inputs.len() {
+            return invalid(format!(
+                "{} input bounds for {} inputs",
+                settings.input_bounds.len(),
+                inputs.len()
+            ));
+        }
+        for (name, &(lower, upper)) in inputs.iter().zip(&settings.input_bounds) {
+            if !(lower <= upper && lower.is_finite() && upper.is_finite()) {
+                return invalid(format!(
+                    "the bounds of `{name}`, [{lower}, {upper}], are empty or not finite"
+                ));
+            }
+        }
+        let q = settings.quadrature_intervals;
+        let positive = settings.sample_time > 0.0 && settings.sample_time.is_finite();
+        if settings.horizon == 0
+            || q < 2
+            || !q.is_multiple_of(2)
+            || !positive
+            || settings.steps_per_interval == 0
+        {
+            return invalid(format!(
+                "horizon {}, {q} quadrature intervals, {} steps per interval, sample time {}: \
+                 need a horizon and steps of at least 1, an even number of quadrature intervals \
+                 and a positive sample time",
+                settings.horizon, settings.steps_per_interval, settings.sample_time
+            ));
+        }
+        let nlp = Nlp {
+            model,
+            horizon: settings.horizon,
+            sample_time: settings.sample_time,
+            steps_per_interval: settings.steps_per_interval,
+            quadrature_intervals: q,
+            tolerances: settings.newton_tolerances,
+            inputs: inputs.to_vec(),
+            input_positions,
+            output,
+            weights: settings.weights.clone(),
+        };
+        Ok(Nmpc {
+            nlp,
+            settings,
+            w: None,
+            z_ends: Vec::new(),
+            report: SqpReport::default(),
+        })
+    }
+
+    /// The first iterate: the last solution shifted by one interval (its last input and
+    /// final state repeated), or, at the first call, `x̂` and `u_{k−1}` everywhere (the seed's
+    /// §IV-B).
+    fn warm_start<const NP: usize>(&self, data: &OcpData<'_, NY, NZ, NP>) -> DVector<f64> {
+        let block = NY + self.nlp.inputs.len();
+        let n = self.nlp.variables(NY);
+        match &self.w {
+            Some(w) => DVector::from_fn(n, |i, _| w[if i + block < n { i + block } else { i }]),
+            None => DVector::from_fn(n, |i, _| match i % block {
+                k if k < NY => data.x_hat[k],
+                k => data.u_previous[k - NY],
+            }),
+        }
+    }
+
+    /// The algebraic guesses of the intervals: `ẑ` for the first, the end of the previous
+    /// interval (of the solution `z_ends` belongs to, shifted by `shift` intervals) for the
+    /// others.
+    fn guesses<const NP: usize>(
+        &self,
+        data: &OcpData<'_, NY, NZ, NP>,
+        z_ends: &[[f64; NZ]],
+        shift: usize,
+    ) -> Vec<[f64; NZ]> {
+        (0..self.nlp.horizon)
+            .map(
+                |j| match (j + shift).checked_sub(1).and_then(|k| z_ends.get(k)) {
+                    Some(z) if j > 0 => *z,
+                    _ => data.z_hat,
+                },
+            )
+            .collect()
+    }
+
+    /// Solves the OCP at `data` and returns the first input `u_0*`. On
+    /// [`ControlError::SqpNotConverged`] the last iterate is kept as the next warm start.
+    pub fn solve<const NP: usize, const N: usize, const NS: usize>(
+        &mut self,
+        data: &OcpData<'_, NY, NZ, NP>,
+    ) -> Result<Vec<f64>, ControlError>
+    where
+        M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
+    {
+        let nu = self.nlp.inputs.len();
+        if data.u_previous.len() != nu {
+            return Err(ControlError::InvalidArgument {
+                what: format!("{} previous inputs for {nu} inputs", data.u_previous.len()),
+            });
+        }
+        let block = NY + nu;
+        let bounds = &self.settings.input_bounds;
+        let bounded: Vec<(usize, f64, f64)> = (0..self.nlp.horizon * nu)
+            .map(|k| {
+                (
+                    k / nu * block + NY + k % nu,
+                    bounds[k % nu].0,
+                    bounds[k % nu].1,
+                )
+            })
+            .collect();
+        let mut w = self.warm_start(data);
+        let mut guesses = self.guesses(data, &self.z_ends, usize::from(self.w.is_some()));
+        let mut hessian = DMatrix::zeros(0, 0);
+        let mut last: Option<LastStep> = None;
+        let mut step_size = f64::INFINITY;
+        for iteration in 1..=self.settings.max_iterations {
+            let point = self.nlp.evaluate::<NY, NZ, NP, N, NS>(data, &w, &guesses)?;
+            let gradient = point.residual_jacobian.transpose() * &point.residual;
+            match (self.settings.hessian, last.take()) {
+                (
+                    Hessian::Bfgs,
+                    Some(LastStep {
+                        step: s,
+                        gradient: old_gradient,
+                        constraint_jacobian: old_jc,
+                        multipliers: lambda,
+                    }),
+                ) => {
+                    // y = ∇L(w⁺, λ) − ∇L(w, λ), ∇L = ∇φ + J_cᵀ λ.
+                    let y = &gradient - old_gradient
+                        + (&point.constraint_jacobian - old_jc).transpose() * lambda;
+                    damped_bfgs(&mut hessian, &s, &y);
+                }
+                _ => hessian = point.residual_jacobian.transpose() * &point.residual_jacobian,
+            }
+            self.report = SqpReport {
+                iterations: iteration,
+                objective: point.objective(),
+                violation: point.constraints.amax(),
+            };
+            let qp = qp_step(&point, &hessian, &w, &bounded, data.t)?;
+            step_size = (0..w.len())
+                .map(|i| qp.step[i].abs() / (1.0 + w[i].abs()))
+                .fold(0.0, f64::max);
+            w += &qp.step;
+            self.z_ends = point
+                .z_ends
+                .iter()
+                .map(|z| core::array::from_fn(|i| z[i]))
+                .collect();
+            guesses = self.guesses(data, &self.z_ends, 0);
+            let converged = step_size <= self.settings.tolerance;
+            last = Some(LastStep {
+                step: qp.step,
+                gradient,
+                constraint_jacobian: point.constraint_jacobian,
+                multipliers: qp.multipliers,
+            });
+            if converged {
+                break;
+            }
+        }
+        let u0 = w.as_slice()[NY..NY + nu].to_vec();
+        self.w = Some(w);
+        if step_size <= self.settings.tolerance {
+            Ok(u0)
+        } else {
+            Err(ControlError::SqpNotConverged {
+                t: data.t,
+                iterations: self.settings.max_iterations,
+                step: step_size,
+                violation: self.report.violation,
+            })
+        }
+    }
+}

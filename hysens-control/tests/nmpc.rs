@@ -1,0 +1,143 @@
+//! The multiple-shooting NLP and the SQP on the electrolyzer: the NLP's derivatives against
+//! central differences, the SQP's convergence (Gauss–Newton and BFGS to the same optimum),
+//! and its errors.
+
+use hysens_control::{ControlError, Hessian, Nmpc, NmpcSettings, OcpData, OcpWeights};
+use nalgebra::DVector;
+
+#[path = "../../examples/electrolyzer/model.rs"]
+mod model;
+use model::{electrolyzer, DISTURBANCES};
+
+fn settings(horizon: usize, hessian: Hessian) -> NmpcSettings {
+    NmpcSettings {
+        sample_time: 240.0,
+        horizon,
+        steps_per_interval: 5,
+        quadrature_intervals: 4,
+        weights: OcpWeights {
+            q_z: 10.0,
+            q_du: 0.1,
+        },
+        input_bounds: vec![(2.0, 10.0)],
+        hessian,
+        max_iterations: 30,
+        tolerance: 1e-8,
+        newton_tolerances: (1e-12, 1e-12),
+    }
+}
+
+fn data(setpoint: &dyn Fn(f64) -> f64) -> OcpData<'_, 2, 2, 3> {
+    let p =
+        electrolyzer::Model::parameters(&DISTURBANCES, &electrolyzer::U { flow: 5.0 }).to_array();
+    OcpData {
+        t: 0.0,
+        x_hat: [70.0, 45.0],
+        z_hat: [1.9, 7000.0],
+        p,
+        u_previous: vec![5.0],
+        setpoint,
+    }
+}
+
+#[test]
+fn nlp_derivatives_match_central_differences() {
+    let controller = Nmpc::new(
+        &electrolyzer::Model,
+        &["flow"],
+        "temperature",
+        settings(3, Hessian::GaussNewton),
+    )
+    .unwrap();
+    let setpoint = |_: f64| 65.0;
+    let data = data(&setpoint);
+    let nlp = &controller.nlp;
+    let n = nlp.variables(2);
+    // A point off the constraints and away from the bounds.
+    let w = DVector::from_fn(n, |i, _| match i % 3 {
+        0 => 70.0 + 0.5 * i as f64,
+        1 => 45.0 - 0.2 * i as f64,
+        _ => 4.0 + 0.3 * i as f64,
+    });
+    let guesses = [[1.9, 7000.0]; 3];
+    let point = nlp.evaluate::<2, 2, 3, 4, 5>(&data, &w, &guesses).unwrap();
+    let mut worst: f64 = 0.0;
+    for i in 0..n {
+        // Step 1e-4 of variables of order 1–100: truncation ~1e-8·f''' relative, round-off
+        // ~1e-12/1e-4; the fixed-step solves are smooth in w.
+        let h = 1e-4 * (1.0 + w[i].abs());
+        let at = |d: f64| {
+            let mut v = w.clone();
+            v[i] += d;
+            nlp.evaluate::<2, 2, 3, 4, 5>(&data, &v, &guesses).unwrap()
+        };
+        let (up, down) = (at(h), at(-h));
+        let dr = (&up.residual - &down.residual) / (2.0 * h);
+        let dc = (&up.constraints - &down.constraints) / (2.0 * h);
+        let exact_r = point.residual_jacobian.column(i);
+        let exact_c = point.constraint_jacobian.column(i);
+        worst = worst.max((dr - exact_r).amax() / (1.0 + exact_r.amax()));
+        worst = worst.max((dc - exact_c).amax() / (1.0 + exact_c.amax()));
+    }
+    println!("largest relative difference from central differences: {worst:.2e}");
+    assert!(worst < 1e-6, "{worst}");
+}
+
+#[test]
+fn gauss_newton_and_bfgs_reach_the_same_optimum() {
+    let setpoint = |t: f64| if t < 1200.0 { 72.0 } else { 66.0 };
+    let mut inputs = Vec::new();
+    for hessian in [Hessian::GaussNewton, Hessian::Bfgs] {
+        let mut controller = Nmpc::new(
+            &electrolyzer::Model,
+            &["flow"],
+            "temperature",
+            settings(8, hessian),
+        )
+        .unwrap();
+        let u = controller
+            .solve::<3, 4, 5>(&data(&setpoint))
+            .expect("SQP converges");
+        println!("{hessian:?}: u0 = {u:?}, {:?}", controller.report);
+        assert!(controller.report.violation < 1e-6);
+        assert!((2.0..=10.0).contains(&u[0]));
+        inputs.push(u[0]);
+    }
+    // Both converge to the relative step 1e-8 of the same local optimum.
+    assert!(
+        (inputs[0] - inputs[1]).abs() < 1e-5 * inputs[0],
+        "{inputs:?}"
+    );
+}
+
+#[test]
+fn bad_settings_and_a_short_iteration_limit_are_errors() {
+    let model = &electrolyzer::Model;
+    let mut bad = settings(3, Hessian::GaussNewton);
+    bad.input_bounds = vec![(10.0, 2.0)];
+    let error = Nmpc::new(model, &["flow"], "temperature", bad).unwrap_err();
+    assert!(error.to_string().contains("empty or not finite"), "{error}");
+    assert!(Nmpc::new(
+        model,
+        &["nope"],
+        "temperature",
+        settings(3, Hessian::GaussNewton)
+    )
+    .is_err());
+    assert!(Nmpc::new(model, &["flow"], "nope", settings(3, Hessian::GaussNewton)).is_err());
+    let mut odd = settings(3, Hessian::GaussNewton);
+    odd.quadrature_intervals = 3;
+    assert!(Nmpc::new(model, &["flow"], "temperature", odd).is_err());
+    let mut short = settings(3, Hessian::GaussNewton);
+    short.max_iterations = 1;
+    let mut controller = Nmpc::new(model, &["flow"], "temperature", short).unwrap();
+    let setpoint = |_: f64| 60.0;
+    let error = controller.solve::<3, 4, 5>(&data(&setpoint)).unwrap_err();
+    assert!(
+        matches!(error, ControlError::SqpNotConverged { .. }),
+        "{error}"
+    );
+    let mut wrong = data(&setpoint);
+    wrong.u_previous = vec![];
+    assert!(controller.solve::<3, 4, 5>(&wrong).is_err());
+}
