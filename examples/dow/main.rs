@@ -358,11 +358,13 @@ const MAPPINGS: [&str; 8] = [
     "NJACT = jacobian_evals + sensitivity_jacobian_evals: all Jacobians, hysens' forward \
      sensitivities evaluate [f_y f_z; g_y g_z] and [f_p; g_p] at every stage of every step \
      (staggered direct), the paper's ESDIRK34 reuses the Newton Jacobian (its NJACT = NJAC)",
-    "NLU = lu_factorizations: LU factorizations, of the Newton iteration matrix and of each \
-     stage's sensitivity matrix (I - hγJ with the stage's own Jacobian): hence about \
-     1 + 3·NSTEP for ESDIRK34's three implicit stages, where the paper factorizes once per step",
-    "NBACK = lu_solves: forward/back substitutions, one per Newton iteration and one per \
-     stage and parameter of the sensitivities",
+    "NLU = lu_factorizations: LU factorizations, one of the Newton iteration matrix per step \
+     attempt (accepted, or abandoned after a Newton failure) and one of each implicit stage's \
+     sensitivity matrix I - hγJ (with that stage's own Jacobian) per accepted step: about \
+     NSTEP + Newton failures + 3·NSTEP for ESDIRK34, where the paper factorizes once per step",
+    "NBACK = lu_solves: forward/back substitutions, one per Newton iteration, per filtered \
+     error estimate, per retried predictor and per consistency iteration, and one per stage \
+     and parameter of the sensitivities (NSENS)",
     "NSENS = sensitivity_solves: one per implicit stage and parameter (9 parameters × 3 \
      implicit stages × NSTEP for ESDIRK34); the paper counts one per step",
     "CPU time = wall clock of one solve with sensitivities, the fastest of 5, this machine \
