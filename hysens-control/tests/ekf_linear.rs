@@ -4,42 +4,12 @@
 //! integral follows from it, and the update is the textbook Kalman update with
 //! `C = [1, 2b]` (the output reads `z`, so `C` must carry `∂z/∂x`).
 
-use hysens::prelude::*;
 use hysens_control::{ContinuousDiscreteEkf, ControlError, ModeOf, Prediction};
 use nalgebra::{DMatrix, DVector};
 
-#[hybrid_model]
-pub mod linear {
-    #[states]
-    pub struct X {
-        pub x1: f64,
-        pub x2: f64,
-    }
-    #[algebraic]
-    pub struct Z {
-        pub z: f64,
-    }
-    #[params]
-    pub struct P {
-        pub a: f64,
-        pub b: f64,
-        pub c: f64,
-    }
-    #[mode(initial)]
-    fn only(x: &X, z: &Z, p: &P) -> (X, [f64; 1]) {
-        (
-            X {
-                x1: -p.a * x.x1 + z.z,
-                x2: -p.c * x.x2,
-            },
-            [z.z - p.b * x.x2],
-        )
-    }
-    #[output]
-    fn reading(x: &X, z: &Z) -> f64 {
-        x.x1 + 2.0 * z.z
-    }
-}
+#[path = "support/linear_dae.rs"]
+mod linear_dae;
+use linear_dae::linear;
 
 const A: f64 = 0.7;
 const B: f64 = 1.3;

@@ -3,39 +3,13 @@
 //! sub-steps follow by recursion. The sample mean and covariance of many seeded runs must
 //! agree with them within their sampling error.
 
-use hysens::prelude::*;
 use hysens_control::{ControlError, ModeOf, StochasticSimulator};
 use nalgebra::DMatrix;
 use rand::SeedableRng;
 
-#[hybrid_model]
-pub mod linear {
-    #[states]
-    pub struct X {
-        pub x1: f64,
-        pub x2: f64,
-    }
-    #[algebraic]
-    pub struct Z {
-        pub z: f64,
-    }
-    #[params]
-    pub struct P {
-        pub a: f64,
-        pub b: f64,
-        pub c: f64,
-    }
-    #[mode(initial)]
-    fn only(x: &X, z: &Z, p: &P) -> (X, [f64; 1]) {
-        (
-            X {
-                x1: -p.a * x.x1 + z.z,
-                x2: -p.c * x.x2,
-            },
-            [z.z - p.b * x.x2],
-        )
-    }
-}
+#[path = "support/linear_dae.rs"]
+mod linear_dae;
+use linear_dae::linear;
 
 const P: [f64; 3] = [0.7, 1.3, 0.2];
 
