@@ -779,7 +779,10 @@
 //!   cost), the **algebraic guess** of an index-1 DAE by name (`.algebraic_guess(&model::Z {
 //!   .. })`, made consistent by Newton's method), **tolerances** or all **options**
 //!   (`.options(HybridOptions { .. })`), another **tableau**
-//!   (`.tableau(&hysens::runtime::ESDIRK34)`), the cap on events (`.max_events(n)`). Which
+//!   (`.tableau(&hysens::runtime::ESDIRK34)`), **fixed steps** without error control
+//!   (`.fixed_step(h)`: steps of size `h`, the last before each event, sample or `t_f` cut to
+//!   land on it; the sensitivities and the adjoint are the derivatives of those steps), the cap
+//!   on events (`.max_events(n)`). Which
 //!   tolerance and which options for which accuracy: [`tolerances`].
 //! - **Several named costs**: each `#[cost]` function is a cost named by the function
 //!   (`Model::COSTS`); the objective is their sum unless `.objective("energy")?` makes one of
