@@ -19,9 +19,9 @@
 //! nodes (the flow's composition rule on one trajectory). The integrand is smooth, so the
 //! error falls as `h⁴`; `tests/ekf_linear.rs` measures it against the closed form of a linear
 //! system. With a hybrid model the solve crosses the events on its way and `Φ` carries their
-//! jumps (the exact sensitivity transfer of the runtime); the nodes must then not straddle an
-//! event for the composition rule to hold, which a fixed `n` does not ensure — use this filter
-//! on models that stay in one mode over a sample, or many nodes.
+//! jumps (the exact sensitivity transfer of the runtime); the composition rule still holds
+//! through them, but the integrand jumps at an event, so Simpson's rule is then only first
+//! order in the node spacing: use more nodes when a sample holds events.
 
 use crate::error::ControlError;
 use crate::model::ModeOf;
