@@ -1,0 +1,107 @@
+//! The time of one NMPC solve against the sample time: the electrolyzer's OCP of the
+//! `electrolyzer` example (N = 25, five ESDIRK34 steps per interval, damped BFGS), from a cold
+//! start (the first sample) and warm-started (a later sample, the previous solution shifted),
+//! and the tank's OCP across the weir's switch (`tank_nmpc`).
+//!
+//! Run with `cargo bench -p hysens-control --bench nmpc`.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use hysens_control::{Hessian, Nmpc, NmpcSettings, OcpData, OcpWeights};
+use std::hint::black_box;
+
+#[path = "../../examples/electrolyzer/model.rs"]
+mod electrolyzer_model;
+#[path = "../../examples/tank_nmpc/model.rs"]
+mod tank_model;
+use electrolyzer_model::{electrolyzer, DISTURBANCES};
+use tank_model::tank;
+
+fn electrolyzer_settings() -> NmpcSettings {
+    NmpcSettings {
+        sample_time: 240.0,
+        horizon: 25,
+        steps_per_interval: 5,
+        quadrature_intervals: 4,
+        weights: OcpWeights {
+            q_z: 10.0,
+            q_du: 0.1,
+        },
+        input_bounds: vec![(2.0, 10.0)],
+        hessian: Hessian::Bfgs,
+        max_iterations: 30,
+        tolerance: 1e-6,
+        newton_tolerances: (1e-10, 1e-10),
+    }
+}
+
+fn nmpc(c: &mut Criterion) {
+    let setpoint = |t: f64| if t < 2400.0 { 75.0 } else { 60.0 };
+    let p =
+        electrolyzer::Model::parameters(&DISTURBANCES, &electrolyzer::U { flow: 5.0 }).to_array();
+    let data = |x_hat: [f64; 2]| OcpData {
+        t: 0.0,
+        x_hat,
+        z_hat: [1.9, 7000.0],
+        p,
+        u_previous: vec![5.0],
+        setpoint: &setpoint,
+    };
+    c.bench_function("electrolyzer OCP, cold start (N = 25, BFGS)", |b| {
+        b.iter(|| {
+            let mut controller = Nmpc::new(
+                &electrolyzer::Model,
+                &["flow"],
+                "temperature",
+                electrolyzer_settings(),
+            )
+            .unwrap();
+            black_box(controller.solve(&data([70.0, 45.0])).unwrap())
+        })
+    });
+    let mut warm = Nmpc::new(
+        &electrolyzer::Model,
+        &["flow"],
+        "temperature",
+        electrolyzer_settings(),
+    )
+    .unwrap();
+    warm.solve(&data([70.0, 45.0])).unwrap();
+    c.bench_function("electrolyzer OCP, warm start (N = 25, BFGS)", |b| {
+        b.iter(|| black_box(warm.solve(&data([70.2, 45.1])).unwrap()))
+    });
+
+    let tank_setpoint = |_: f64| 1.02;
+    let tank_settings = NmpcSettings {
+        sample_time: 2.0,
+        horizon: 20,
+        weights: OcpWeights {
+            q_z: 100.0,
+            q_du: 1.0,
+        },
+        input_bounds: vec![(0.0, 0.2)],
+        hessian: Hessian::GaussNewton,
+        tolerance: 1e-7,
+        ..electrolyzer_settings()
+    };
+    let tank_data = OcpData {
+        t: 0.0,
+        x_hat: [0.95],
+        z_hat: [],
+        p: [0.05],
+        u_previous: vec![0.05],
+        setpoint: &tank_setpoint,
+    };
+    c.bench_function(
+        "tank OCP across the crest, cold start (N = 20, Gauss-Newton)",
+        |b| {
+            b.iter(|| {
+                let mut controller =
+                    Nmpc::new(&tank::Model, &["inflow"], "level", tank_settings.clone()).unwrap();
+                black_box(controller.solve(&tank_data).unwrap())
+            })
+        },
+    );
+}
+
+criterion_group!(benches, nmpc);
+criterion_main!(benches);
