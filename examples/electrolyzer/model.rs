@@ -123,6 +123,14 @@ pub mod electrolyzer {
         )
     }
 
+    /// The stack temperature at the end of a solve, as a cost: what one adjoint pass
+    /// differentiates — one row of a shooting interval's map — for the NMPC benchmark's
+    /// comparison of the adjoint with the forward sensitivities.
+    #[cost(terminal)]
+    fn final_temperature(x: &X) -> f64 {
+        x.temp
+    }
+
     /// The measured and controlled output, the stack temperature (°C).
     #[output]
     fn temperature(x: &X) -> f64 {

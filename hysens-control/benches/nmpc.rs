@@ -6,6 +6,7 @@
 //! Run with `cargo bench -p hysens-control --bench nmpc`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use hysens::prelude::*;
 use hysens_control::{Hessian, Nmpc, NmpcSettings, OcpData, OcpWeights};
 use std::hint::black_box;
 
@@ -68,6 +69,46 @@ fn nmpc(c: &mut Criterion) {
     warm.solve(&data([70.0, 45.0])).unwrap();
     c.bench_function("electrolyzer OCP, warm start (N = 25, BFGS)", |b| {
         b.iter(|| black_box(warm.solve(&data([70.2, 45.1])).unwrap()))
+    });
+
+    // One shooting interval (T_s = 240 s, five fixed ESDIRK34 steps) as the NLP needs it: the
+    // map's Jacobian with respect to x_j and u_j (3 columns) by forward sensitivities in one
+    // solve, against one row of it by the adjoint (a terminal cost `T(t_{j+1})`). The NLP
+    // needs NY = 2 rows of `F_j` and 5 rows of the tracking residuals: 7 adjoint passes
+    // against one forward solve with 3 columns.
+    let x0 = electrolyzer::X {
+        temp: 70.0,
+        temp_in: 45.0,
+    };
+    let params = electrolyzer::Model::parameters(&DISTURBANCES, &electrolyzer::U { flow: 5.0 });
+    let interval = electrolyzer::Model
+        .solver()
+        .tableau(&hysens::runtime::ESDIRK34)
+        .tolerances(1e-10, 1e-10)
+        .fixed_step(48.0)
+        .algebraic_guess(&electrolyzer::Z {
+            voltage: 1.9,
+            current: 7000.0,
+        });
+    c.bench_function(
+        "electrolyzer interval: F, ∂F/∂x, ∂F/∂u by forward sensitivities",
+        |b| {
+            b.iter(|| {
+                black_box(
+                    interval
+                        .sensitivities_to(Params::Only(&["flow"]), InitialStates::All)
+                        .solve(0.0, 240.0, &x0, &params)
+                        .unwrap(),
+                )
+            })
+        },
+    );
+    c.bench_function(
+        "electrolyzer interval: one row of ∂F by the adjoint",
+        |b| b.iter(|| black_box(interval.gradient(0.0, 240.0, &x0, &params).unwrap())),
+    );
+    c.bench_function("electrolyzer interval: F alone", |b| {
+        b.iter(|| black_box(interval.solve(0.0, 240.0, &x0, &params).unwrap()))
     });
 
     let tank_setpoint = |_: f64| 1.02;
