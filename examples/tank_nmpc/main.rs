@@ -20,7 +20,7 @@
 //!
 //! Run with `cargo run --release -p hysens-examples --example tank_nmpc`.
 
-use hysens_control::{Hessian, Nmpc, NmpcSettings, OcpData, OcpWeights};
+use hysens_control::{Formulation, Hessian, Nmpc, NmpcSettings, OcpData, OcpWeights};
 use std::time::Instant;
 
 mod model;
@@ -75,6 +75,7 @@ fn settings() -> NmpcSettings {
         max_iterations: 30,
         tolerance: 1e-7,
         newton_tolerances: (1e-10, 1e-10),
+        formulation: Formulation::Consistent,
     }
 }
 

@@ -1,13 +1,14 @@
 //! The time of one NMPC solve against the sample time: the electrolyzer's OCP of the
-//! `electrolyzer` example (N = 25, five ESDIRK34 steps per interval, damped BFGS), from a cold
-//! start (the first sample) and warm-started (a later sample, the previous solution shifted),
+//! `electrolyzer` example (N = 25, five ESDIRK34 steps per interval, damped BFGS), consistent
+//! and relaxed formulations, from a cold start (the first sample) and warm-started (a later
+//! sample, the previous solution shifted),
 //! and the tank's OCP across the weir's switch (`tank_nmpc`).
 //!
 //! Run with `cargo bench -p hysens-control --bench nmpc`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use hysens::prelude::*;
-use hysens_control::{Hessian, Nmpc, NmpcSettings, OcpData, OcpWeights};
+use hysens_control::{Formulation, Hessian, Nmpc, NmpcSettings, OcpData, OcpWeights};
 use std::hint::black_box;
 
 #[path = "../../examples/electrolyzer/model.rs"]
@@ -32,6 +33,7 @@ fn electrolyzer_settings() -> NmpcSettings {
         max_iterations: 30,
         tolerance: 1e-6,
         newton_tolerances: (1e-10, 1e-10),
+        formulation: Formulation::Consistent,
     }
 }
 
@@ -70,6 +72,37 @@ fn nmpc(c: &mut Criterion) {
     c.bench_function("electrolyzer OCP, warm start (N = 25, BFGS)", |b| {
         b.iter(|| black_box(warm.solve(&data([70.2, 45.1])).unwrap()))
     });
+    let relaxed_settings = NmpcSettings {
+        formulation: Formulation::Relaxed { decay: 1.0 },
+        ..electrolyzer_settings()
+    };
+    c.bench_function(
+        "electrolyzer OCP, relaxed DAE, cold start (N = 25, BFGS)",
+        |b| {
+            b.iter(|| {
+                let mut controller = Nmpc::new(
+                    &electrolyzer::Model,
+                    &["flow"],
+                    "temperature",
+                    relaxed_settings.clone(),
+                )
+                .unwrap();
+                black_box(controller.solve(&data([70.0, 45.0])).unwrap())
+            })
+        },
+    );
+    let mut warm_relaxed = Nmpc::new(
+        &electrolyzer::Model,
+        &["flow"],
+        "temperature",
+        relaxed_settings.clone(),
+    )
+    .unwrap();
+    warm_relaxed.solve(&data([70.0, 45.0])).unwrap();
+    c.bench_function(
+        "electrolyzer OCP, relaxed DAE, warm start (N = 25, BFGS)",
+        |b| b.iter(|| black_box(warm_relaxed.solve(&data([70.2, 45.1])).unwrap())),
+    );
 
     // One shooting interval (T_s = 240 s, five fixed ESDIRK34 steps) as the NLP needs it: the
     // map's Jacobian with respect to x_j and u_j (3 columns) by forward sensitivities in one

@@ -2,7 +2,8 @@
 //! least-squares objective with equality constraints, evaluated with exact derivatives:
 //!
 //! `min ½‖r(w)‖²  s.t.  c(w) = 0,  u_min ≤ u_j ≤ u_max`, over
-//! `w = (x_0, u_0, x_1, u_1, …, x_{N−1}, u_{N−1}, x_N)`, with
+//! `w = (x_0, [y_0,] u_0, x_1, …, x_{N−1}, [y_{N−1},] u_{N−1}, x_N)` (`y_j`, the algebraic
+//! variables at the intervals' starts, in the relaxed formulation only), with
 //!
 //! - the tracking term `½∫ ‖z − z̄‖²_{Q_z} dt` as residuals `√(Q_z ω_k) (z(t_{j,k}) − z̄(t_{j,k}))`
 //!   at the nodes of Simpson's rule (weights `ω_k`) on each interval — the quadrature of the
@@ -10,7 +11,9 @@
 //! - the input-rate penalty `½ Σ ‖Δu_j‖²_{Q_Δu/T_s}`, `Δu_0 = u_0 − u_{−1}` with the input
 //!   applied last;
 //! - the terminal term `½ ‖z(t_N) − z̄(t_N)‖²_{Q_z/T_s}` at the last interval's end;
-//! - the constraints `x_0 − x̂ = 0` and `x_{j+1} − F_j(x_j, u_j) = 0` (continuity).
+//! - the constraints `x_0 − x̂ = 0` and `x_{j+1} − F_j = 0` (continuity), and in the relaxed
+//!   formulation ([`Formulation::Relaxed`]) the consistency conditions
+//!   `g(t_j, x_j, y_j, u_j) = 0` of Bock et al. (pitfall P13: the seed omits them).
 //!
 //! Every derivative is the runtime's forward sensitivity of the interval's solve (the exact
 //! derivative of its fixed ESDIRK34 steps), so `∇φ = Jᵣᵀ r` and the constraint Jacobian are
@@ -70,11 +73,27 @@ impl NlpPoint {
     }
 }
 
+/// How the algebraic variables enter the NLP ([`crate::shooting`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Formulation {
+    /// Each interval starts from the consistent `z` (no algebraic decision variables).
+    Consistent,
+    /// Bock et al.'s relaxed DAE with decay `η` (Christensen et al.: 1): `w^y_j` are decision
+    /// variables and `g(t_j, w^x_j, w^y_j, u_j) = 0` are constraints. For models without
+    /// guards.
+    Relaxed {
+        /// `η`.
+        decay: f64,
+    },
+}
+
 /// The multiple-shooting NLP of a model.
 #[derive(Clone, Debug)]
 pub struct Nlp<'m, M> {
     /// The model.
     pub model: &'m M,
+    /// Differential states and algebraic variables of the model.
+    pub sizes: (usize, usize),
     /// Intervals in the horizon, `N`.
     pub horizon: usize,
     /// `T_s`.
@@ -85,46 +104,62 @@ pub struct Nlp<'m, M> {
     pub quadrature_intervals: usize,
     /// Newton tolerances of the interval solves.
     pub tolerances: (f64, f64),
-    /// The inputs `u`, by name (parameters of the model).
-    pub inputs: Vec<&'m str>,
-    /// Their positions in the parameter vector.
+    /// The inputs' positions in the parameter vector.
     pub input_positions: Vec<usize>,
-    /// The tracked output, by name.
-    pub output: &'m str,
+    /// The tracked output (an index of `Model::OUTPUT_NAMES`).
+    pub output: usize,
     /// The weights.
     pub weights: OcpWeights,
+    /// The formulation.
+    pub formulation: Formulation,
 }
 
-impl<'m, M> Nlp<'m, M> {
-    /// Size of one `(x_j, u_j)` block.
-    fn block(&self, ny: usize) -> usize {
-        ny + self.inputs.len()
+impl<M> Nlp<'_, M> {
+    /// Algebraic decision variables per interval: `NZ` relaxed, 0 consistent.
+    fn algebraic_variables(&self) -> usize {
+        match self.formulation {
+            Formulation::Consistent => 0,
+            Formulation::Relaxed { .. } => self.sizes.1,
+        }
     }
 
-    /// Number of decision variables, `(N + 1) NY + N NU`.
-    pub fn variables(&self, ny: usize) -> usize {
-        self.horizon * self.block(ny) + ny
+    /// Size of one `(x_j, [y_j,] u_j)` block.
+    fn block(&self) -> usize {
+        self.sizes.0 + self.algebraic_variables() + self.input_positions.len()
     }
 
-    /// `x_j` and `u_j` of `w`.
-    pub fn split<'w>(&self, w: &'w DVector<f64>, ny: usize, j: usize) -> (&'w [f64], &'w [f64]) {
-        let start = j * self.block(ny);
-        let x = &w.as_slice()[start..start + ny];
-        let u = if j < self.horizon {
-            &w.as_slice()[start + ny..start + self.block(ny)]
+    /// Number of decision variables, `N (NY [+ NZ] + NU) + NY`.
+    pub fn variables(&self) -> usize {
+        self.horizon * self.block() + self.sizes.0
+    }
+
+    /// `(x_j, y_j, u_j)` of `w` (`y_j` empty in the consistent formulation, `y_N` and `u_N`
+    /// empty).
+    pub fn split<'w>(&self, w: &'w DVector<f64>, j: usize) -> (&'w [f64], &'w [f64], &'w [f64]) {
+        let (ny, nz, nu) = (
+            self.sizes.0,
+            self.algebraic_variables(),
+            self.input_positions.len(),
+        );
+        let w = &w.as_slice()[j * self.block()..];
+        if j < self.horizon {
+            (&w[..ny], &w[ny..ny + nz], &w[ny + nz..ny + nz + nu])
         } else {
-            &[]
-        };
-        (x, u)
+            (&w[..ny], &[], &[])
+        }
     }
 
-    /// The NLP at `w`, each interval's algebraic guess from `z_guesses` (one per interval).
+    /// The NLP at `w`, each interval's algebraic guess from `z_guesses` (one per interval;
+    /// unused in the relaxed formulation, where `w^y_j` is the start).
+    #[allow(clippy::too_many_arguments)]
     pub fn evaluate<
         const NY: usize,
         const NZ: usize,
         const NP: usize,
         const N: usize,
         const NS: usize,
+        const NR: usize,
+        const NRS: usize,
     >(
         &self,
         data: &OcpData<'_, NY, NZ, NP>,
@@ -134,21 +169,32 @@ impl<'m, M> Nlp<'m, M> {
     where
         M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
     {
-        let (nu, n_w, horizon) = (self.inputs.len(), self.variables(NY), self.horizon);
+        let (nu, n_w, horizon, block) = (
+            self.input_positions.len(),
+            self.variables(),
+            self.horizon,
+            self.block(),
+        );
+        let nzd = self.algebraic_variables();
         let setup = IntervalSetup {
             length: self.sample_time,
             steps: self.steps_per_interval,
             quadrature_intervals: self.quadrature_intervals,
             tolerances: self.tolerances,
-            inputs: &self.inputs,
+            inputs: &self.input_positions,
             output: self.output,
+            relaxation: match self.formulation {
+                Formulation::Consistent => None,
+                Formulation::Relaxed { decay } => Some(decay),
+            },
         };
         let nodes = self.quadrature_intervals + 1;
         let n_r = horizon * nodes + horizon * nu + 1;
         let mut residual = DVector::zeros(n_r);
         let mut jr = DMatrix::zeros(n_r, n_w);
-        let mut constraints = DVector::zeros((horizon + 1) * NY);
-        let mut jc = DMatrix::zeros((horizon + 1) * NY, n_w);
+        let n_c = (horizon + 1) * NY + horizon * nzd;
+        let mut constraints = DVector::zeros(n_c);
+        let mut jc = DMatrix::zeros(n_c, n_w);
         let mut z_ends = Vec::with_capacity(horizon);
         for i in 0..NY {
             constraints[i] = w[i] - data.x_hat[i];
@@ -157,25 +203,31 @@ impl<'m, M> Nlp<'m, M> {
         let h = self.sample_time / self.quadrature_intervals as f64;
         let mut last: Option<Interval> = None;
         for j in 0..horizon {
-            let (x, u) = self.split(w, NY, j);
+            let (x, y, u) = self.split(w, j);
             let x: [f64; NY] = core::array::from_fn(|i| x[i]);
+            let start: [f64; NZ] = match nzd {
+                0 => z_guesses.get(j).copied().unwrap_or(data.z_hat),
+                _ => core::array::from_fn(|i| y[i]),
+            };
             let mut p = data.p;
             for (&position, &value) in self.input_positions.iter().zip(u) {
                 p[position] = value;
             }
             let t0 = data.t + j as f64 * self.sample_time;
-            let guess = z_guesses.get(j).copied().unwrap_or(data.z_hat);
-            let interval =
-                integrate::<M, NY, NZ, NP, N, NS>(self.model, &setup, t0, (&x, &guess, &p))?;
-            let column = j * self.block(NY);
+            let interval = integrate::<M, NY, NZ, NP, N, NS, NR, NRS>(
+                self.model,
+                &setup,
+                t0,
+                (&x, &start, &p),
+            )?;
+            let column = j * block;
             // Tracking residuals at the interval's Simpson nodes.
             for k in 0..nodes {
                 let weight = h / 3.0 * simpson_weight(k, self.quadrature_intervals);
                 let scale = (self.weights.q_z * weight).sqrt();
                 let row = j * nodes + k;
-                let tk = t0 + k as f64 * h;
-                residual[row] = scale * (interval.output[k] - (data.setpoint)(tk));
-                for c in 0..NY + nu {
+                residual[row] = scale * (interval.output[k] - (data.setpoint)(t0 + k as f64 * h));
+                for c in 0..block {
                     jr[(row, column + c)] = scale * interval.output_jacobian[(k, c)];
                 }
             }
@@ -183,28 +235,34 @@ impl<'m, M> Nlp<'m, M> {
             let scale = (self.weights.q_du / self.sample_time).sqrt();
             for (i, &uj) in u.iter().enumerate() {
                 let row = horizon * nodes + j * nu + i;
-                let before = if j == 0 {
-                    data.u_previous[i]
-                } else {
-                    self.split(w, NY, j - 1).1[i]
+                let before = match j {
+                    0 => data.u_previous[i],
+                    _ => self.split(w, j - 1).2[i],
                 };
                 residual[row] = scale * (uj - before);
-                jr[(row, column + NY + i)] = scale;
+                jr[(row, column + NY + nzd + i)] = scale;
                 if j > 0 {
-                    jr[(row, column - self.block(NY) + NY + i)] = -scale;
+                    jr[(row, column - block + NY + nzd + i)] = -scale;
                 }
             }
-            // Continuity x_{j+1} − F_j(x_j, u_j).
-            let next = (j + 1) * self.block(NY);
+            // Continuity x_{j+1} − F_j.
+            let next = (j + 1) * block;
             for i in 0..NY {
                 let row = (j + 1) * NY + i;
                 constraints[row] = w[next + i] - interval.end[i];
                 jc[(row, next + i)] = 1.0;
-                for c in 0..NY {
-                    jc[(row, column + c)] = -interval.a[(i, c)];
+                for c in 0..block {
+                    jc[(row, column + c)] = -interval.jacobian[(i, c)];
                 }
-                for c in 0..nu {
-                    jc[(row, column + NY + c)] = -interval.b[(i, c)];
+            }
+            // Relaxed: the consistency conditions g(t_j, w^x_j, w^y_j, u_j) = 0.
+            if let Some((g, dg)) = &interval.consistency {
+                for i in 0..nzd {
+                    let row = (horizon + 1) * NY + j * nzd + i;
+                    constraints[row] = g[i];
+                    for c in 0..block {
+                        jc[(row, column + c)] = dg[(i, c)];
+                    }
                 }
             }
             z_ends.push(interval.z_end.clone());
@@ -214,9 +272,9 @@ impl<'m, M> Nlp<'m, M> {
             let row = n_r - 1;
             let scale = (self.weights.q_z / self.sample_time).sqrt();
             let t_end = data.t + horizon as f64 * self.sample_time;
-            let column = (horizon - 1) * self.block(NY);
+            let column = (horizon - 1) * block;
             residual[row] = scale * (interval.output[nodes - 1] - (data.setpoint)(t_end));
-            for c in 0..NY + nu {
+            for c in 0..block {
                 jr[(row, column + c)] = scale * interval.output_jacobian[(nodes - 1, c)];
             }
         }

@@ -3,9 +3,9 @@
 //! from the previous solution shifted by one interval, and the first input applied.
 
 use crate::error::ControlError;
-use crate::nlp::{Nlp, OcpData, OcpWeights};
+use crate::nlp::{Formulation, Nlp, OcpData, OcpWeights};
 use crate::sqp::{damped_bfgs, qp_step, Hessian};
-use hysens::runtime::{HybridModel, ModelSizes, ModelTypes};
+use hysens::runtime::{HybridModel, ModelSizes, ModelTypes, RelaxedSizes};
 use nalgebra::{DMatrix, DVector};
 
 /// The controller's settings.
@@ -31,6 +31,8 @@ pub struct NmpcSettings {
     pub tolerance: f64,
     /// Newton tolerances of the interval solves.
     pub newton_tolerances: (f64, f64),
+    /// How the algebraic variables enter the NLP.
+    pub formulation: Formulation,
 }
 
 /// How the last SQP went.
@@ -90,11 +92,20 @@ impl<'m, M, const NY: usize, const NZ: usize> Nmpc<'m, M, NY, NZ> {
                 None => return invalid(format!("no parameter or input named `{name}`")),
             }
         }
-        if !M::OUTPUT_NAMES.contains(&output) {
+        let Some(output_index) = M::OUTPUT_NAMES.iter().position(|o| *o == output) else {
             return invalid(format!(
                 "no output named `{output}` (the model has {:?})",
                 M::OUTPUT_NAMES
             ));
+        };
+        if let Formulation::Relaxed { decay } = settings.formulation {
+            if !(decay > 0.0 && decay.is_finite() && M::GUARDS.is_empty()) {
+                return invalid(format!(
+                    "the relaxed formulation needs a positive decay (η = {decay}) and a model \
+                     without guards (this one has {})",
+                    M::GUARDS.len()
+                ));
+            }
         }
         if settings.input_bounds.len() != inputs.len() {
             return invalid(format!(
@@ -127,15 +138,16 @@ impl<'m, M, const NY: usize, const NZ: usize> Nmpc<'m, M, NY, NZ> {
         }
         let nlp = Nlp {
             model,
+            sizes: (NY, NZ),
             horizon: settings.horizon,
             sample_time: settings.sample_time,
             steps_per_interval: settings.steps_per_interval,
             quadrature_intervals: q,
             tolerances: settings.newton_tolerances,
-            inputs: inputs.to_vec(),
             input_positions,
-            output,
+            output: output_index,
             weights: settings.weights.clone(),
+            formulation: settings.formulation,
         };
         Ok(Nmpc {
             nlp,
@@ -146,17 +158,27 @@ impl<'m, M, const NY: usize, const NZ: usize> Nmpc<'m, M, NY, NZ> {
         })
     }
 
+    /// Algebraic decision variables per interval.
+    fn algebraic_variables(&self) -> usize {
+        match self.settings.formulation {
+            Formulation::Consistent => 0,
+            Formulation::Relaxed { .. } => NZ,
+        }
+    }
+
     /// The first iterate: the last solution shifted by one interval (its last input and
-    /// final state repeated), or, at the first call, `x̂` and `u_{k−1}` everywhere (the seed's
-    /// §IV-B).
+    /// final state repeated), or, at the first call, `x̂`, `ẑ` and `u_{k−1}` everywhere (the
+    /// seed's §IV-B).
     fn warm_start<const NP: usize>(&self, data: &OcpData<'_, NY, NZ, NP>) -> DVector<f64> {
-        let block = NY + self.nlp.inputs.len();
-        let n = self.nlp.variables(NY);
+        let nzd = self.algebraic_variables();
+        let block = NY + nzd + self.nlp.input_positions.len();
+        let n = self.nlp.variables();
         match &self.w {
             Some(w) => DVector::from_fn(n, |i, _| w[if i + block < n { i + block } else { i }]),
             None => DVector::from_fn(n, |i, _| match i % block {
                 k if k < NY => data.x_hat[k],
-                k => data.u_previous[k - NY],
+                k if k < NY + nzd => data.z_hat[k - NY],
+                k => data.u_previous[k - NY - nzd],
             }),
         }
     }
@@ -182,28 +204,35 @@ impl<'m, M, const NY: usize, const NZ: usize> Nmpc<'m, M, NY, NZ> {
 
     /// Solves the OCP at `data` and returns the first input `u_0*`. On
     /// [`ControlError::SqpNotConverged`] the last iterate is kept as the next warm start.
-    pub fn solve<const NP: usize, const N: usize, const NS: usize>(
+    pub fn solve<
+        const NP: usize,
+        const N: usize,
+        const NS: usize,
+        const NR: usize,
+        const NRS: usize,
+    >(
         &mut self,
         data: &OcpData<'_, NY, NZ, NP>,
     ) -> Result<Vec<f64>, ControlError>
     where
-        M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
+        M: HybridModel<NY, NZ, NP>
+            + ModelSizes<N, NS>
+            + RelaxedSizes<NR, NRS>
+            + ModelTypes<NY, NZ, NP>,
     {
-        let nu = self.nlp.inputs.len();
+        let nu = self.nlp.input_positions.len();
         if data.u_previous.len() != nu {
             return Err(ControlError::InvalidArgument {
                 what: format!("{} previous inputs for {nu} inputs", data.u_previous.len()),
             });
         }
-        let block = NY + nu;
+        let nzd = self.algebraic_variables();
+        let block = NY + nzd + nu;
         let bounds = &self.settings.input_bounds;
         let bounded: Vec<(usize, f64, f64)> = (0..self.nlp.horizon * nu)
             .map(|k| {
-                (
-                    k / nu * block + NY + k % nu,
-                    bounds[k % nu].0,
-                    bounds[k % nu].1,
-                )
+                let index = k / nu * block + NY + nzd + k % nu;
+                (index, bounds[k % nu].0, bounds[k % nu].1)
             })
             .collect();
         let mut w = self.warm_start(data);
@@ -212,7 +241,9 @@ impl<'m, M, const NY: usize, const NZ: usize> Nmpc<'m, M, NY, NZ> {
         let mut last: Option<LastStep> = None;
         let mut step_size = f64::INFINITY;
         for iteration in 1..=self.settings.max_iterations {
-            let point = self.nlp.evaluate::<NY, NZ, NP, N, NS>(data, &w, &guesses)?;
+            let point = self
+                .nlp
+                .evaluate::<NY, NZ, NP, N, NS, NR, NRS>(data, &w, &guesses)?;
             let gradient = point.residual_jacobian.transpose() * &point.residual;
             match (self.settings.hessian, last.take()) {
                 (
@@ -258,7 +289,7 @@ impl<'m, M, const NY: usize, const NZ: usize> Nmpc<'m, M, NY, NZ> {
                 break;
             }
         }
-        let u0 = w.as_slice()[NY..NY + nu].to_vec();
+        let u0 = w.as_slice()[NY + nzd..NY + nzd + nu].to_vec();
         self.w = Some(w);
         if step_size <= self.settings.tolerance {
             Ok(u0)

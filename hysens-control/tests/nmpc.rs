@@ -2,11 +2,13 @@
 //! central differences, the SQP's convergence (Gauss–Newton and BFGS to the same optimum),
 //! and its errors.
 
-use hysens_control::{ControlError, Hessian, Nmpc, NmpcSettings, OcpData, OcpWeights};
+use hysens_control::{ControlError, Formulation, Hessian, Nmpc, NmpcSettings, OcpData, OcpWeights};
 use nalgebra::DVector;
 
 #[path = "../../examples/electrolyzer/model.rs"]
 mod model;
+#[path = "../../examples/tank_nmpc/model.rs"]
+mod tank_model;
 use model::{electrolyzer, DISTURBANCES};
 
 fn settings(horizon: usize, hessian: Hessian) -> NmpcSettings {
@@ -24,6 +26,7 @@ fn settings(horizon: usize, hessian: Hessian) -> NmpcSettings {
         max_iterations: 30,
         tolerance: 1e-8,
         newton_tolerances: (1e-12, 1e-12),
+        formulation: Formulation::Consistent,
     }
 }
 
@@ -52,7 +55,7 @@ fn nlp_derivatives_match_central_differences() {
     let setpoint = |_: f64| 65.0;
     let data = data(&setpoint);
     let nlp = &controller.nlp;
-    let n = nlp.variables(2);
+    let n = nlp.variables();
     // A point off the constraints and away from the bounds.
     let w = DVector::from_fn(n, |i, _| match i % 3 {
         0 => 70.0 + 0.5 * i as f64,
@@ -60,7 +63,9 @@ fn nlp_derivatives_match_central_differences() {
         _ => 4.0 + 0.3 * i as f64,
     });
     let guesses = [[1.9, 7000.0]; 3];
-    let point = nlp.evaluate::<2, 2, 3, 4, 5>(&data, &w, &guesses).unwrap();
+    let point = nlp
+        .evaluate::<2, 2, 3, 4, 5, 5, 7>(&data, &w, &guesses)
+        .unwrap();
     let mut worst: f64 = 0.0;
     for i in 0..n {
         // Step 1e-4 of variables of order 1–100: truncation ~1e-8·f''' relative, round-off
@@ -69,7 +74,8 @@ fn nlp_derivatives_match_central_differences() {
         let at = |d: f64| {
             let mut v = w.clone();
             v[i] += d;
-            nlp.evaluate::<2, 2, 3, 4, 5>(&data, &v, &guesses).unwrap()
+            nlp.evaluate::<2, 2, 3, 4, 5, 5, 7>(&data, &v, &guesses)
+                .unwrap()
         };
         let (up, down) = (at(h), at(-h));
         let dr = (&up.residual - &down.residual) / (2.0 * h);
@@ -95,9 +101,7 @@ fn gauss_newton_and_bfgs_reach_the_same_optimum() {
             settings(8, hessian),
         )
         .unwrap();
-        let u = controller
-            .solve::<3, 4, 5>(&data(&setpoint))
-            .expect("SQP converges");
+        let u = controller.solve(&data(&setpoint)).expect("SQP converges");
         println!("{hessian:?}: u0 = {u:?}, {:?}", controller.report);
         assert!(controller.report.violation < 1e-6);
         assert!((2.0..=10.0).contains(&u[0]));
@@ -132,12 +136,120 @@ fn bad_settings_and_a_short_iteration_limit_are_errors() {
     short.max_iterations = 1;
     let mut controller = Nmpc::new(model, &["flow"], "temperature", short).unwrap();
     let setpoint = |_: f64| 60.0;
-    let error = controller.solve::<3, 4, 5>(&data(&setpoint)).unwrap_err();
+    let error = controller.solve(&data(&setpoint)).unwrap_err();
     assert!(
         matches!(error, ControlError::SqpNotConverged { .. }),
         "{error}"
     );
     let mut wrong = data(&setpoint);
     wrong.u_previous = vec![];
-    assert!(controller.solve::<3, 4, 5>(&wrong).is_err());
+    assert!(controller.solve(&wrong).is_err());
+}
+
+/// The relaxed formulation (Bock et al.): `w^y_j` decision variables, off the algebraic
+/// manifold here (so the relaxation `r_j ≠ 0` and its derivatives are exercised).
+fn relaxed(horizon: usize, hessian: Hessian) -> NmpcSettings {
+    NmpcSettings {
+        formulation: Formulation::Relaxed { decay: 1.0 },
+        ..settings(horizon, hessian)
+    }
+}
+
+#[test]
+fn relaxed_nlp_derivatives_match_central_differences() {
+    let controller = Nmpc::new(
+        &electrolyzer::Model,
+        &["flow"],
+        "temperature",
+        relaxed(3, Hessian::GaussNewton),
+    )
+    .unwrap();
+    let setpoint = |_: f64| 65.0;
+    let data = data(&setpoint);
+    let nlp = &controller.nlp;
+    let n = nlp.variables();
+    // Blocks (T, T_in, U, I, flow), x_3 last: voltages and currents 1–3% off the manifold.
+    let w = DVector::from_fn(n, |i, _| match i % 5 {
+        0 => 70.0 + 0.5 * i as f64,
+        1 => 45.0 - 0.2 * i as f64,
+        2 => 1.95 - 0.001 * i as f64,
+        3 => 7100.0 + 10.0 * i as f64,
+        _ => 4.0 + 0.3 * i as f64,
+    });
+    let guesses = [[1.9, 7000.0]; 3];
+    let point = nlp
+        .evaluate::<2, 2, 3, 4, 5, 5, 7>(&data, &w, &guesses)
+        .unwrap();
+    assert!(
+        point.constraints.rows(8, 6).amax() > 1e-3,
+        "off the manifold"
+    );
+    let mut worst: f64 = 0.0;
+    for i in 0..n {
+        // As in the consistent test; the current (~7000 A) gets the same relative step.
+        let h = 1e-4 * (1.0 + w[i].abs());
+        let at = |d: f64| {
+            let mut v = w.clone();
+            v[i] += d;
+            nlp.evaluate::<2, 2, 3, 4, 5, 5, 7>(&data, &v, &guesses)
+                .unwrap()
+        };
+        let (up, down) = (at(h), at(-h));
+        let dr = (&up.residual - &down.residual) / (2.0 * h);
+        let dc = (&up.constraints - &down.constraints) / (2.0 * h);
+        let exact_r = point.residual_jacobian.column(i);
+        let exact_c = point.constraint_jacobian.column(i);
+        worst = worst.max((dr - exact_r).amax() / (1.0 + exact_r.amax()));
+        worst = worst.max((dc - exact_c).amax() / (1.0 + exact_c.amax()));
+    }
+    println!("relaxed: largest relative difference from central differences: {worst:.2e}");
+    assert!(worst < 1e-6, "{worst}");
+}
+
+#[test]
+fn relaxed_and_consistent_formulations_reach_the_same_optimum() {
+    let setpoint = |t: f64| if t < 1200.0 { 72.0 } else { 66.0 };
+    let mut inputs = Vec::new();
+    for settings in [
+        settings(8, Hessian::GaussNewton),
+        relaxed(8, Hessian::GaussNewton),
+    ] {
+        let mut controller = Nmpc::new(
+            &electrolyzer::Model,
+            &["flow"],
+            "temperature",
+            settings.clone(),
+        )
+        .unwrap();
+        let u = controller.solve(&data(&setpoint)).expect("SQP converges");
+        println!(
+            "{:?}: u0 = {u:?}, {:?}",
+            settings.formulation, controller.report
+        );
+        // At the solution the consistency conditions hold (the relaxation vanishes).
+        assert!(controller.report.violation < 1e-6);
+        inputs.push(u[0]);
+    }
+    // The relaxed DAE is the DAE at a solution: the same optimum, to the SQP's tolerance.
+    assert!(
+        (inputs[0] - inputs[1]).abs() < 1e-5 * inputs[0],
+        "{inputs:?}"
+    );
+}
+
+#[test]
+fn the_relaxed_formulation_refuses_a_model_with_guards_and_a_bad_decay() {
+    let mut tank_settings = relaxed(3, Hessian::GaussNewton);
+    tank_settings.input_bounds = vec![(0.0, 0.2)];
+    let error = Nmpc::new(
+        &tank_model::tank::Model,
+        &["inflow"],
+        "level",
+        tank_settings,
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("without guards"), "{error}");
+    let mut bad = relaxed(3, Hessian::GaussNewton);
+    bad.formulation = Formulation::Relaxed { decay: f64::NAN };
+    assert!(Nmpc::new(&electrolyzer::Model, &["flow"], "temperature", bad).is_err());
 }

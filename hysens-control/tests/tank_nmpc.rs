@@ -4,7 +4,7 @@
 
 #[path = "../../examples/tank_nmpc/model.rs"]
 mod model;
-use hysens_control::{Hessian, Nmpc, NmpcSettings, OcpData, OcpWeights};
+use hysens_control::{Formulation, Hessian, Nmpc, NmpcSettings, OcpData, OcpWeights};
 use model::tank;
 use nalgebra::DVector;
 
@@ -24,6 +24,7 @@ fn nlp_derivatives_through_events_match_central_differences() {
         max_iterations: 30,
         tolerance: 1e-8,
         newton_tolerances: (1e-10, 1e-10),
+        formulation: Formulation::Consistent,
     };
     let controller = Nmpc::new(&tank::Model, &["inflow"], "level", settings).unwrap();
     let setpoint = |_: f64| 1.01;
@@ -38,10 +39,12 @@ fn nlp_derivatives_through_events_match_central_differences() {
     // (x_j, u_j): rising through the crest, falling through it, rising, staying above; x_4.
     let w = DVector::from_row_slice(&[0.98, 0.15, 1.03, 0.0, 0.97, 0.12, 1.05, 0.2, 1.02]);
     let nlp = &controller.nlp;
-    let point = nlp.evaluate::<1, 0, 1, 1, 2>(&data, &w, &[[]; 4]).unwrap();
+    let point = nlp
+        .evaluate::<1, 0, 1, 1, 2, 1, 2>(&data, &w, &[[]; 4])
+        .unwrap();
     // Each interval's end against the crest: the first three cross it.
     for j in 0..3 {
-        let (x, _) = nlp.split(&w, 1, j);
+        let (x, _, _) = nlp.split(&w, j);
         let end = w[(j + 1) * 2] - point.constraints[j + 1];
         assert!(
             (x[0] - 1.0) * (end - 1.0) < 0.0,
@@ -57,7 +60,8 @@ fn nlp_derivatives_through_events_match_central_differences() {
         let at = |d: f64| {
             let mut v = w.clone();
             v[i] += d;
-            nlp.evaluate::<1, 0, 1, 1, 2>(&data, &v, &[[]; 4]).unwrap()
+            nlp.evaluate::<1, 0, 1, 1, 2, 1, 2>(&data, &v, &[[]; 4])
+                .unwrap()
         };
         let (up, down) = (at(h), at(-h));
         let dr = (&up.residual - &down.residual) / (2.0 * h);

@@ -224,6 +224,7 @@ mod tests {
             "HybridModel < 2 , 1 , 2 > for Model",
             "AdjointProducts < 2 , 1 , 2 > for Model",
             "ModelSizes < 3 , 4 > for Model",
+            "RelaxedSizes < 3 , 5 > for Model",
         ] {
             assert!(fallback.contains(generated), "{generated} is missing");
         }

@@ -132,7 +132,7 @@ pub use hybrid::{adjoint_tape_length, solve, solve_adjoint, solve_costs};
 pub use model::{
     cost_index, AdjointProducts, ConditionPartials, CostInfo, CostKind, CostValue, Direction,
     EventTarget, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo, ModeJacobian, ModelSizes,
-    Objective, Point, ResetJacobian, ScalarPartials,
+    Objective, Point, RelaxedSizes, ResetJacobian, ScalarPartials,
 };
 pub use options::{CostErrorTest, Options};
 pub(crate) use run::ZENO_CLOSE_EVENTS;

@@ -11,7 +11,7 @@ use crate::model::{Model, VariableStruct};
 use crate::validate::Variables;
 
 /// `Memory`, the array conversions, `Parameters` (for a model with inputs), `Model` with its
-/// inherent sizes, names and entry points, and its `ModelSizes` and `ModelTypes`
+/// inherent sizes, names and entry points, and its `ModelSizes`, `RelaxedSizes` and `ModelTypes`
 /// implementations.
 pub fn shell(model: &Model, variables: &Variables<'_>, target: &Target) -> TokenStream {
     let memory = memory_struct(
@@ -35,6 +35,8 @@ pub fn shell(model: &Model, variables: &Variables<'_>, target: &Target) -> Token
     let rt = &target.rt;
     let n = Literal::usize_unsuffixed(target.ny + target.nz);
     let ns = Literal::usize_unsuffixed(target.np + target.ny);
+    let nr = Literal::usize_unsuffixed(target.np + target.nz);
+    let nrs = Literal::usize_unsuffixed(target.np + target.nz + target.ny);
     quote! {
         #memory
         #(#conversions)*
@@ -42,6 +44,7 @@ pub fn shell(model: &Model, variables: &Variables<'_>, target: &Target) -> Token
         #model_struct
         #inherent
         impl #rt::ModelSizes<#n, #ns> for Model {}
+        impl #rt::RelaxedSizes<#nr, #nrs> for Model {}
         #types
     }
 }

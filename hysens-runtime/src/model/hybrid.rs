@@ -627,6 +627,13 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
 /// use: [`crate::solve`] reads `N`, the [`crate::Solver`] builder reads both.
 pub trait ModelSizes<const N: usize, const NS: usize> {}
 
+/// The sizes of a model whose parameters are extended by one entry per algebraic equation,
+/// `NR = NP + NZ`, and of all its sensitivity directions then, `NRS = NR + NY`: the relaxed
+/// DAE of multiple shooting (Bock et al.), `0 = g − e^{−η(t − t_j)/T} r` with the residual
+/// `r` of the interval's start appended to `p`, which `hysens-control` solves. Stable Rust
+/// cannot compute these sizes in generic code; `#[hybrid_model]` implements it.
+pub trait RelaxedSizes<const NR: usize, const NRS: usize> {}
+
 /// The transposed products of a hybrid model, for the adjoint sensitivities: what the
 /// discrete adjoint (the transpose of the forward sensitivity chain) multiplies by.
 /// `#[hybrid_model]` implements it; the forward solve does not need it.

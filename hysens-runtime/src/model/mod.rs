@@ -36,7 +36,7 @@ pub(crate) use event_guard::event_guard_partials;
 pub(crate) use hybrid::ends_solve;
 pub use hybrid::{
     AdjointProducts, ConditionPartials, Direction, EventTarget, GuardInfo, HybridModel,
-    InitialMode, Memory, ModeInfo, ModelSizes, Point, ResetJacobian, ScalarPartials,
+    InitialMode, Memory, ModeInfo, ModelSizes, Point, RelaxedSizes, ResetJacobian, ScalarPartials,
 };
 pub(crate) use output::{
     chain as output_chain, partials as output_partials, value as output_value,
