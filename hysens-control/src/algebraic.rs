@@ -47,6 +47,10 @@ where
         p: &[f64; NP],
         during: &'static str,
     ) -> Result<[f64; NZ], ControlError> {
+        if NZ == 0 {
+            // An ODE: nothing to solve (and nalgebra's LU of a 0×0 matrix does not solve).
+            return Ok(*guess);
+        }
         let mut z = *guess;
         let mut correction = f64::INFINITY;
         for iteration in 0..MAX_ITERATIONS {

@@ -78,7 +78,8 @@ impl Innovation {
 /// states), and what it needs to update and predict.
 #[derive(Clone, Debug)]
 pub struct ContinuousDiscreteEkf<'m, M, const NY: usize, const NZ: usize, const NP: usize> {
-    /// The mode the model runs in (`Model::MODES` index).
+    /// The model and the mode of the estimate (`Model::MODES` index; each prediction sets it
+    /// to the mode its solve ends in).
     pub plant: ModeOf<'m, M, NY, NZ, NP>,
     /// The measured outputs, as indices of `Model::OUTPUT_NAMES`.
     pub measured: Vec<usize>,
@@ -131,6 +132,11 @@ where
             })
             .collect::<Result<Vec<_>, _>>()?;
         let nm = measured.len();
+        if nm == 0 {
+            return Err(ControlError::InvalidArgument {
+                what: "a filter needs at least one measured output".into(),
+            });
+        }
         let shapes = [
             (measurement_noise.shape(), (nm, nm), "R"),
             (sigma.shape(), (NY, sigma.ncols()), "σ"),
@@ -294,6 +300,11 @@ where
                 t: t_next,
                 what: "the predicted covariance",
             });
+        }
+        // A hybrid model may end the sample in another mode: the update's algebraic equations
+        // are that mode's.
+        if let Some(mode) = M::MODES.iter().position(|m| m.name == solution.mode) {
+            self.plant.mode = mode;
         }
         (self.t, self.y, self.z, self.covariance) = (t_next, solution.y, solution.z, covariance);
         Ok(())

@@ -35,6 +35,50 @@ pub struct NmpcSettings {
     pub formulation: Formulation,
 }
 
+impl NmpcSettings {
+    /// The first setting out of its range, as an error: bounds empty or not finite, one pair
+    /// per input; a horizon and steps of at least 1; an even number of quadrature intervals; a
+    /// positive sample time; a positive decay of the relaxation.
+    fn check(&self, inputs: &[&str]) -> Result<(), ControlError> {
+        let invalid = |what: String| Err(ControlError::InvalidArgument { what });
+        if self.input_bounds.len() != inputs.len() {
+            return invalid(format!(
+                "{} input bounds for {} inputs",
+                self.input_bounds.len(),
+                inputs.len()
+            ));
+        }
+        for (name, &(lower, upper)) in inputs.iter().zip(&self.input_bounds) {
+            if !(lower <= upper && lower.is_finite() && upper.is_finite()) {
+                return invalid(format!(
+                    "the bounds of `{name}`, [{lower}, {upper}], are empty or not finite"
+                ));
+            }
+        }
+        let q = self.quadrature_intervals;
+        let positive = self.sample_time > 0.0 && self.sample_time.is_finite();
+        if self.horizon == 0
+            || q < 2
+            || !q.is_multiple_of(2)
+            || !positive
+            || self.steps_per_interval == 0
+        {
+            return invalid(format!(
+                "horizon {}, {q} quadrature intervals, {} steps per interval, sample time {}: \
+                 need a horizon and steps of at least 1, an even number of quadrature intervals \
+                 and a positive sample time",
+                self.horizon, self.steps_per_interval, self.sample_time
+            ));
+        }
+        match self.formulation {
+            Formulation::Relaxed { decay } if !(decay > 0.0 && decay.is_finite()) => invalid(
+                format!("the relaxed formulation needs a positive decay, not η = {decay}"),
+            ),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// How the last SQP went.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SqpReport {
@@ -82,60 +126,35 @@ impl<'m, M, const NY: usize, const NZ: usize> Nmpc<'m, M, NY, NZ> {
     where
         M: HybridModel<NY, NZ, NP>,
     {
-        let invalid = |what: String| Err(ControlError::InvalidArgument { what });
-        let mut input_positions = Vec::new();
-        for name in inputs {
-            // The model's names are qualified (`u.flow`); the caller writes the field.
-            let field = |p: &&str| p.split_once('.').map_or(*p, |(_, field)| field) == *name;
-            match M::PARAMETER_NAMES.iter().position(field) {
-                Some(i) => input_positions.push(i),
-                None => return invalid(format!("no parameter or input named `{name}`")),
-            }
-        }
-        let Some(output_index) = M::OUTPUT_NAMES.iter().position(|o| *o == output) else {
-            return invalid(format!(
-                "no output named `{output}` (the model has {:?})",
-                M::OUTPUT_NAMES
-            ));
-        };
-        if let Formulation::Relaxed { decay } = settings.formulation {
-            if !(decay > 0.0 && decay.is_finite() && M::GUARDS.is_empty()) {
-                return invalid(format!(
-                    "the relaxed formulation needs a positive decay (η = {decay}) and a model \
-                     without guards (this one has {})",
-                    M::GUARDS.len()
-                ));
-            }
-        }
-        if settings.input_bounds.len() != inputs.len() {
-            return invalid(format!(
-                "{} input bounds for {} inputs",
-                settings.input_bounds.len(),
-                inputs.len()
-            ));
-        }
-        for (name, &(lower, upper)) in inputs.iter().zip(&settings.input_bounds) {
-            if !(lower <= upper && lower.is_finite() && upper.is_finite()) {
-                return invalid(format!(
-                    "the bounds of `{name}`, [{lower}, {upper}], are empty or not finite"
-                ));
-            }
+        settings.check(inputs)?;
+        let invalid = |what: String| ControlError::InvalidArgument { what };
+        let input_positions = inputs
+            .iter()
+            .map(|name| {
+                // The model's names are qualified (`u.flow`); the caller writes the field.
+                let field = |p: &&str| p.split_once('.').map_or(*p, |(_, field)| field) == *name;
+                M::PARAMETER_NAMES
+                    .iter()
+                    .position(field)
+                    .ok_or_else(|| invalid(format!("no parameter or input named `{name}`")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let output_index = M::OUTPUT_NAMES
+            .iter()
+            .position(|o| *o == output)
+            .ok_or_else(|| {
+                invalid(format!(
+                    "no output named `{output}` (the model has {:?})",
+                    M::OUTPUT_NAMES
+                ))
+            })?;
+        if matches!(settings.formulation, Formulation::Relaxed { .. }) && !M::GUARDS.is_empty() {
+            return Err(invalid(format!(
+                "the relaxed formulation needs a model without guards (this one has {})",
+                M::GUARDS.len()
+            )));
         }
         let q = settings.quadrature_intervals;
-        let positive = settings.sample_time > 0.0 && settings.sample_time.is_finite();
-        if settings.horizon == 0
-            || q < 2
-            || !q.is_multiple_of(2)
-            || !positive
-            || settings.steps_per_interval == 0
-        {
-            return invalid(format!(
-                "horizon {}, {q} quadrature intervals, {} steps per interval, sample time {}: \
-                 need a horizon and steps of at least 1, an even number of quadrature intervals \
-                 and a positive sample time",
-                settings.horizon, settings.steps_per_interval, settings.sample_time
-            ));
-        }
         let nlp = Nlp {
             model,
             sizes: (NY, NZ),

@@ -64,6 +64,19 @@ pub(crate) fn qp_step(
     let n = w.len();
     let m_eq = point.constraints.len();
     let gradient = point.residual_jacobian.transpose() * &point.residual;
+    let finite = |m: &DMatrix<f64>| m.iter().all(|v| v.is_finite());
+    if !(finite(h)
+        && finite(&point.constraint_jacobian)
+        && gradient
+            .iter()
+            .chain(point.constraints.iter())
+            .all(|v| v.is_finite()))
+    {
+        return Err(ControlError::NonFinite {
+            t,
+            what: "the QP's data (a setpoint, the model or a step gave NaN or ∞)",
+        });
+    }
     let mut a = DMatrix::zeros(m_eq + 2 * bounded.len(), n);
     let mut b = vec![0.0; m_eq + 2 * bounded.len()];
     a.view_mut((0, 0), (m_eq, n))

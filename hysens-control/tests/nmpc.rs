@@ -5,6 +5,10 @@
 use hysens_control::{ControlError, Formulation, Hessian, Nmpc, NmpcSettings, OcpData, OcpWeights};
 use nalgebra::DVector;
 
+#[path = "support/derivatives.rs"]
+mod derivatives;
+use derivatives::largest_difference;
+
 #[path = "../../examples/electrolyzer/model.rs"]
 mod model;
 #[path = "../../examples/tank_nmpc/model.rs"]
@@ -63,28 +67,16 @@ fn nlp_derivatives_match_central_differences() {
         _ => 4.0 + 0.3 * i as f64,
     });
     let guesses = [[1.9, 7000.0]; 3];
-    let point = nlp
-        .evaluate::<2, 2, 3, 4, 5, 5, 7>(&data, &w, &guesses)
-        .unwrap();
-    let mut worst: f64 = 0.0;
-    for i in 0..n {
-        // Step 1e-4 of variables of order 1–100: truncation ~1e-8·f''' relative, round-off
-        // ~1e-12/1e-4; the fixed-step solves are smooth in w.
-        let h = 1e-4 * (1.0 + w[i].abs());
-        let at = |d: f64| {
-            let mut v = w.clone();
-            v[i] += d;
-            nlp.evaluate::<2, 2, 3, 4, 5, 5, 7>(&data, &v, &guesses)
+    // Step 1e-4 of variables of order 1–100: truncation ~1e-8 f''' relative, round-off
+    // ~1e-12/1e-4; the fixed-step solves are smooth in w.
+    let worst = largest_difference(
+        |v| {
+            nlp.evaluate::<2, 2, 3, 4, 5, 5, 7>(&data, v, &guesses)
                 .unwrap()
-        };
-        let (up, down) = (at(h), at(-h));
-        let dr = (&up.residual - &down.residual) / (2.0 * h);
-        let dc = (&up.constraints - &down.constraints) / (2.0 * h);
-        let exact_r = point.residual_jacobian.column(i);
-        let exact_c = point.constraint_jacobian.column(i);
-        worst = worst.max((dr - exact_r).amax() / (1.0 + exact_r.amax()));
-        worst = worst.max((dc - exact_c).amax() / (1.0 + exact_c.amax()));
-    }
+        },
+        &w,
+        |v| 1e-4 * (1.0 + v.abs()),
+    );
     println!("largest relative difference from central differences: {worst:.2e}");
     assert!(worst < 1e-6, "{worst}");
 }
@@ -184,24 +176,15 @@ fn relaxed_nlp_derivatives_match_central_differences() {
         point.constraints.rows(8, 6).amax() > 1e-3,
         "off the manifold"
     );
-    let mut worst: f64 = 0.0;
-    for i in 0..n {
-        // As in the consistent test; the current (~7000 A) gets the same relative step.
-        let h = 1e-4 * (1.0 + w[i].abs());
-        let at = |d: f64| {
-            let mut v = w.clone();
-            v[i] += d;
-            nlp.evaluate::<2, 2, 3, 4, 5, 5, 7>(&data, &v, &guesses)
+    // As in the consistent test; the current (~7000 A) gets the same relative step.
+    let worst = largest_difference(
+        |v| {
+            nlp.evaluate::<2, 2, 3, 4, 5, 5, 7>(&data, v, &guesses)
                 .unwrap()
-        };
-        let (up, down) = (at(h), at(-h));
-        let dr = (&up.residual - &down.residual) / (2.0 * h);
-        let dc = (&up.constraints - &down.constraints) / (2.0 * h);
-        let exact_r = point.residual_jacobian.column(i);
-        let exact_c = point.constraint_jacobian.column(i);
-        worst = worst.max((dr - exact_r).amax() / (1.0 + exact_r.amax()));
-        worst = worst.max((dc - exact_c).amax() / (1.0 + exact_c.amax()));
-    }
+        },
+        &w,
+        |v| 1e-4 * (1.0 + v.abs()),
+    );
     println!("relaxed: largest relative difference from central differences: {worst:.2e}");
     assert!(worst < 1e-6, "{worst}");
 }
@@ -252,4 +235,18 @@ fn the_relaxed_formulation_refuses_a_model_with_guards_and_a_bad_decay() {
     let mut bad = relaxed(3, Hessian::GaussNewton);
     bad.formulation = Formulation::Relaxed { decay: f64::NAN };
     assert!(Nmpc::new(&electrolyzer::Model, &["flow"], "temperature", bad).is_err());
+}
+
+#[test]
+fn a_setpoint_that_is_not_finite_is_an_error() {
+    let mut controller = Nmpc::new(
+        &electrolyzer::Model,
+        &["flow"],
+        "temperature",
+        settings(3, Hessian::GaussNewton),
+    )
+    .unwrap();
+    let setpoint = |_: f64| f64::NAN;
+    let error = controller.solve(&data(&setpoint)).unwrap_err();
+    assert!(matches!(error, ControlError::NonFinite { .. }), "{error}");
 }

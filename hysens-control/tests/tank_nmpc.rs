@@ -8,6 +8,10 @@ use hysens_control::{Formulation, Hessian, Nmpc, NmpcSettings, OcpData, OcpWeigh
 use model::tank;
 use nalgebra::DVector;
 
+#[path = "support/derivatives.rs"]
+mod derivatives;
+use derivatives::largest_difference;
+
 #[test]
 fn nlp_derivatives_through_events_match_central_differences() {
     let settings = NmpcSettings {
@@ -51,26 +55,17 @@ fn nlp_derivatives_through_events_match_central_differences() {
             "interval {j} crosses the crest"
         );
     }
-    let mut worst: f64 = 0.0;
-    for i in 0..w.len() {
-        // Central differences with step 1e-6: the NLP is smooth in w while no event meets a
-        // quadrature node (truncation ~1e-12 relative, round-off of the rtol 1e-12 steps and of
-        // the event location ~1e-10/1e-6).
-        let h = 1e-6;
-        let at = |d: f64| {
-            let mut v = w.clone();
-            v[i] += d;
-            nlp.evaluate::<1, 0, 1, 1, 2, 1, 2>(&data, &v, &[[]; 4])
+    // Central differences with step 1e-6: the NLP is smooth in w while no event meets a
+    // quadrature node (truncation ~1e-12 relative, round-off of the rtol 1e-12 steps and of the
+    // event location ~1e-10/1e-6).
+    let worst = largest_difference(
+        |v| {
+            nlp.evaluate::<1, 0, 1, 1, 2, 1, 2>(&data, v, &[[]; 4])
                 .unwrap()
-        };
-        let (up, down) = (at(h), at(-h));
-        let dr = (&up.residual - &down.residual) / (2.0 * h);
-        let dc = (&up.constraints - &down.constraints) / (2.0 * h);
-        let exact_r = point.residual_jacobian.column(i);
-        let exact_c = point.constraint_jacobian.column(i);
-        worst = worst.max((dr - exact_r).amax() / (1.0 + exact_r.amax()));
-        worst = worst.max((dc - exact_c).amax() / (1.0 + exact_c.amax()));
-    }
+        },
+        &w,
+        |_| 1e-6,
+    );
     println!("largest relative difference from central differences: {worst:.2e}");
     assert!(worst < 1e-6, "{worst}");
 }
