@@ -149,9 +149,28 @@ impl<M> Nlp<'_, M> {
         }
     }
 
+    /// The setup of every interval's solve.
+    fn interval_setup(&self) -> IntervalSetup<'_> {
+        IntervalSetup {
+            length: self.sample_time,
+            steps: self.steps_per_interval,
+            quadrature_intervals: self.quadrature_intervals,
+            tolerances: self.tolerances,
+            inputs: &self.input_positions,
+            output: self.output,
+            relaxation: match self.formulation {
+                Formulation::Consistent => None,
+                Formulation::Relaxed { decay } => Some(decay),
+            },
+        }
+    }
+
     /// The NLP at `w`, each interval's algebraic guess from `z_guesses` (one per interval;
     /// unused in the relaxed formulation, where `w^y_j` is the start).
-    #[allow(clippy::too_many_arguments)]
+    ///
+    /// Rows of `r`: the tracking residuals (`nodes` per interval), the input rates (`NU` per
+    /// interval), the terminal residual. Rows of `c`: `x_0 − x̂`, the continuity conditions
+    /// (`NY` per interval), the consistency conditions (`NZ` per interval, relaxed only).
     pub fn evaluate<
         const NY: usize,
         const NZ: usize,
@@ -169,39 +188,26 @@ impl<M> Nlp<'_, M> {
     where
         M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
     {
-        let (nu, n_w, horizon, block) = (
+        let (nu, horizon, nzd) = (
             self.input_positions.len(),
-            self.variables(),
             self.horizon,
-            self.block(),
+            self.algebraic_variables(),
         );
-        let nzd = self.algebraic_variables();
-        let setup = IntervalSetup {
-            length: self.sample_time,
-            steps: self.steps_per_interval,
-            quadrature_intervals: self.quadrature_intervals,
-            tolerances: self.tolerances,
-            inputs: &self.input_positions,
-            output: self.output,
-            relaxation: match self.formulation {
-                Formulation::Consistent => None,
-                Formulation::Relaxed { decay } => Some(decay),
-            },
-        };
         let nodes = self.quadrature_intervals + 1;
-        let n_r = horizon * nodes + horizon * nu + 1;
-        let mut residual = DVector::zeros(n_r);
-        let mut jr = DMatrix::zeros(n_r, n_w);
+        let n_r = horizon * (nodes + nu) + 1;
         let n_c = (horizon + 1) * NY + horizon * nzd;
-        let mut constraints = DVector::zeros(n_c);
-        let mut jc = DMatrix::zeros(n_c, n_w);
-        let mut z_ends = Vec::with_capacity(horizon);
+        let mut out = NlpPoint {
+            residual: DVector::zeros(n_r),
+            residual_jacobian: DMatrix::zeros(n_r, self.variables()),
+            constraints: DVector::zeros(n_c),
+            constraint_jacobian: DMatrix::zeros(n_c, self.variables()),
+            z_ends: Vec::with_capacity(horizon),
+        };
         for i in 0..NY {
-            constraints[i] = w[i] - data.x_hat[i];
-            jc[(i, i)] = 1.0;
+            out.constraints[i] = w[i] - data.x_hat[i];
+            out.constraint_jacobian[(i, i)] = 1.0;
         }
-        let h = self.sample_time / self.quadrature_intervals as f64;
-        let mut last: Option<Interval> = None;
+        let setup = self.interval_setup();
         for j in 0..horizon {
             let (x, y, u) = self.split(w, j);
             let x: [f64; NY] = core::array::from_fn(|i| x[i]);
@@ -220,70 +226,117 @@ impl<M> Nlp<'_, M> {
                 t0,
                 (&x, &start, &p),
             )?;
-            let column = j * block;
-            // Tracking residuals at the interval's Simpson nodes.
-            for k in 0..nodes {
-                let weight = h / 3.0 * simpson_weight(k, self.quadrature_intervals);
-                let scale = (self.weights.q_z * weight).sqrt();
-                let row = j * nodes + k;
-                residual[row] = scale * (interval.output[k] - (data.setpoint)(t0 + k as f64 * h));
-                for c in 0..block {
-                    jr[(row, column + c)] = scale * interval.output_jacobian[(k, c)];
-                }
+            self.tracking_rows(j, t0, &interval, data.setpoint, &mut out);
+            self.rate_rows(j, w, &data.u_previous, &mut out);
+            self.interval_constraints(j, &interval, w, &mut out);
+            if j + 1 == horizon {
+                self.terminal_row(
+                    &interval,
+                    data.t + horizon as f64 * self.sample_time,
+                    data.setpoint,
+                    &mut out,
+                );
             }
-            // Input-rate residual Δu_j.
-            let scale = (self.weights.q_du / self.sample_time).sqrt();
-            for (i, &uj) in u.iter().enumerate() {
-                let row = horizon * nodes + j * nu + i;
-                let before = match j {
-                    0 => data.u_previous[i],
-                    _ => self.split(w, j - 1).2[i],
-                };
-                residual[row] = scale * (uj - before);
-                jr[(row, column + NY + nzd + i)] = scale;
-                if j > 0 {
-                    jr[(row, column - block + NY + nzd + i)] = -scale;
-                }
-            }
-            // Continuity x_{j+1} − F_j.
-            let next = (j + 1) * block;
-            for i in 0..NY {
-                let row = (j + 1) * NY + i;
-                constraints[row] = w[next + i] - interval.end[i];
-                jc[(row, next + i)] = 1.0;
-                for c in 0..block {
-                    jc[(row, column + c)] = -interval.jacobian[(i, c)];
-                }
-            }
-            // Relaxed: the consistency conditions g(t_j, w^x_j, w^y_j, u_j) = 0.
-            if let Some((g, dg)) = &interval.consistency {
-                for i in 0..nzd {
-                    let row = (horizon + 1) * NY + j * nzd + i;
-                    constraints[row] = g[i];
-                    for c in 0..block {
-                        jc[(row, column + c)] = dg[(i, c)];
-                    }
-                }
-            }
-            z_ends.push(interval.z_end.clone());
-            last = Some(interval);
+            out.z_ends.push(interval.z_end);
         }
-        if let Some(interval) = last {
-            let row = n_r - 1;
-            let scale = (self.weights.q_z / self.sample_time).sqrt();
-            let t_end = data.t + horizon as f64 * self.sample_time;
-            let column = (horizon - 1) * block;
-            residual[row] = scale * (interval.output[nodes - 1] - (data.setpoint)(t_end));
+        Ok(out)
+    }
+
+    /// The tracking residuals `√(Q_z ω_k) (z(t_{j,k}) − z̄(t_{j,k}))` of interval `j` at its
+    /// Simpson nodes, and their derivatives.
+    fn tracking_rows(
+        &self,
+        j: usize,
+        t0: f64,
+        interval: &Interval,
+        setpoint: &dyn Fn(f64) -> f64,
+        out: &mut NlpPoint,
+    ) {
+        let (nodes, block) = (self.quadrature_intervals + 1, self.block());
+        let h = self.sample_time / self.quadrature_intervals as f64;
+        for k in 0..nodes {
+            let weight = h / 3.0 * simpson_weight(k, self.quadrature_intervals);
+            let scale = (self.weights.q_z * weight).sqrt();
+            let row = j * nodes + k;
+            out.residual[row] = scale * (interval.output[k] - setpoint(t0 + k as f64 * h));
             for c in 0..block {
-                jr[(row, column + c)] = scale * interval.output_jacobian[(nodes - 1, c)];
+                out.residual_jacobian[(row, j * block + c)] =
+                    scale * interval.output_jacobian[(k, c)];
             }
         }
-        Ok(NlpPoint {
-            residual,
-            residual_jacobian: jr,
-            constraints,
-            constraint_jacobian: jc,
-            z_ends,
-        })
+    }
+
+    /// The input-rate residuals `√(Q_Δu/T_s) (u_j − u_{j−1})` (`u_{−1}` the input applied
+    /// last).
+    fn rate_rows(&self, j: usize, w: &DVector<f64>, u_previous: &[f64], out: &mut NlpPoint) {
+        let (nu, block, nodes) = (
+            self.input_positions.len(),
+            self.block(),
+            self.quadrature_intervals + 1,
+        );
+        let offset = self.sizes.0 + self.algebraic_variables();
+        let scale = (self.weights.q_du / self.sample_time).sqrt();
+        let u = self.split(w, j).2;
+        for (i, &uj) in u.iter().enumerate() {
+            let row = self.horizon * nodes + j * nu + i;
+            let before = match j {
+                0 => u_previous[i],
+                _ => self.split(w, j - 1).2[i],
+            };
+            out.residual[row] = scale * (uj - before);
+            out.residual_jacobian[(row, j * block + offset + i)] = scale;
+            if j > 0 {
+                out.residual_jacobian[(row, (j - 1) * block + offset + i)] = -scale;
+            }
+        }
+    }
+
+    /// The continuity conditions `x_{j+1} − F_j = 0` of interval `j` and, relaxed, its
+    /// consistency conditions `g(t_j, w^x_j, w^y_j, u_j) = 0`.
+    fn interval_constraints(
+        &self,
+        j: usize,
+        interval: &Interval,
+        w: &DVector<f64>,
+        out: &mut NlpPoint,
+    ) {
+        let (ny, block) = (self.sizes.0, self.block());
+        let (column, next) = (j * block, (j + 1) * block);
+        for i in 0..ny {
+            let row = (j + 1) * ny + i;
+            out.constraints[row] = w[next + i] - interval.end[i];
+            out.constraint_jacobian[(row, next + i)] = 1.0;
+            for c in 0..block {
+                out.constraint_jacobian[(row, column + c)] = -interval.jacobian[(i, c)];
+            }
+        }
+        if let Some((g, dg)) = &interval.consistency {
+            let nzd = self.algebraic_variables();
+            for i in 0..nzd {
+                let row = (self.horizon + 1) * ny + j * nzd + i;
+                out.constraints[row] = g[i];
+                for c in 0..block {
+                    out.constraint_jacobian[(row, column + c)] = dg[(i, c)];
+                }
+            }
+        }
+    }
+
+    /// The terminal residual `√(Q_z/T_s) (z(t_N) − z̄(t_N))` at the last interval's end.
+    fn terminal_row(
+        &self,
+        interval: &Interval,
+        t_end: f64,
+        setpoint: &dyn Fn(f64) -> f64,
+        out: &mut NlpPoint,
+    ) {
+        let (block, last_node) = (self.block(), self.quadrature_intervals);
+        let row = out.residual.len() - 1;
+        let scale = (self.weights.q_z / self.sample_time).sqrt();
+        out.residual[row] = scale * (interval.output[last_node] - setpoint(t_end));
+        for c in 0..block {
+            out.residual_jacobian[(row, (self.horizon - 1) * block + c)] =
+                scale * interval.output_jacobian[(last_node, c)];
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! from the previous solution shifted by one interval, and the first input applied.
 
 use crate::error::ControlError;
-use crate::nlp::{Formulation, Nlp, OcpData, OcpWeights};
+use crate::nlp::{Formulation, Nlp, NlpPoint, OcpData, OcpWeights};
 use crate::sqp::{damped_bfgs, qp_step, Hessian};
 use hysens::runtime::{HybridModel, ModelSizes, ModelTypes, RelaxedSizes};
 use nalgebra::{DMatrix, DVector};
@@ -97,6 +97,27 @@ struct LastStep {
     gradient: DVector<f64>,
     constraint_jacobian: DMatrix<f64>,
     multipliers: DVector<f64>,
+}
+
+/// The QP's Hessian for the iteration at `point`: Gauss–Newton, or the damped BFGS update of
+/// the last one with `y = ∇L(w⁺, λ) − ∇L(w, λ)`, `∇L = ∇φ + J_cᵀ λ` (Gauss–Newton at the first
+/// iteration of a solve).
+fn update_hessian(
+    kind: Hessian,
+    hessian: &mut DMatrix<f64>,
+    last: Option<LastStep>,
+    point: &NlpPoint,
+    gradient: &DVector<f64>,
+) {
+    match (kind, last) {
+        (Hessian::Bfgs, Some(last)) => {
+            let y = gradient - last.gradient
+                + (&point.constraint_jacobian - last.constraint_jacobian).transpose()
+                    * last.multipliers;
+            damped_bfgs(hessian, &last.step, &y);
+        }
+        _ => *hessian = point.residual_jacobian.transpose() * &point.residual_jacobian,
+    }
 }
 
 /// The controller.
@@ -264,23 +285,13 @@ impl<'m, M, const NY: usize, const NZ: usize> Nmpc<'m, M, NY, NZ> {
                 .nlp
                 .evaluate::<NY, NZ, NP, N, NS, NR, NRS>(data, &w, &guesses)?;
             let gradient = point.residual_jacobian.transpose() * &point.residual;
-            match (self.settings.hessian, last.take()) {
-                (
-                    Hessian::Bfgs,
-                    Some(LastStep {
-                        step: s,
-                        gradient: old_gradient,
-                        constraint_jacobian: old_jc,
-                        multipliers: lambda,
-                    }),
-                ) => {
-                    // y = ∇L(w⁺, λ) − ∇L(w, λ), ∇L = ∇φ + J_cᵀ λ.
-                    let y = &gradient - old_gradient
-                        + (&point.constraint_jacobian - old_jc).transpose() * lambda;
-                    damped_bfgs(&mut hessian, &s, &y);
-                }
-                _ => hessian = point.residual_jacobian.transpose() * &point.residual_jacobian,
-            }
+            update_hessian(
+                self.settings.hessian,
+                &mut hessian,
+                last.take(),
+                &point,
+                &gradient,
+            );
             self.report = SqpReport {
                 iterations: iteration,
                 objective: point.objective(),
