@@ -73,7 +73,7 @@ impl NlpPoint {
     }
 }
 
-/// How the algebraic variables enter the NLP ([`crate::shooting`]).
+/// How the algebraic variables enter the NLP.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Formulation {
     /// Each interval starts from the consistent `z` (no algebraic decision variables).
