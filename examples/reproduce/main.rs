@@ -29,6 +29,7 @@ mod ex52;
 mod five_bar;
 mod memory_toy;
 mod robertson;
+mod stiff;
 
 // The models, one file each; the tests include the same files by `#[path]`.
 #[path = "../bouncing_ball/model.rs"]
@@ -47,6 +48,8 @@ mod robertson_model;
 mod robertson_reference;
 #[path = "../steel_hysteresis/model.rs"]
 mod steel_model;
+#[path = "models/stiff.rs"]
+mod stiff_model;
 
 /// How to print the table.
 enum Format {
@@ -93,6 +96,7 @@ fn all_rows() -> Result<Vec<table::Row>, Box<dyn std::error::Error>> {
         ex52::rows,
         memory_toy::rows,
         robertson::rows,
+        stiff::rows,
         ball::rows,
         five_bar::rows,
     ];
