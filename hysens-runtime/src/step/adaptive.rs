@@ -174,6 +174,7 @@ where
                         self.control.h = h;
                     } else {
                         self.control.h = h * if diverged { 0.25 } else { 0.5 };
+                        self.control.pi.newton_failed();
                     }
                 }
                 Attempt::Done { error } => {

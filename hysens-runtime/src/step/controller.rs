@@ -144,6 +144,12 @@ impl PiController {
         (r <= target).then(|| root(target / r, k).min(self.upper(fac_max)))
     }
 
+    /// A step abandoned because Newton's iteration failed: like a rejection, the next accepted
+    /// step may not grow (Hairer & Wanner II, §IV.8: after a failure the step is not increased).
+    pub(crate) fn newton_failed(&mut self) {
+        self.rejected = true;
+    }
+
     /// Step-size factor after a step rejected by the error test (eq. 27, never growing).
     pub(crate) fn reject(&mut self, r: f64, k: u32, target: f64, fac_min: f64) -> f64 {
         self.rejected = true;
