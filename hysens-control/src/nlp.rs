@@ -64,6 +64,9 @@ pub struct NlpPoint {
     pub constraint_jacobian: DMatrix<f64>,
     /// The algebraic variables at each interval's end (warm-start guesses).
     pub z_ends: Vec<Vec<f64>>,
+    /// The rows of `r` that are input rates: linear in `w`, so `Jᵀ J` of these rows is their
+    /// exact Hessian; every other row reads one block of `w` (an interval's variables).
+    pub rate_rows: core::ops::Range<usize>,
 }
 
 impl NlpPoint {
@@ -126,6 +129,17 @@ impl<M> Nlp<'_, M> {
     /// Size of one `(x_j, [y_j,] u_j)` block.
     fn block(&self) -> usize {
         self.sizes.0 + self.algebraic_variables() + self.input_positions.len()
+    }
+
+    /// The blocks of `w`: `(x_j, [y_j,] u_j)` for each interval, then `x_N`. The Lagrangian
+    /// of multiple shooting is separable over them but for the input-rate terms.
+    pub fn blocks(&self) -> Vec<core::ops::Range<usize>> {
+        let block = self.block();
+        let mut blocks: Vec<_> = (0..self.horizon)
+            .map(|j| j * block..(j + 1) * block)
+            .collect();
+        blocks.push(self.horizon * block..self.variables());
+        blocks
     }
 
     /// Number of decision variables, `N (NY [+ NZ] + NU) + NY`.
@@ -202,6 +216,7 @@ impl<M> Nlp<'_, M> {
             constraints: DVector::zeros(n_c),
             constraint_jacobian: DMatrix::zeros(n_c, self.variables()),
             z_ends: Vec::with_capacity(horizon),
+            rate_rows: horizon * nodes..horizon * (nodes + nu),
         };
         for i in 0..NY {
             out.constraints[i] = w[i] - data.x_hat[i];

@@ -7,10 +7,10 @@
 //! with clarabel, takes the full step (the warm start of a receding horizon keeps the
 //! iterates near the solution, as in real-time NMPC), and stops when the step and the
 //! constraint violation are below the tolerance. `H` is `Jᵣᵀ Jᵣ` (Gauss–Newton) or, for BFGS,
-//! starts from it and is updated with the damped BFGS formula of Powell (Nocedal & Wright,
-//! *Numerical Optimization*, Procedure 18.2) on the Lagrangian's gradient
-//! `∇φ + J_cᵀ λ`, with `λ` the QP's equality multipliers — positive definite whatever the
-//! curvature seen.
+//! block-diagonal blocks updated with the damped BFGS formula of Powell (Nocedal & Wright,
+//! *Numerical Optimization*, Procedure 18.2) on the Lagrangian's gradient `∇φ + J_cᵀ λ`, with
+//! `λ` the QP's equality multipliers — positive definite whatever the curvature seen — plus the
+//! exact Hessian of the input-rate terms (`crate::nmpc`, where the blocks are kept).
 
 use crate::error::ControlError;
 use crate::nlp::NlpPoint;
@@ -25,7 +25,8 @@ use nalgebra::{DMatrix, DVector};
 pub enum Hessian {
     /// `Jᵣᵀ Jᵣ`, exact at a zero-residual solution.
     GaussNewton,
-    /// Damped BFGS on the Lagrangian, started from Gauss–Newton at each solve.
+    /// Partitioned damped BFGS on the Lagrangian (one block per interval), started from the
+    /// Gauss–Newton blocks at each solve.
     Bfgs,
 }
 

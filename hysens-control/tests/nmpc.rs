@@ -250,3 +250,46 @@ fn a_setpoint_that_is_not_finite_is_an_error() {
     let error = controller.solve(&data(&setpoint)).unwrap_err();
     assert!(matches!(error, ControlError::NonFinite { .. }), "{error}");
 }
+
+/// A closed loop's warm-started solves with BFGS (N = 25, the plant the model itself, an
+/// estimate 3 °C off in `T_in` fed back). (BFGS blocks started singular made clarabel fail at
+/// the second sample of the `electrolyzer` example, `NumericalError`; this loop does not
+/// reproduce that failure — the example, run by CI, is its check.)
+#[test]
+fn bfgs_converges_on_every_sample_of_a_closed_loop() {
+    let setpoint = |t: f64| if t < 1200.0 { 75.0 } else { 60.0 };
+    for formulation in [Formulation::Relaxed { decay: 1.0 }, Formulation::Consistent] {
+        let settings = NmpcSettings {
+            formulation,
+            ..settings(25, Hessian::Bfgs)
+        };
+        let mut controller =
+            Nmpc::new(&electrolyzer::Model, &["flow"], "temperature", settings).unwrap();
+        let (mut x, mut flow) = ([70.0, 45.0], 5.0);
+        for k in 0..4 {
+            let mut sample = data(&setpoint);
+            let estimate = [x[0] + 0.5, x[1] - 3.0]; // the filter's start: T_in 3 °C off
+            (sample.t, sample.x_hat, sample.u_previous) = (240.0 * k as f64, estimate, vec![flow]);
+            flow = controller.solve(&sample).expect("SQP converges")[0];
+            assert!((2.0..=10.0).contains(&flow));
+            let p = electrolyzer::Model::parameters(&DISTURBANCES, &electrolyzer::U { flow });
+            let next = electrolyzer::Model
+                .solver()
+                .algebraic_guess(&electrolyzer::Z {
+                    voltage: 1.9,
+                    current: 7000.0,
+                })
+                .solve(
+                    sample.t,
+                    sample.t + 240.0,
+                    &electrolyzer::X {
+                        temp: x[0],
+                        temp_in: x[1],
+                    },
+                    &p,
+                )
+                .unwrap();
+            x = next.y;
+        }
+    }
+}
