@@ -153,14 +153,7 @@ fn failed<const NY: usize, const NZ: usize, const NP: usize>(
 /// Solves `problem` of `model` with the tableau of `method` and the case's options, with
 /// adaptive steps and no outputs (what `Model::solve_with` does): the final summary, or the
 /// error with the time reached.
-fn solve<
-    M,
-    const NY: usize,
-    const NZ: usize,
-    const NP: usize,
-    const N: usize,
-    const NS: usize,
->(
+fn solve<M, const NY: usize, const NZ: usize, const NP: usize, const N: usize, const NS: usize>(
     model: &M,
     problem: &HybridProblem<'_, NY, NZ, NP>,
     case: &Case,

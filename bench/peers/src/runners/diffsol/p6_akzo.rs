@@ -61,7 +61,8 @@ pub fn solve(case: &Case, method: Method) -> RunResult {
             },
             |y, p, _t, v, jv| {
                 let sq = y[1].sqrt();
-                let dr1 = p[0] * (4.0 * y[0].powi(3) * sq * v[0] + y[0].powi(4) / (2.0 * sq) * v[1]);
+                let dr1 =
+                    p[0] * (4.0 * y[0].powi(3) * sq * v[0] + y[0].powi(4) / (2.0 * sq) * v[1]);
                 let dr2 = K2 * (y[3] * v[2] + y[2] * v[3]);
                 let dr3 = K2 / BIG_K * (y[4] * v[0] + y[0] * v[4]);
                 let dr4 = K3 * (y[3] * y[3] * v[0] + 2.0 * y[0] * y[3] * v[3]);
@@ -86,8 +87,8 @@ pub fn solve(case: &Case, method: Method) -> RunResult {
             },
         )
         .mass(|x, _p, _t, beta, y| {
-            for i in 0..5 {
-                y[i] = x[i] + beta * y[i];
+            for (y, x) in y.iter_mut().zip(x).take(5) {
+                *y = *x + beta * *y;
             }
             y[5] *= beta;
         })
