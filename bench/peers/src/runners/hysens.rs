@@ -1,8 +1,9 @@
-//! The hysens runners: the four problems as the `#[hybrid_model]`s of the main crate's tests
-//! (`tests/support/models.rs`, included below, not copied), solved as
+//! The hysens runners: P1–P4 as the `#[hybrid_model]`s of the main crate's tests
+//! (`tests/support/models.rs`), P5/P6 as those of the reproduce table
+//! (`examples/reproduce/models/stiff.rs`), both included below, not copied, solved as
 //! `Model::solve_with(&tableau, &problem, &HybridOptions::new(rtol, atol), StepPlan::Adaptive,
 //! ..)` does it (a `HybridRun` of the tableau, plan and options, and `hysens::runtime::solve`:
-//! [`solve`], one function for the four) and forward sensitivities (`problem.sensitivities = Some(seeds)`), once per tableau:
+//! [`solve`], one function for all) and forward sensitivities (`problem.sensitivities = Some(seeds)`), once per tableau:
 //!
 //! * ESDIRK4(3)6L[2]SA (Kennedy & Carpenter; hysens' default) — the baseline row;
 //! * ESDIRK34 and ESDIRK23 (the other tableaus hysens ships);
