@@ -6,6 +6,8 @@ mod p1_serban;
 mod p2_bouncing_ball;
 mod p3_robertson;
 mod p4_vdp;
+mod p5_hires;
+mod p6_akzo;
 
 use crate::case::Case;
 
@@ -14,5 +16,7 @@ pub fn all() -> Vec<Case> {
     let mut cases = vec![p1_serban::case(), p2_bouncing_ball::case()];
     cases.extend(p3_robertson::cases());
     cases.extend(p4_vdp::cases());
+    cases.push(p5_hires::case());
+    cases.push(p6_akzo::case());
     cases
 }

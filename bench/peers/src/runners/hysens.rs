@@ -1,8 +1,9 @@
-//! The hysens runners: the four problems as the `#[hybrid_model]`s of the main crate's tests
-//! (`tests/support/models.rs`, included below, not copied), solved as
+//! The hysens runners: P1–P4 as the `#[hybrid_model]`s of the main crate's tests
+//! (`tests/support/models.rs`), P5/P6 as those of the reproduce table
+//! (`examples/reproduce/models/stiff.rs`), both included below, not copied, solved as
 //! `Model::solve_with(&tableau, &problem, &HybridOptions::new(rtol, atol), StepPlan::Adaptive,
 //! ..)` does it (a `HybridRun` of the tableau, plan and options, and `hysens::runtime::solve`:
-//! [`solve`], one function for the four) and forward sensitivities (`problem.sensitivities = Some(seeds)`), once per tableau:
+//! [`solve`], one function for all) and forward sensitivities (`problem.sensitivities = Some(seeds)`), once per tableau:
 //!
 //! * ESDIRK4(3)6L[2]SA (Kennedy & Carpenter; hysens' default) — the baseline row;
 //! * ESDIRK34 and ESDIRK23 (the other tableaus hysens ships);
@@ -18,9 +19,16 @@
 //! * P1 `outputs = [x(5), G]` with `G = solution.cost`, `dG/dp = solution.cost_gradient`;
 //! * P2 `p = (z0, v0, g, γ)`, `y0 = (z0, v0)` with unit seeds `∂y0/∂(z0, v0)`;
 //! * P3 `dy/dk`, P4 `dy/dμ` (seeds zero: `y0` does not depend on the parameters).
+//! * P5 (HIRES) `dy/dk`; P6 (Chemical Akzo Nobel, the index-1 DAE as hysens writes it: five
+//!   states, the algebraic `y6` from `0 = Ks y1 y4 − y6`) `outputs = (y1..y5, y6)` with
+//!   `y6 = solution.z[0]` and its sensitivities `solution.sz`; seeds zero, the algebraic guess
+//!   `z0 = Ks y1(0) y4(0)` (consistent; the solve makes any guess consistent).
 
 #[path = "../../../../tests/support/models.rs"]
 mod models;
+#[path = "../../../../examples/reproduce/models/stiff.rs"]
+#[allow(dead_code)] // the reference constants there are the reproduce table's
+mod stiff;
 
 use hysens::runtime::tableau::{ESDIRK23, ESDIRK34, ESDIRK436L2SA};
 use hysens::runtime::{
@@ -28,6 +36,7 @@ use hysens::runtime::{
     ModelSizes, StepPlan,
 };
 use models::{ball, ex51, robertson, vdp};
+use stiff::{akzo, hires};
 
 use super::{runners_of, Methods, Runner};
 use crate::case::{Case, RunResult, Solution};
@@ -105,6 +114,8 @@ pub fn runners(cases: &[Case]) -> Vec<Box<dyn Runner>> {
         "P2" => Some(solve_p2),
         "P3a" | "P3b" => Some(solve_p3),
         "P4a" | "P4b" => Some(solve_p4),
+        "P5" => Some(solve_p5),
+        "P6" => Some(solve_p6),
         _ => None,
     })
 }
@@ -133,9 +144,9 @@ fn states_solution<const NY: usize, const NP: usize>(sol: &HybridSolution<NY, 0,
 }
 
 /// Error message of a failed solve, with the time reached.
-fn failed<const NY: usize, const NP: usize>(
+fn failed<const NY: usize, const NZ: usize, const NP: usize>(
     e: hysens::runtime::SolveError,
-    sol: &HybridSolution<NY, 0, NP>,
+    sol: &HybridSolution<NY, NZ, NP>,
 ) -> String {
     format!("hysens: {e} (t = {:e}, {} steps)", sol.t, sol.stats.steps)
 }
@@ -143,14 +154,14 @@ fn failed<const NY: usize, const NP: usize>(
 /// Solves `problem` of `model` with the tableau of `method` and the case's options, with
 /// adaptive steps and no outputs (what `Model::solve_with` does): the final summary, or the
 /// error with the time reached.
-fn solve<M, const NY: usize, const NP: usize, const N: usize, const NS: usize>(
+fn solve<M, const NY: usize, const NZ: usize, const NP: usize, const N: usize, const NS: usize>(
     model: &M,
-    problem: &HybridProblem<'_, NY, 0, NP>,
+    problem: &HybridProblem<'_, NY, NZ, NP>,
     case: &Case,
     method: Method,
-) -> Result<HybridSolution<NY, 0, NP>, String>
+) -> Result<HybridSolution<NY, NZ, NP>, String>
 where
-    M: HybridModel<NY, 0, NP> + ModelSizes<N, NS>,
+    M: HybridModel<NY, NZ, NP> + ModelSizes<N, NS>,
 {
     let options = method.options(case);
     let mut sol = HybridSolution::ZERO;
@@ -243,4 +254,54 @@ fn solve_p4(case: &Case, method: Method) -> RunResult {
     };
     let sol = solve(&vdp::Model, &problem, case, method)?;
     Ok(states_solution(&sol))
+}
+
+/// P5 (HIRES): `y`, `dy/dk`.
+fn solve_p5(case: &Case, method: Method) -> RunResult {
+    let problem = HybridProblem {
+        sensitivities: Some([[0.0]; 8]),
+        ..hires::Model::problem(
+            0.0,
+            case.t_end,
+            &stiff::HIRES_Y0,
+            &hires::P { k: case.params[0] },
+        )
+    };
+    let sol = solve(&hires::Model, &problem, case, method)?;
+    Ok(states_solution(&sol))
+}
+
+/// P6 (Chemical Akzo Nobel): `(y1..y5, y6)`, their derivatives by `(k1, kla)`; `y6` is the
+/// algebraic variable.
+fn solve_p6(case: &Case, method: Method) -> RunResult {
+    let y0 = stiff::AKZO_Y0;
+    let problem = HybridProblem {
+        sensitivities: Some([[0.0; 2]; 5]),
+        z0: [115.83 * y0.y1 * y0.y4],
+        ..akzo::Model::problem(
+            0.0,
+            case.t_end,
+            &y0,
+            &akzo::P {
+                k1: case.params[0],
+                kla: case.params[1],
+            },
+        )
+    };
+    let sol = solve(&akzo::Model, &problem, case, method)?;
+    let mut outputs = sol.y.to_vec();
+    outputs.push(sol.z[0]);
+    Ok(Solution {
+        outputs,
+        sens: (0..2)
+            .map(|j| {
+                (0..5)
+                    .map(|i| sol.sy[i][j])
+                    .chain(std::iter::once(sol.sz[0][j]))
+                    .collect()
+            })
+            .collect(),
+        steps: Some(sol.stats.steps),
+        f_evals: Some(sol.stats.f_evals),
+    })
 }

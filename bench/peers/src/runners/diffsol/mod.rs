@@ -34,6 +34,8 @@ mod p1_serban;
 mod p2_bouncing_ball;
 mod p3_robertson;
 mod p4_vdp;
+mod p5_hires;
+mod p6_akzo;
 
 use diffsol::{
     DenseMatrix, MatrixCommon, NalgebraContext, NalgebraLU, NalgebraMat, NalgebraVec,
@@ -80,6 +82,8 @@ pub fn runners(cases: &[Case]) -> Vec<Box<dyn Runner>> {
         "P2" => Some(p2_bouncing_ball::solve),
         "P3a" | "P3b" => Some(p3_robertson::solve),
         "P4a" | "P4b" => Some(p4_vdp::solve),
+        "P5" => Some(p5_hires::solve),
+        "P6" => Some(p6_akzo::solve),
         _ => None,
     })
 }
