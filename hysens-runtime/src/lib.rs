@@ -147,4 +147,4 @@ pub use solver::{
 pub use solver::{Fields, InitialStates, ModelTypes, NoParams, Params, Solver, Variable, Wrt};
 pub use stack::stack_estimate;
 pub use stats::Stats;
-pub use tableau::{Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+pub use tableau::{Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA, ESDIRK547L2SA2};

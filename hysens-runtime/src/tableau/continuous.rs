@@ -29,7 +29,10 @@
 //!
 //! With `S − 1` implicit stages the first `S − 1` of these conditions make a square system:
 //! ESDIRK23 (order 2 inside the step, as its advancing method), ESDIRK34 (order 3, as its
-//! method) and ESDIRK4(3)6L\[2\]SA (order 4, as its method). Each `d_i(θ)` is then a polynomial of
+//! method) and ESDIRK4(3)6L\[2\]SA (order 4, as its method). ESDIRK5(4)7L\[2\]SA2 has one
+//! weight more than the order-4 conditions take: it is spent on `dᵀ c³ = θ³` (exact on cubics
+//! through the stage values, what [`Extension::Stiff`] asks of a six-stage tableau), so both
+//! extensions are the same for it, of order 4 inside a step of order 5. Each `d_i(θ)` is then a polynomial of
 //! degree `≤ 4` with `d(0) = 0` and, the method being stiffly accurate, `d(1) = e_S` (the end
 //! value is the last stage). Its largest `Σ|d_i|` on `[0, 1]` (the factor by which stage errors
 //! can be amplified) is asserted in the tests.
@@ -69,7 +72,7 @@ impl<const S: usize> Tableau<S> {
     /// `d_1 = 0`, stage 1 being `y_n`). `None` if the conditions are singular for this tableau
     /// (not for the tableaus of this crate, which the tests check).
     pub fn continuous_weights(&self, theta: f64, extension: Extension) -> Option<[f64; S]> {
-        const { assert!(S >= 2 && S <= 6, "conditions written for 2 to 6 stages") };
+        const { assert!(S >= 2 && S <= 7, "conditions written for 2 to 7 stages") };
         let (a, c) = (&self.a, &self.c);
         let times = |v: &[f64; S]| -> [f64; S] {
             core::array::from_fn(|i| (0..S).map(|j| a[i][j] * v[j]).sum())
@@ -79,14 +82,16 @@ impl<const S: usize> Tableau<S> {
         let c2: [f64; S] = c.map(|x| x * x);
         let c3: [f64; S] = c.map(|x| x * x * x);
         let a_c2 = times(&c2);
-        let mut conditions: [([f64; S], f64); 5] = [
+        let mut conditions: [([f64; S], f64); 6] = [
             (*c, theta),
             (c2, theta2),
             (a_c2, theta3 / 3.0),
             (times(&c3), theta4 / 4.0),
             (times(&a_c2), theta4 / 12.0),
+            // The seventh stage's: exact on cubics through the stage values too.
+            (c3, theta3),
         ];
-        if extension == Extension::Stiff && S >= 6 {
+        if extension == Extension::Stiff && S == 6 {
             // Cubics through the stage values exactly, in place of one order-4 condition.
             conditions[4] = conditions[3];
             conditions[3] = (c3, theta3);
@@ -107,7 +112,7 @@ impl<const S: usize> Tableau<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tableau::{ESDIRK23, ESDIRK34, ESDIRK436L2SA};
+    use crate::tableau::{ESDIRK23, ESDIRK34, ESDIRK436L2SA, ESDIRK547L2SA2};
 
     /// `(largest Σ|d_i(θ)| on a grid of [0, 1])`, after checking the weights' defining
     /// properties: `d(0) = 0`, `d(1) = e_S` and the order conditions at every θ of the grid.
@@ -116,9 +121,14 @@ mod tests {
             tableau.stage_order >= 2,
             "the conditions assume stage order 2"
         );
-        assert_eq!(tableau.continuous_order(), tableau.order);
-        let stiff = extension == Extension::Stiff && S >= 6;
-        let order = if stiff { 3 } else { tableau.order };
+        // Order 4 inside the step at most (the conditions written), the method's own below.
+        assert_eq!(tableau.continuous_order(), tableau.order.min(4));
+        // Exact on cubics: the stiff extension of a six-stage tableau, either of seven.
+        let stiff = (extension == Extension::Stiff && S >= 6) || S >= 7;
+        let order = match (extension, S) {
+            (Extension::Stiff, 6) => 3,
+            _ => tableau.continuous_order(),
+        };
         let mut largest: f64 = 0.0;
         for k in 0..=100 {
             let theta = k as f64 / 100.0;
@@ -185,11 +195,15 @@ mod tests {
             check(&ESDIRK34, smooth),
             check(&ESDIRK436L2SA, smooth),
             check(&ESDIRK436L2SA, Extension::Stiff),
+            check(&ESDIRK547L2SA2, smooth),
+            check(&ESDIRK547L2SA2, Extension::Stiff),
         ];
         assert!(
             largest[0] < 1.5 && largest[1] < 1.5 && largest[2] < 11.0 && largest[3] < 3.0,
             "largest Σ|d_i|: {largest:?}"
         );
+        // ESDIRK5(4)7L[2]SA2: 5.97, both extensions being the same for it.
+        assert!(largest[4] < 6.5 && largest[5] == largest[4], "{largest:?}");
     }
 
     /// On `y' = −y² + sin t` the extension's error at θ = ½ falls like `h^{q+1}`.
@@ -236,6 +250,7 @@ mod tests {
             (observed(&ESDIRK23), ESDIRK23.continuous_order()),
             (observed(&ESDIRK34), ESDIRK34.continuous_order()),
             (observed(&ESDIRK436L2SA), ESDIRK436L2SA.continuous_order()),
+            (observed(&ESDIRK547L2SA2), ESDIRK547L2SA2.continuous_order()),
         ] {
             assert!(
                 observed > order as f64 + 0.4,

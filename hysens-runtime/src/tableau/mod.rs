@@ -20,6 +20,7 @@ mod continuous;
 mod esdirk23;
 mod esdirk34;
 mod kc_esdirk436;
+mod kc_esdirk547;
 #[cfg(test)]
 mod order_conditions;
 
@@ -27,6 +28,7 @@ pub use continuous::{Extension, INNER_NODES};
 pub use esdirk23::ESDIRK23;
 pub use esdirk34::ESDIRK34;
 pub use kc_esdirk436::ESDIRK436L2SA;
+pub use kc_esdirk547::ESDIRK547L2SA2;
 
 /// A Butcher tableau with `S` stages and an embedded weight vector for error estimation.
 ///
@@ -266,6 +268,11 @@ mod tests {
     #[test]
     fn kc_esdirk436_conditions() {
         check_tableau(&ESDIRK436L2SA);
+    }
+
+    #[test]
+    fn kc_esdirk547_conditions() {
+        check_tableau(&ESDIRK547L2SA2);
     }
 
     /// Reference values computed in 50-digit arithmetic from the tableaus (decimal arithmetic,
