@@ -78,7 +78,32 @@ fn params(flow: f64) -> [f64; 3] {
     electrolyzer::Model::parameters(&DISTURBANCES, &electrolyzer::U { flow }).to_array()
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// The closed loop of one seeded run: per sample its record, the NMPC's solve time and its
+/// SQP iterations.
+type ClosedLoop = (Vec<Record>, Vec<f64>, Vec<usize>);
+
+/// The seed's NMPC: `N = 25`, five ESDIRK34 steps per interval, relaxed DAE, BFGS.
+fn controller_settings() -> NmpcSettings {
+    NmpcSettings {
+        sample_time: TS,
+        horizon: 25,
+        steps_per_interval: 5,
+        quadrature_intervals: 4,
+        weights: OcpWeights {
+            q_z: 10.0,
+            q_du: 0.1,
+        },
+        input_bounds: vec![FLOW_BOUNDS],
+        hessian: Hessian::Bfgs,
+        max_iterations: 30,
+        tolerance: 1e-6,
+        newton_tolerances: (1e-10, 1e-10),
+        formulation: Formulation::Relaxed { decay: 1.0 },
+    }
+}
+
+/// Runs the plant, the filter and the controller over [`SAMPLES`] samples.
+fn closed_loop() -> Result<ClosedLoop, Box<dyn std::error::Error>> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(2024);
     let plant = ModeOf::new(&electrolyzer::Model, 0);
     let sigma = DMatrix::from_row_slice(2, 1, &[0.0, 0.03]);
@@ -101,22 +126,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         fixed_step: Some(0.2 * TS),
         quadrature_intervals: 4,
     };
-    let settings = NmpcSettings {
-        sample_time: TS,
-        horizon: 25,
-        steps_per_interval: 5,
-        quadrature_intervals: 4,
-        weights: OcpWeights {
-            q_z: 10.0,
-            q_du: 0.1,
-        },
-        input_bounds: vec![FLOW_BOUNDS],
-        hessian: Hessian::Bfgs,
-        max_iterations: 30,
-        tolerance: 1e-6,
-        newton_tolerances: (1e-10, 1e-10),
-        formulation: Formulation::Relaxed { decay: 1.0 },
-    };
+    let settings = controller_settings();
     let mut nmpc = Nmpc::new(&electrolyzer::Model, &["flow"], "temperature", settings)?;
 
     let (mut y, mut z) = (
@@ -155,6 +165,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
     }
 
+    Ok((log, times, iterations))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let (log, times, iterations) = closed_loop()?;
     println!("NMPC of the electrolyzer: {SAMPLES} samples of 4 min, N = 25, relaxed DAE, ESDIRK34 × 5 steps per interval, SQP with damped BFGS");
     let mut all_settled = true;
     for change in [0.0, 7200.0, 14400.0] {
@@ -212,12 +227,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         SETTLE_WITHIN / 60.0
     );
 
+    let path = draw(&log)?;
+    println!("plot: {}", path.display());
+    if all_settled {
+        Ok(())
+    } else {
+        Err("a setpoint was not reached in time".into())
+    }
+}
+
+/// The closed loop's figure: temperature against the setpoint, the inlet temperature against
+/// its estimate with ±2σ, the flow with its bounds.
+fn draw(log: &[Record]) -> Result<std::path::PathBuf, Box<dyn std::error::Error>> {
     let minutes = |t: f64| t / 60.0;
     let series = |f: &dyn Fn(&Record) -> f64| {
         vec![log.iter().map(|e| (minutes(e.t), f(e))).collect::<Vec<_>>()]
     };
     let constant = |v: f64| vec![vec![(0.0, v), (minutes(SAMPLES as f64 * TS), v)]];
-    let path = Figure::new(
+    Figure::new(
         "electrolyzer",
         "NMPC with a CD-EKF on an alkaline electrolyzer (2 MW, one seeded run)",
         "time (min)",
@@ -250,11 +277,5 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             })
             .legend(LegendAt::MiddleRight),
     )
-    .save()?;
-    println!("plot: {}", path.display());
-    if all_settled {
-        Ok(())
-    } else {
-        Err("a setpoint was not reached in time".into())
-    }
+    .save()
 }
