@@ -47,15 +47,14 @@ fn data(setpoint: &dyn Fn(f64) -> f64) -> OcpData<'_, 2, 2, 3> {
     }
 }
 
+/// The electrolyzer's controller of the flow, tracking the temperature.
+fn controller(settings: NmpcSettings) -> Nmpc<'static, electrolyzer::Model, 2, 2> {
+    Nmpc::new(&electrolyzer::Model, &["flow"], "temperature", settings).expect("valid settings")
+}
+
 #[test]
 fn nlp_derivatives_match_central_differences() {
-    let controller = Nmpc::new(
-        &electrolyzer::Model,
-        &["flow"],
-        "temperature",
-        settings(3, Hessian::GaussNewton),
-    )
-    .unwrap();
+    let controller = controller(settings(3, Hessian::GaussNewton));
     let setpoint = |_: f64| 65.0;
     let data = data(&setpoint);
     let nlp = &controller.nlp;
@@ -86,13 +85,7 @@ fn gauss_newton_and_bfgs_reach_the_same_optimum() {
     let setpoint = |t: f64| if t < 1200.0 { 72.0 } else { 66.0 };
     let mut inputs = Vec::new();
     for hessian in [Hessian::GaussNewton, Hessian::Bfgs] {
-        let mut controller = Nmpc::new(
-            &electrolyzer::Model,
-            &["flow"],
-            "temperature",
-            settings(8, hessian),
-        )
-        .unwrap();
+        let mut controller = controller(settings(8, hessian));
         let u = controller.solve(&data(&setpoint)).expect("SQP converges");
         println!("{hessian:?}: u0 = {u:?}, {:?}", controller.report);
         assert!(controller.report.violation < 1e-6);
@@ -149,13 +142,7 @@ fn relaxed(horizon: usize, hessian: Hessian) -> NmpcSettings {
 
 #[test]
 fn relaxed_nlp_derivatives_match_central_differences() {
-    let controller = Nmpc::new(
-        &electrolyzer::Model,
-        &["flow"],
-        "temperature",
-        relaxed(3, Hessian::GaussNewton),
-    )
-    .unwrap();
+    let controller = controller(relaxed(3, Hessian::GaussNewton));
     let setpoint = |_: f64| 65.0;
     let data = data(&setpoint);
     let nlp = &controller.nlp;
@@ -197,13 +184,7 @@ fn relaxed_and_consistent_formulations_reach_the_same_optimum() {
         settings(8, Hessian::GaussNewton),
         relaxed(8, Hessian::GaussNewton),
     ] {
-        let mut controller = Nmpc::new(
-            &electrolyzer::Model,
-            &["flow"],
-            "temperature",
-            settings.clone(),
-        )
-        .unwrap();
+        let mut controller = controller(settings.clone());
         let u = controller.solve(&data(&setpoint)).expect("SQP converges");
         println!(
             "{:?}: u0 = {u:?}, {:?}",
@@ -239,13 +220,7 @@ fn the_relaxed_formulation_refuses_a_model_with_guards_and_a_bad_decay() {
 
 #[test]
 fn a_setpoint_that_is_not_finite_is_an_error() {
-    let mut controller = Nmpc::new(
-        &electrolyzer::Model,
-        &["flow"],
-        "temperature",
-        settings(3, Hessian::GaussNewton),
-    )
-    .unwrap();
+    let mut controller = controller(settings(3, Hessian::GaussNewton));
     let setpoint = |_: f64| f64::NAN;
     let error = controller.solve(&data(&setpoint)).unwrap_err();
     assert!(matches!(error, ControlError::NonFinite { .. }), "{error}");
@@ -263,8 +238,7 @@ fn bfgs_converges_on_every_sample_of_a_closed_loop() {
             formulation,
             ..settings(25, Hessian::Bfgs)
         };
-        let mut controller =
-            Nmpc::new(&electrolyzer::Model, &["flow"], "temperature", settings).unwrap();
+        let mut controller = controller(settings);
         let (mut x, mut flow) = ([70.0, 45.0], 5.0);
         for k in 0..4 {
             let mut sample = data(&setpoint);
