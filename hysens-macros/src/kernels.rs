@@ -151,8 +151,8 @@ impl<'l> Kernels<'l> {
                 let graph = &self.lowered.graph;
                 let slots = &self.lowered.vars.slots;
                 // Constant: no entry reads t, y or z (parameters and memory are fixed during a
-                // mode segment).
-                let constant = j.entries().iter().all(|&e| {
+                // mode segment; a structural zero reads nothing).
+                let constant = j.nonzeros(graph).iter().all(|&(_, _, e)| {
                     graph
                         .dependencies(e)
                         .iter()

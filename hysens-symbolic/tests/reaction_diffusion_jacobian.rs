@@ -88,8 +88,8 @@ fn emitted_jacobian_is_exactly_tridiagonal() {
     }
     vals[model.params[0].index()] = d;
     vals[model.params[1].index()] = k;
-    let jac_vals = g.eval_many(kernel.jac.entries(), &vals);
-    let jac_p_vals = g.eval_many(kernel.jac_p.entries(), &vals);
+    let jac_vals = g.eval_many(&kernel.jac.entries(), &vals);
+    let jac_p_vals = g.eval_many(&kernel.jac_p.entries(), &vals);
     let check = |got: f64, want: f64, scale: f64, what: String| {
         assert!(
             (got - want).abs() <= 1e-12 * scale,

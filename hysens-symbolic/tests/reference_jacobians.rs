@@ -58,7 +58,7 @@ fn values(g: &Graph, assignments: &[(&str, f64)]) -> Vec<f64> {
 
 /// Every entry of a Jacobian, evaluated, row-major as `[row][col]`.
 fn eval_jacobian(g: &Graph, jac: &Jacobian, vals: &[f64]) -> Vec<Vec<f64>> {
-    let flat = g.eval_many(jac.entries(), vals);
+    let flat = g.eval_many(&jac.entries(), vals);
     flat.chunks(jac.cols()).map(<[f64]>::to_vec).collect()
 }
 
