@@ -315,6 +315,60 @@ fn affine_dae_adjoint_equals_forward() {
     every_tableau("affine DAE", &lin::Model, &problem, &options, false);
 }
 
+/// With Jacobian reuse pushed far past its default (reuse after any step whose worst Newton
+/// rate was ≤ 0.5, not 0.01: most steps start from an old Jacobian, and the iteration
+/// matrix's LU is then built from it), the adjoint still equals the forward sensitivities to
+/// 1e-10 on the nonlinear models: the reused Jacobian only steers Newton to the same
+/// converged stages, while both sensitivity passes use the exact stage matrices at those
+/// stages (`fsa/step.rs`, `adjoint/step.rs`). The plain solve's counters show the reuse is
+/// real (fewer Jacobians than steps).
+#[test]
+fn adjoint_equals_forward_with_heavy_jacobian_reuse() {
+    fn reusing<const NY: usize, const NZ: usize>(rtol: f64, atol: f64) -> HybridOptions<NY, NZ> {
+        let mut options = HybridOptions::new(rtol, atol);
+        options.integrator.jacobian_reuse_rate = 0.5;
+        options
+    }
+    fn assert_reused(name: &str, stats: &hysens::runtime::Stats) {
+        eprintln!("{name}: {} Jacobians, {} steps", stats.jacobian_evals, stats.steps);
+        assert!(
+            stats.jacobian_evals < stats.steps / 2,
+            "{name}: {} Jacobians for {} steps: the reuse did not happen",
+            stats.jacobian_evals,
+            stats.steps
+        );
+    }
+    let samples = [0.0, 0.4, 4.0, 40.0];
+    let problem = robertson(40.0, &samples, &[1.0, 0.98, 0.9, 0.7]);
+    let options = reusing(1e-6, 1e-10);
+    let run = HybridRun::new(&rob::Model, &ESDIRK436L2SA, &problem, &options);
+    let mut plain = HybridSolution::ZERO;
+    let mut out = vec![Sample::ZERO; samples.len()];
+    solve(&run, &mut samples_only(&mut out), &mut plain).unwrap();
+    assert_reused("Robertson", &plain.stats);
+    every_tableau("Robertson, heavy reuse", &rob::Model, &problem, &options, false);
+
+    let samples = [0.5, 1.0, 3.0];
+    let problem = van_der_pol(&samples, &[1.5, 1.0, -1.0]);
+    let options = reusing(1e-7, 1e-9);
+    let run = HybridRun::new(&vdp::Model, &ESDIRK436L2SA, &problem, &options);
+    let mut plain = HybridSolution::ZERO;
+    let mut out = vec![Sample::ZERO; samples.len()];
+    solve(&run, &mut samples_only(&mut out), &mut plain).unwrap();
+    assert_reused("Van der Pol", &plain.stats);
+    every_tableau("Van der Pol, heavy reuse", &vdp::Model, &problem, &options, false);
+
+    let samples = [0.0, 1.0, 2.5];
+    let problem = memory_dae(&samples, &[0.0, 0.3, -0.2]);
+    let options = reusing(1e-8, 1e-10);
+    let run = HybridRun::new(&mdae::Model, &ESDIRK436L2SA, &problem, &options);
+    let mut plain = HybridSolution::ZERO;
+    let mut out = vec![Sample::ZERO; samples.len()];
+    solve(&run, &mut samples_only(&mut out), &mut plain).unwrap();
+    assert_reused("memory DAE", &plain.stats);
+    every_tableau("memory DAE, heavy reuse", &mdae::Model, &problem, &options, false);
+}
+
 /// A tape shorter than the solve: `TapeFull` naming its capacity and the capacity needed
 /// (the forward solve goes on to count it), for a full tape and for too few checkpoints.
 #[test]
