@@ -191,3 +191,83 @@ impl Graph {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::function::Func1;
+    use crate::graph::{ExprId, Graph, VarId};
+
+    /// The rows-and-dependencies construction gives, entry for entry, the derivative of every
+    /// (function, variable) pair (the same hash-consed node, or the constant 0): with a
+    /// function of no variable, a derivative that cancels, a variable no function reads, and a
+    /// variable listed twice.
+    #[test]
+    fn every_entry_is_the_pairwise_derivative() {
+        let mut g = Graph::new();
+        let (x, y, z) = (g.var("x"), g.var("y"), g.var("z"));
+        g.var("w"); // a variable no function reads
+        let xy = g.mul(x, y);
+        let three = g.constant(3.0);
+        let sin_x = g.call1(Func1::Sin, x);
+        let yz = g.mul(y, z);
+        let yy = g.mul(y, y);
+        let y3 = g.mul(three, y);
+        let fs = [
+            g.add(xy, z),
+            sin_x,
+            three,
+            g.sub(yy, yy), // simplifies to 0
+            g.add(x, yz),
+            g.powi(y3, 2),
+        ];
+        let id = |g: &Graph, name: &str| -> VarId { g.var_id(name).expect("declared") };
+        let vars = [
+            id(&g, "x"),
+            id(&g, "y"),
+            id(&g, "x"),
+            id(&g, "w"),
+            id(&g, "z"),
+        ];
+        let jac = g.jacobian(&fs, &vars);
+        let zero = g.constant(0.0);
+        let mut dense: Vec<ExprId> = Vec::new();
+        for &f in &fs {
+            for &v in &vars {
+                dense.push(if g.depends_on(f, v) {
+                    g.diff(f, v)
+                } else {
+                    zero
+                });
+            }
+        }
+        assert_eq!(jac.entries(), dense);
+        for (i, _) in fs.iter().enumerate() {
+            for (j, _) in vars.iter().enumerate() {
+                assert_eq!(
+                    jac.entry(i, j),
+                    dense[i * vars.len() + j],
+                    "entry ({i}, {j})"
+                );
+            }
+        }
+        // Columns 0 and 2 are both x; w (column 3) is read by no function.
+        let nonzeros: Vec<(usize, usize)> =
+            jac.nonzeros(&g).iter().map(|&(i, j, _)| (i, j)).collect();
+        assert_eq!(
+            nonzeros,
+            [
+                (0, 0),
+                (0, 1),
+                (0, 2),
+                (0, 4),
+                (1, 0),
+                (1, 2),
+                (4, 0),
+                (4, 1),
+                (4, 2),
+                (4, 4),
+                (5, 1)
+            ]
+        );
+    }
+}
