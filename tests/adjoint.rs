@@ -17,9 +17,10 @@ mod adjoint;
 use adjoint::{checkpointed_equals_full, close, compare, every_tableau, samples_only};
 use hysens::hybrid_model;
 use hysens::runtime::{
-    adjoint_tape_length, solve, solve_adjoint, AdjointGradient, AdjointTape, Checkpoint,
-    HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution, Sample,
-    SolveError, StepPlan, TapeStep, ESDIRK34, ESDIRK436L2SA,
+    adjoint_tape_length, solve, solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape,
+    Checkpoint, HybridModel, HybridOptions, HybridOutputs, HybridProblem, HybridRun,
+    HybridSolution, ModelSizes, ModelTypes, Sample, SolveError, StepPlan, TapeStep, ESDIRK34,
+    ESDIRK436L2SA,
 };
 
 /// Robertson's kinetics with all three cost kinds.
@@ -324,49 +325,57 @@ fn affine_dae_adjoint_equals_forward() {
 /// real (fewer Jacobians than steps).
 #[test]
 fn adjoint_equals_forward_with_heavy_jacobian_reuse() {
-    fn reusing<const NY: usize, const NZ: usize>(rtol: f64, atol: f64) -> HybridOptions<NY, NZ> {
-        let mut options = HybridOptions::new(rtol, atol);
-        options.integrator.jacobian_reuse_rate = 0.5;
-        options
-    }
-    fn assert_reused(name: &str, stats: &hysens::runtime::Stats) {
-        eprintln!("{name}: {} Jacobians, {} steps", stats.jacobian_evals, stats.steps);
-        assert!(
-            stats.jacobian_evals < stats.steps / 2,
-            "{name}: {} Jacobians for {} steps: the reuse did not happen",
-            stats.jacobian_evals,
-            stats.steps
-        );
-    }
     let samples = [0.0, 0.4, 4.0, 40.0];
     let problem = robertson(40.0, &samples, &[1.0, 0.98, 0.9, 0.7]);
-    let options = reusing(1e-6, 1e-10);
-    let run = HybridRun::new(&rob::Model, &ESDIRK436L2SA, &problem, &options);
-    let mut plain = HybridSolution::ZERO;
-    let mut out = vec![Sample::ZERO; samples.len()];
-    solve(&run, &mut samples_only(&mut out), &mut plain).unwrap();
-    assert_reused("Robertson", &plain.stats);
-    every_tableau("Robertson, heavy reuse", &rob::Model, &problem, &options, false);
+    with_heavy_reuse("Robertson", &rob::Model, &problem, 1e-6, 1e-10);
+    let problem = van_der_pol(&[0.5, 1.0, 3.0], &[1.5, 1.0, -1.0]);
+    with_heavy_reuse("Van der Pol", &vdp::Model, &problem, 1e-7, 1e-9);
+    let problem = memory_dae(&[0.0, 1.0, 2.5], &[0.0, 0.3, -0.2]);
+    with_heavy_reuse("memory DAE", &mdae::Model, &problem, 1e-8, 1e-10);
+}
 
-    let samples = [0.5, 1.0, 3.0];
-    let problem = van_der_pol(&samples, &[1.5, 1.0, -1.0]);
-    let options = reusing(1e-7, 1e-9);
-    let run = HybridRun::new(&vdp::Model, &ESDIRK436L2SA, &problem, &options);
+/// [`every_tableau`] on `problem` at `(rtol, atol)` with the Jacobian reuse rate 0.5, after a
+/// plain solve shows that fewer Jacobians than half the steps were evaluated.
+fn with_heavy_reuse<
+    M,
+    const NY: usize,
+    const NZ: usize,
+    const NP: usize,
+    const N: usize,
+    const NS: usize,
+>(
+    name: &str,
+    model: &M,
+    problem: &HybridProblem<'_, NY, NZ, NP>,
+    rtol: f64,
+    atol: f64,
+) where
+    M: AdjointProducts<NY, NZ, NP> + ModelSizes<N, NS> + ModelTypes<NY, NZ, NP>,
+{
+    let mut options = HybridOptions::new(rtol, atol);
+    options.integrator.jacobian_reuse_rate = 0.5;
+    let run = HybridRun::new(model, &ESDIRK436L2SA, problem, &options);
     let mut plain = HybridSolution::ZERO;
-    let mut out = vec![Sample::ZERO; samples.len()];
+    let mut out = vec![Sample::ZERO; problem.sample_times.len()];
     solve(&run, &mut samples_only(&mut out), &mut plain).unwrap();
-    assert_reused("Van der Pol", &plain.stats);
-    every_tableau("Van der Pol, heavy reuse", &vdp::Model, &problem, &options, false);
-
-    let samples = [0.0, 1.0, 2.5];
-    let problem = memory_dae(&samples, &[0.0, 0.3, -0.2]);
-    let options = reusing(1e-8, 1e-10);
-    let run = HybridRun::new(&mdae::Model, &ESDIRK436L2SA, &problem, &options);
-    let mut plain = HybridSolution::ZERO;
-    let mut out = vec![Sample::ZERO; samples.len()];
-    solve(&run, &mut samples_only(&mut out), &mut plain).unwrap();
-    assert_reused("memory DAE", &plain.stats);
-    every_tableau("memory DAE, heavy reuse", &mdae::Model, &problem, &options, false);
+    let stats = &plain.stats;
+    eprintln!(
+        "{name}: {} Jacobians, {} steps",
+        stats.jacobian_evals, stats.steps
+    );
+    assert!(
+        stats.jacobian_evals < stats.steps / 2,
+        "{name}: {} Jacobians for {} steps: the reuse did not happen",
+        stats.jacobian_evals,
+        stats.steps
+    );
+    every_tableau(
+        &format!("{name}, heavy reuse"),
+        model,
+        problem,
+        &options,
+        false,
+    );
 }
 
 /// A tape shorter than the solve: `TapeFull` naming its capacity and the capacity needed
