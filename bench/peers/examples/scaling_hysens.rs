@@ -85,7 +85,7 @@ macro_rules! sizes {
         }
     };
 }
-sizes!(10 => rod10, 100 => rod100, 1000 => rod1000);
+sizes!(10 => rod10, 100 => rod100, 1000 => rod1000, 5000 => rod5000);
 
 /// `check`: the gradient of the terminal cost by FSA and by the adjoint against central
 /// differences of plain solves, all at rtol 1e-10, atol 1e-12; relative step 1e-6 (absolute

@@ -2,7 +2,7 @@
 """Writes `heat_rod.rs`: a 1-D rod of N cells whose heater a thermostat switches, as a
 `#[hybrid_model]` named `rod{N}`, for each N given — the model family of the scaling benchmark
 (`examples/scaling_hysens.rs`; diffsol solves the same equations in
-`examples/scaling_diffsol.rs`). `python3 models/gen_heat_rod.py 10 100 1000 > models/heat_rod.rs`
+`examples/scaling_diffsol.rs`). `python3 models/gen_heat_rod.py 10 100 1000 5000 > models/heat_rod.rs`
 reproduces heat_rod.rs."""
 import sys
 
