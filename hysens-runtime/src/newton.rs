@@ -388,7 +388,7 @@ where
     M: SmoothMode<NY, NZ, NP>,
 {
     if !model.is_index2() {
-        return jac.gz;
+        return jac.g_z();
     }
     let mut partials = ConditionPartials::ZERO;
     let (t, y, p) = (problem.t, problem.y, problem.p);
@@ -480,7 +480,7 @@ where
         });
     }
     let mut partials = ConditionPartials::<NY, NZ, NP> {
-        cy: jac.gy,
+        cy: jac.g_y(),
         ..ConditionPartials::ZERO
     };
     let rows = constraint_rows(model);

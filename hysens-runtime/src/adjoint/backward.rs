@@ -362,7 +362,7 @@ impl<O> Trajectory<'_, O> {
             } else {
                 let mut jac = ModeJacobian::ZERO;
                 model.jacobian(at.mode, &point, &mut jac);
-                (jac.gy, jac.gz)
+                (jac.g_y(), jac.g_z())
             };
             // A singular c_z cannot occur on a consistent state; should it, the point keeps ȳ.
             if let Ok(lu) = Lu::factor(cz) {

@@ -76,15 +76,7 @@ where
     if M::MODES.get(mode).is_some_and(|m| m.uses_memory) {
         let mut mj = ModeJacobian::ZERO;
         model.memory_jacobian(mode, at, &mut mj);
-        for r in 0..NZ {
-            let l = lambda[r];
-            for c in 0..NY {
-                post.memory.y[c] -= mj.gy[r][c] * l;
-            }
-            for c in 0..NZ {
-                post.memory.z[c] -= mj.gz[r][c] * l;
-            }
-        }
+        mj.sub_g_transposed_times(&lambda, &mut post.memory.y, &mut post.memory.z);
     }
     if !all_finite(&post.memory.y) || !all_finite(&post.memory.z) {
         return Err(nonfinite("adjoint of the algebraic sensitivities"));

@@ -406,7 +406,8 @@ impl<M, const S: usize, const NP: usize> Sweep<'_, M, S, NP> {
             self.model.jacobian(step.mode, at, &mut jac);
             stats.jacobian_evals += 1;
             cache.key = None;
-            cache.lu = Lu::factor(jac.stage_matrix(hg))
+            cache.lu = jac
+                .factor_stage_matrix(hg)
                 .map_err(|e| SolveError::from_lu(e, at.t, step.mode, "adjoint stage matrix"))?;
             stats.lu_factorizations += 1;
             if constant {

@@ -259,14 +259,12 @@ where
     let mut terms = d.t.abs() + abs_dot(&d.z, zdot);
     let mut motion = 0.0;
     for i in 0..NY {
-        let f_terms = ydot[i].abs()
-            + abs_dot(&jac.fy[i], at.y)
-            + abs_dot(&jac.fz[i], at.z)
-            + abs_dot(&fp[i], at.p)
-            + (ft[i] * at.t).abs();
+        let (fy_terms, fz_terms) = jac.f_row_abs_terms(i, at.y, at.z);
+        let f_terms =
+            ydot[i].abs() + fy_terms + fz_terms + abs_dot(&fp[i], at.p) + (ft[i] * at.t).abs();
         terms += d.y[i].abs() * f_terms;
         if let Entry::Event(m) = entry {
-            motion += d.y[i] * (dot(&jac.fy[i], &m.y) + ft[i]);
+            motion += d.y[i] * (jac.f_y_row_times(i, &m.y) + ft[i]);
         }
     }
     let mut tolerance = ZERO_ULPS * f64::EPSILON * terms;

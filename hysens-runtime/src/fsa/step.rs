@@ -6,7 +6,6 @@ use super::Following;
 use super::Sensitivities;
 use crate::error::SolveError;
 use crate::linalg::all_finite;
-use crate::linalg::Lu;
 use crate::model::{ModeJacobian, SmoothMode};
 use crate::step::StepLength;
 
@@ -293,7 +292,8 @@ where
                 return Err(failure);
             };
             if !*valid {
-                *lu = Lu::factor(jac.stage_matrix(h * self.step.tableau.gamma))
+                *lu = jac
+                    .factor_stage_matrix(h * self.step.tableau.gamma)
                     .map_err(|_| failure)?;
                 *valid = true;
                 self.step.stats.lu_factorizations += 1;

@@ -183,7 +183,7 @@ where
             *r += (a - b) / (2.0 * delta);
         }
     }
-    Lu::factor(jac.gz)
+    Lu::factor(jac.g_z())
         .map_err(singular)?
         .solve_columns(&mut rhs);
     point.szdot = rhs.map(|row| row.map(|v| -v));
@@ -326,7 +326,7 @@ where
     }
     let (jac, _, mut gp) = jacobians(adapter, &PointInput { t, y, z: &z, p });
     jac.add_g_times(at.sy, &[[0.0; NP]; NZ], &mut gp);
-    Lu::factor(jac.gz)
+    Lu::factor(jac.g_z())
         .map_err(|e| SolveError::from_lu(e, t, adapter.mode(), "g_z at a dense-output point"))?
         .solve_columns(&mut gp);
     Ok((z, gp.map(|row| row.map(|v| -v))))
@@ -350,7 +350,8 @@ where
         // The condition that defines `z` is the hidden constraint (`SmoothMode::condition`).
         let mut c = ConditionPartials::ZERO;
         adapter.condition_partials(at.t, at.y, at.z, at.p, &mut c);
-        (jac.gy, jac.gz, gp) = (c.cy, c.cz, c.cp);
+        jac.set_g_blocks(c.cy, c.cz);
+        gp = c.cp;
     }
     (jac, fp, gp)
 }

@@ -7,10 +7,14 @@
 //! the full `N × N` matrix is assembled only where an LU needs it ([`ModeJacobian::stage_matrix`]).
 //! Each product sums in a fixed order (the `y` columns, then the `z` columns), the order the
 //! forward and the transposed maps both rely on to agree to round-off.
+//!
+//! The model's kernels write the blocks; the runtime reads a Jacobian only through the
+//! methods here (products, the `g` blocks, the stage matrix's factorization). They are the
+//! vocabulary a second, sparse storage of the Jacobian for large models has to provide.
 
 #![allow(clippy::needless_range_loop)] // index loops: the block products read like their formulas
 
-use super::all_finite;
+use super::{all_finite, Lu, LuError};
 
 /// Jacobian blocks of one mode at a point `(t, y, z, p)`. Row index = equation, column index =
 /// variable (the standard Jacobian convention, not the transposed gradient convention of
@@ -49,7 +53,7 @@ impl<const NY: usize, const NZ: usize> ModeJacobian<NY, NZ> {
     /// `m` (`N = NY + NZ`): the Newton iteration matrix of the stages and the exact matrix of
     /// their sensitivity equations alike.
     #[inline(always)]
-    pub(crate) fn write_stage_matrix<const N: usize>(&self, hg: f64, m: &mut [[f64; N]; N]) {
+    fn write_stage_matrix<const N: usize>(&self, hg: f64, m: &mut [[f64; N]; N]) {
         for r in 0..NY {
             for c in 0..NY {
                 m[r][c] = -hg * self.fy[r][c] + if r == c { 1.0 } else { 0.0 };
@@ -64,12 +68,106 @@ impl<const NY: usize, const NZ: usize> ModeJacobian<NY, NZ> {
         }
     }
 
-    /// The stage matrix of [`ModeJacobian::write_stage_matrix`] as a new array.
+    /// The LU factors of the stage matrix for `hg = hγ` ([`ModeJacobian::write_stage_matrix`]).
     #[inline(always)]
-    pub(crate) fn stage_matrix<const N: usize>(&self, hg: f64) -> [[f64; N]; N] {
+    pub(crate) fn factor_stage_matrix<const N: usize>(&self, hg: f64) -> Result<Lu<N>, LuError> {
         let mut m = [[0.0; N]; N];
         self.write_stage_matrix(hg, &mut m);
-        m
+        Lu::factor(m)
+    }
+
+    /// Factorizes the stage matrix for `hg = hγ` into `lu`, in place (no `N × N` temporary;
+    /// on error `lu` must not be used for solves).
+    #[inline(always)]
+    pub(crate) fn refactor_stage_matrix<const N: usize>(
+        &self,
+        hg: f64,
+        lu: &mut Lu<N>,
+    ) -> Result<(), LuError> {
+        self.write_stage_matrix(hg, lu.matrix_mut());
+        lu.refactor_in_place()
+    }
+
+    /// `g_y` (`NZ × NY`).
+    #[inline(always)]
+    pub(crate) fn g_y(&self) -> [[f64; NY]; NZ] {
+        self.gy
+    }
+
+    /// `g_z` (`NZ × NZ`).
+    #[inline(always)]
+    pub(crate) fn g_z(&self) -> [[f64; NZ]; NZ] {
+        self.gz
+    }
+
+    /// Replaces `g_y` and `g_z` (an index-2 mode's dense output takes its hidden constraint's
+    /// partials for them).
+    #[inline(always)]
+    pub(crate) fn set_g_blocks(&mut self, gy: [[f64; NY]; NZ], gz: [[f64; NZ]; NZ]) {
+        (self.gy, self.gz) = (gy, gz);
+    }
+
+    /// `Σ_c |∂f_row/∂y_c · y_c|` and `Σ_c |∂f_row/∂z_c · z_c|`: the magnitudes of the terms of
+    /// `f_y y` and `f_z z` in one row, each summed over its columns in order (the scale of a
+    /// rate's round-off, `events/arming.rs`).
+    #[inline(always)]
+    pub(crate) fn f_row_abs_terms(&self, row: usize, y: &[f64; NY], z: &[f64; NZ]) -> (f64, f64) {
+        let abs_dot =
+            |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| (a * b).abs()).sum::<f64>();
+        (abs_dot(&self.fy[row], y), abs_dot(&self.fz[row], z))
+    }
+
+    /// `(f_y v)_row = Σ_c ∂f_row/∂y_c v_c`, summed over the columns in order.
+    #[inline(always)]
+    pub(crate) fn f_y_row_times(&self, row: usize, v: &[f64; NY]) -> f64 {
+        self.fy[row].iter().zip(v).map(|(a, b)| a * b).sum()
+    }
+
+    /// `out_f −= f_y v_y + f_z v_z` for the vector `(v_y, v_z)`, entry by entry (each row's
+    /// `y` columns, then its `z` columns, subtracted one at a time from its value in `out_f`).
+    #[inline(always)]
+    pub(crate) fn sub_f_times_vector(&self, vy: &[f64; NY], vz: &[f64; NZ], out_f: &mut [f64; NY]) {
+        for k in 0..NY {
+            for c in 0..NY {
+                out_f[k] -= self.fy[k][c] * vy[c];
+            }
+            for c in 0..NZ {
+                out_f[k] -= self.fz[k][c] * vz[c];
+            }
+        }
+    }
+
+    /// `out_g += g_y v_y + g_z v_z`, entry by entry as [`ModeJacobian::sub_f_times_vector`].
+    #[inline(always)]
+    pub(crate) fn add_g_times_vector(&self, vy: &[f64; NY], vz: &[f64; NZ], out_g: &mut [f64; NZ]) {
+        for k in 0..NZ {
+            for c in 0..NY {
+                out_g[k] += self.gy[k][c] * vy[c];
+            }
+            for c in 0..NZ {
+                out_g[k] += self.gz[k][c] * vz[c];
+            }
+        }
+    }
+
+    /// `out_y −= g_yᵀ μ`, `out_z −= g_zᵀ μ`, row by row of `g` (for each row `r`, its `y`
+    /// columns, then its `z` columns, each subtracting `∂g_r/∂· μ_r`).
+    #[inline(always)]
+    pub(crate) fn sub_g_transposed_times(
+        &self,
+        mu: &[f64; NZ],
+        out_y: &mut [f64; NY],
+        out_z: &mut [f64; NZ],
+    ) {
+        for r in 0..NZ {
+            let l = mu[r];
+            for c in 0..NY {
+                out_y[c] -= self.gy[r][c] * l;
+            }
+            for c in 0..NZ {
+                out_z[c] -= self.gz[r][c] * l;
+            }
+        }
     }
 
     /// `out_f += f_y S_y + f_z S_z`, column by column: the `f` rows of the Jacobian times the

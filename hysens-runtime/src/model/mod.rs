@@ -187,7 +187,7 @@ where
     model.jacobian(mode, at, &mut jac);
     model.parameter_jacobian(mode, at, &mut fp, &mut out.cp);
     model.time_partials(mode, at, &mut ft, &mut out.ct);
-    (out.cy, out.cz) = (jac.gy, jac.gz);
+    (out.cy, out.cz) = (jac.g_y(), jac.g_z());
     out
 }
 
@@ -245,5 +245,5 @@ pub(crate) fn g_partials<M, const NY: usize, const NZ: usize, const NP: usize>(
     let (mut fp, mut ft) = ([[0.0; NP]; NY], [0.0; NY]);
     mode.parameter_jacobian(t, y, z, p, &mut fp, &mut out.cp);
     mode.time_partials(t, y, z, p, &mut ft, &mut out.ct);
-    (out.cy, out.cz) = (jac.gy, jac.gz);
+    (out.cy, out.cz) = (jac.g_y(), jac.g_z());
 }

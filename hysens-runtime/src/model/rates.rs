@@ -33,7 +33,7 @@ where
         let mut ft = [0.0; NY];
         let mut gt = [0.0; NZ];
         model.time_partials(mode, at, &mut ft, &mut gt);
-        (jac.gy, jac.gz, gt)
+        (jac.g_y(), jac.g_z(), gt)
     };
     for ((out, row), c_t) in zdot.iter_mut().zip(&cy).zip(ct) {
         *out = -row.iter().zip(ydot).fold(c_t, |v, (a, y)| v + a * y);

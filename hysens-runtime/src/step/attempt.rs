@@ -302,25 +302,17 @@ where
         if j > 0 && tab.c[j] != 0.0 {
             let rho = (tab.c[i] - tab.c[j]) / tab.c[j];
             let jac = &self.matrix.jac;
+            let dy: [f64; NY] = core::array::from_fn(|c| ys[j][c] - ys[0][c]);
+            let dz: [f64; NZ] = core::array::from_fn(|c| zs[j][c] - zs[0][c]);
+            let mut w_f: [f64; NY] = core::array::from_fn(|k| fs[j][k] - fs[0][k]);
+            let mut w_g = [0.0; NZ];
+            jac.sub_f_times_vector(&dy, &dz, &mut w_f);
+            jac.add_g_times_vector(&dy, &dz, &mut w_g);
             for k in 0..NY {
-                let mut w = fs[j][k] - fs[0][k];
-                for c in 0..NY {
-                    w -= jac.fy[k][c] * (ys[j][c] - ys[0][c]);
-                }
-                for c in 0..NZ {
-                    w -= jac.fz[k][c] * (zs[j][c] - zs[0][c]);
-                }
-                r[k] += hg * rho * w;
+                r[k] += hg * rho * w_f[k];
             }
             for k in 0..NZ {
-                let mut w = 0.0;
-                for c in 0..NY {
-                    w += jac.gy[k][c] * (ys[j][c] - ys[0][c]);
-                }
-                for c in 0..NZ {
-                    w += jac.gz[k][c] * (zs[j][c] - zs[0][c]);
-                }
-                r[NY + k] = rho * w;
+                r[NY + k] = rho * w_g[k];
             }
         }
         self.matrix.lu.solve(&mut r);

@@ -148,11 +148,12 @@ where
             return Ok(());
         }
         let hg = h * self.tableau.gamma;
-        self.matrix
-            .jac
-            .write_stage_matrix(hg, self.matrix.lu.matrix_mut());
         self.stats.lu_factorizations += 1;
-        match self.matrix.lu.refactor_in_place() {
+        match self
+            .matrix
+            .jac
+            .refactor_stage_matrix(hg, &mut self.matrix.lu)
+        {
             Ok(()) => {
                 self.matrix.lu_h = h;
                 Ok(())
