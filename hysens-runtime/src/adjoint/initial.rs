@@ -33,14 +33,7 @@ where
     model.initial_state_jacobian(&problem.initial_point(&memory), &mut jac);
     let mapped = gradient.y0;
     let mut given = [0.0; NY];
-    for r in 0..NY {
-        for k in 0..NY {
-            given[k] += jac.y[r][k] * mapped[r];
-        }
-        for j in 0..NP {
-            gradient.p[j] += jac.p[r][j] * mapped[r];
-        }
-    }
+    jac.add_y_p_transposed_times(&mapped, &mut given, &mut gradient.p);
     if let Some(seed) = &problem.sensitivities {
         for k in 0..NY {
             for j in 0..NP {

@@ -74,7 +74,7 @@
 
 use crate::error::SolveError;
 use crate::linalg::all_finite;
-use crate::model::{HybridModel, Point, ResetJacobian};
+use crate::model::{HybridModel, Point, ResetAdjointTerms, ResetJacobian};
 
 /// The adjoint of a pair of sensitivity columns `(∂y/∂p, ∂z/∂p)`: of the state's `(s, w)` or
 /// of the memory's `(s*, w*)`.
@@ -154,21 +154,15 @@ where
     if has_reset {
         let mut rj = ResetJacobian::ZERO;
         model.reset_jacobian(guard, at, &mut rj);
-        for r in 0..NY {
-            let v = sigma[r];
-            pre.tau += rj.t[r] * v;
-            for c in 0..NY {
-                pre.sy[c] += rj.y[r][c] * v;
-                memory.y[c] += rj.memory_y[r][c] * v;
-            }
-            for c in 0..NZ {
-                pre.sz[c] += rj.z[r][c] * v;
-                memory.z[c] += rj.memory_z[r][c] * v;
-            }
-            for q in 0..NP {
-                p_bar[q] += rj.p[r][q] * v;
-            }
-        }
+        let terms = ResetAdjointTerms {
+            tau: &mut pre.tau,
+            y: &mut pre.sy,
+            z: &mut pre.sz,
+            memory_y: &mut memory.y,
+            memory_z: &mut memory.z,
+            p: p_bar,
+        };
+        rj.add_transposed_times(&sigma, terms);
     } else {
         pre.sy = sigma;
     }

@@ -43,13 +43,7 @@ where
             let mut jac = ResetJacobian::ZERO;
             model.initial_state_jacobian(&at, &mut jac);
             let mut seeds = jac.p;
-            for r in 0..NY {
-                for k in 0..NY {
-                    for j in 0..NP {
-                        seeds[r][j] += jac.y[r][k] * given[k][j];
-                    }
-                }
-            }
+            jac.add_y_times_columns(&given, &mut seeds);
             seeds
         });
     }

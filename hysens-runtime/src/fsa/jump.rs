@@ -56,29 +56,6 @@ pub(crate) struct JumpSensitivities<const NY: usize, const NZ: usize, const NP: 
     pub memory_sz: [[f64; NP]; NZ],
 }
 
-/// Reset map derivative (module docs):
-/// `s⁺ = R_y s⁻ + R_z w⁻ + R_p + R_t τ + R_{y*} s* + R_{z*} w*`, with `rj` the reset
-/// Jacobian (identity `R_y` without a reset).
-fn reset_sensitivity<const NY: usize, const NZ: usize, const NP: usize>(
-    rj: &ResetJacobian<NY, NZ, NP>,
-    pre: &PreEventSensitivities<'_, NY, NZ, NP>,
-) -> [[f64; NP]; NY] {
-    let mut out = [[0.0; NP]; NY];
-    for q in 0..NP {
-        for r in 0..NY {
-            let mut v = rj.p[r][q] + rj.t[r] * pre.tau[q];
-            for c in 0..NY {
-                v += rj.y[r][c] * pre.sy[c][q] + rj.memory_y[r][c] * pre.memory_sy[c][q];
-            }
-            for c in 0..NZ {
-                v += rj.z[r][c] * pre.sz[c][q] + rj.memory_z[r][c] * pre.memory_sz[c][q];
-            }
-            out[r][q] = v;
-        }
-    }
-    out
-}
-
 /// The Jacobian of the reset of `guard` at `at` (that of `y⁺ = y⁻` without a reset).
 pub(crate) fn reset_jacobian<M, const NY: usize, const NZ: usize, const NP: usize>(
     model: &M,
@@ -116,7 +93,10 @@ where
     M: HybridModel<NY, NZ, NP>,
 {
     let rj = reset_jacobian(model, guard, has_reset, at);
-    let sy = reset_sensitivity(&rj, pre);
+    // s⁺ = R_y s⁻ + R_z w⁻ + R_p + R_t τ + R_{y*} s* + R_{z*} w* (module docs; identity `R_y`
+    // without a reset).
+    let memory = (pre.memory_sy, pre.memory_sz);
+    let sy = rj.sensitivity_columns(pre.sy, pre.sz, pre.tau, memory);
     if !sy.iter().all(all_finite) {
         return Err(SolveError::NonFiniteValue {
             t: at.t,

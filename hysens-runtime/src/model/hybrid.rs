@@ -118,6 +118,7 @@ pub struct ResetJacobian<const NY: usize, const NZ: usize, const NP: usize> {
     pub memory_z: [[f64; NZ]; NY],
 }
 
+#[allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 impl<const NY: usize, const NZ: usize, const NP: usize> ResetJacobian<NY, NZ, NP> {
     /// All zero.
     pub const ZERO: Self = ResetJacobian {
@@ -128,6 +129,89 @@ impl<const NY: usize, const NZ: usize, const NP: usize> ResetJacobian<NY, NZ, NP
         memory_y: [[0.0; NY]; NY],
         memory_z: [[0.0; NZ]; NY],
     };
+
+    /// `R_y S_y + R_z S_z + R_p + R_t τ + R_{y*} S*_y + R_{z*} S*_z`, column by column (each
+    /// entry from `R_p + R_t τ`, then its `y` and memory-`y` terms, then its `z` and
+    /// memory-`z` terms): the map's derivative applied to the `NP` sensitivity columns
+    /// `(S_y, S_z, τ)` and the memory's `(S*_y, S*_z)`.
+    pub(crate) fn sensitivity_columns(
+        &self,
+        sy: &[[f64; NP]; NY],
+        sz: &[[f64; NP]; NZ],
+        tau: &[f64; NP],
+        memory: (&[[f64; NP]; NY], &[[f64; NP]; NZ]),
+    ) -> [[f64; NP]; NY] {
+        let (memory_sy, memory_sz) = memory;
+        let mut out = [[0.0; NP]; NY];
+        for q in 0..NP {
+            for r in 0..NY {
+                let mut v = self.p[r][q] + self.t[r] * tau[q];
+                for c in 0..NY {
+                    v += self.y[r][c] * sy[c][q] + self.memory_y[r][c] * memory_sy[c][q];
+                }
+                for c in 0..NZ {
+                    v += self.z[r][c] * sz[c][q] + self.memory_z[r][c] * memory_sz[c][q];
+                }
+                out[r][q] = v;
+            }
+        }
+        out
+    }
+
+    /// The transpose of [`ResetJacobian::sensitivity_columns`] for one adjoint row `σ`: adds
+    /// `R_tᵀ σ`, `R_yᵀ σ`, `R_zᵀ σ`, `R_{y*}ᵀ σ`, `R_{z*}ᵀ σ`, `R_pᵀ σ` into `out`, row by row of
+    /// `R` (for each row `r`, `τ̄`, its `y` columns, its `z` columns, then `p̄`).
+    pub(crate) fn add_transposed_times(
+        &self,
+        sigma: &[f64; NY],
+        out: ResetAdjointTerms<'_, NY, NZ, NP>,
+    ) {
+        for r in 0..NY {
+            let v = sigma[r];
+            *out.tau += self.t[r] * v;
+            for c in 0..NY {
+                out.y[c] += self.y[r][c] * v;
+                out.memory_y[c] += self.memory_y[r][c] * v;
+            }
+            for c in 0..NZ {
+                out.z[c] += self.z[r][c] * v;
+                out.memory_z[c] += self.memory_z[r][c] * v;
+            }
+            for q in 0..NP {
+                out.p[q] += self.p[r][q] * v;
+            }
+        }
+    }
+
+    /// `out += I_x S` for the initial-state map's partials `I_x = R_y` and the `NP` columns `S`
+    /// (each entry summed over `k` in order onto its value in `out`).
+    pub(crate) fn add_y_times_columns(&self, s: &[[f64; NP]; NY], out: &mut [[f64; NP]; NY]) {
+        for r in 0..NY {
+            for k in 0..NY {
+                for j in 0..NP {
+                    out[r][j] += self.y[r][k] * s[k][j];
+                }
+            }
+        }
+    }
+
+    /// The transpose of [`ResetJacobian::add_y_times_columns`] and of `R_p`'s columns for one
+    /// adjoint row `λ`: `out_y += R_yᵀ λ`, `out_p += R_pᵀ λ`, row by row of `R`.
+    pub(crate) fn add_y_p_transposed_times(
+        &self,
+        lambda: &[f64; NY],
+        out_y: &mut [f64; NY],
+        out_p: &mut [f64; NP],
+    ) {
+        for r in 0..NY {
+            for k in 0..NY {
+                out_y[k] += self.y[r][k] * lambda[r];
+            }
+            for j in 0..NP {
+                out_p[j] += self.p[r][j] * lambda[r];
+            }
+        }
+    }
 
     /// How `y⁺` moves as time advances with `(ẏ, ż)` and the parameters and memory stay:
     /// `R_t + R_y ẏ + R_z ż` (the reset's rate along the flow before the event).
@@ -143,6 +227,23 @@ impl<const NY: usize, const NZ: usize, const NP: usize> ResetJacobian<NY, NZ, NP
         }
         rate
     }
+}
+
+/// Where [`ResetJacobian::add_transposed_times`] adds its terms: the adjoints of `τ`, of the
+/// states `(y⁻, z⁻)` before the reset, of the memory `(y*, z*)` and of the parameters.
+pub(crate) struct ResetAdjointTerms<'a, const NY: usize, const NZ: usize, const NP: usize> {
+    /// `τ̄`.
+    pub tau: &'a mut f64,
+    /// `s̄⁻`.
+    pub y: &'a mut [f64; NY],
+    /// `w̄⁻`.
+    pub z: &'a mut [f64; NZ],
+    /// `s̄*`.
+    pub memory_y: &'a mut [f64; NY],
+    /// `w̄*`.
+    pub memory_z: &'a mut [f64; NZ],
+    /// `p̄`.
+    pub p: &'a mut [f64; NP],
 }
 
 /// The direction of a zero crossing that fires a guard.

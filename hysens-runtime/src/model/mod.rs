@@ -33,7 +33,7 @@ pub use crate::linalg::ModeJacobian;
 pub use adapter::ModeAdapter;
 pub use costs::{cost_index, CostInfo, CostKind, CostValue, Objective};
 pub(crate) use event_guard::event_guard_partials;
-pub(crate) use hybrid::ends_solve;
+pub(crate) use hybrid::{ends_solve, ResetAdjointTerms};
 pub use hybrid::{
     AdjointProducts, ConditionPartials, Direction, EventTarget, GuardInfo, HybridModel,
     InitialMode, Memory, ModeInfo, ModelSizes, Point, RelaxedSizes, ResetJacobian, ScalarPartials,
