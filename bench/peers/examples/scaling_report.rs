@@ -5,6 +5,9 @@
 //!
 //! Run: `cargo run --release --example scaling_report -- RESULTS.jsonl OUT.svg`.
 
+#[path = "shared/log_plot.rs"]
+mod log_plot;
+
 use plotters::prelude::*;
 
 /// One cell of the benchmark.
@@ -173,26 +176,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             if data.is_empty() {
                 continue;
             }
-            let color = colour.to_rgba();
-            let hysens = tool.starts_with("hysens");
-            let style = ShapeStyle {
-                color,
-                filled: hysens,
-                stroke_width: if hysens { 2 } else { 1 },
-            };
-            chart
-                .draw_series(LineSeries::new(data.clone(), style))?
-                .label(format!("{tool} {mode}"))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
-            chart.draw_series(data.iter().map(|&(x, y)| Circle::new((x, y), 4, style)))?;
+            let label = format!("{tool} {mode}");
+            log_plot::draw_line(
+                &mut chart,
+                &label,
+                &data,
+                colour.to_rgba(),
+                tool.starts_with("hysens"),
+            )?;
         }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()?;
+    log_plot::draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
     root.present()?;
     Ok(())
 }

@@ -20,6 +20,9 @@ use hysens_peers::metrics::{sens_error, state_error};
 use hysens_peers::{problems, runners, timing};
 use plotters::prelude::*;
 
+#[path = "shared/log_plot.rs"]
+mod log_plot;
+
 struct Point {
     rtol: f64,
     micros: f64,
@@ -210,24 +213,9 @@ fn plot(
             .filter(|p| err(p).is_finite())
             .map(|p| (err(p), p.micros))
             .collect();
-        let hysens = label.starts_with("hysens");
-        let style = ShapeStyle {
-            color,
-            filled: hysens,
-            stroke_width: if hysens { 2 } else { 1 },
-        };
-        chart
-            .draw_series(LineSeries::new(data.clone(), style))?
-            .label(label.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
-        chart.draw_series(data.iter().map(|&(x, y)| Circle::new((x, y), 4, style)))?;
+        log_plot::draw_line(&mut chart, label, &data, color, label.starts_with("hysens"))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()?;
+    log_plot::draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     root.present()?;
     Ok(())
 }
