@@ -19,7 +19,7 @@
 //! - [The start](#the-start): `#[initial_state]`, `#[algebraic_guess]`
 //! - [Expressions](#expressions): functions, constants, helpers, `t`
 //! - [What is generated](#what-is-generated): the kernels, `#[hybrid_model(crate = path)]`,
-//!   the reserved names
+//!   `#[hybrid_model(store = heap)]`, the reserved names
 //! - [Solving](#solving): the builder, sensitivity directions, the results by name, dense
 //!   output, the adjoint gradient, failures, the no-heap core
 //!
@@ -695,6 +695,16 @@
 //!
 //! `#[hybrid_model(crate = path)]` names the facade crate when it is not `::hysens` (a renamed
 //! dependency or a re-export; see [`hybrid_model`](crate::hybrid_model)).
+//!
+//! `#[hybrid_model(store = heap)]` keeps the model's `NY × NY` matrices — the Jacobian's
+//! `f_y`, the reset Jacobians, the LU factors of the stage matrices — on the heap
+//! ([`Heap`](crate::runtime::Heap), feature `std`) instead of in the solve's frames (`store =
+//! inline`, the default, [`Inline`](crate::runtime::Inline)). They are 8 MB each at 1,000
+//! states; with the heap, a model of that size solves with forward sensitivities and with the
+//! adjoint on an ordinary 8 MiB thread (a release build), where the frames would need hundreds
+//! of MB. The numbers are the same bit for bit; the matrices are still dense, so the cost per
+//! step grows like `NY²` (a sparse storage is future work). `Model::STACK_ESTIMATE` and the
+//! builder's stack growth follow the choice.
 //!
 //! Names are reserved for what comes next from the papers: `#[mode(mechanical)]`,
 //! `#[mass_matrix]`, `#[constraint]` (mechanical systems with impacts) and `#[mode(sliding)]`

@@ -48,6 +48,7 @@ impl<M, const NY: usize, const NZ: usize, const NP: usize> HybridModel<NY, NZ, N
 where
     M: HybridModel<NY, NZ, NP>,
 {
+    type Store = M::Store;
     const MODES: &'static [ModeInfo] = M::MODES;
     const GUARDS: &'static [GuardInfo] = M::GUARDS;
     const INITIAL_MODE: InitialMode = M::INITIAL_MODE;
@@ -64,7 +65,12 @@ where
     ) {
         self.model.residual(mode, at, f, g)
     }
-    fn jacobian(&self, mode: usize, at: &Point<'_, NY, NZ, NP>, jac: &mut ModeJacobian<NY, NZ>) {
+    fn jacobian(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        jac: &mut ModeJacobian<NY, NZ, M::Store>,
+    ) {
         self.model.jacobian(mode, at, jac)
     }
     fn parameter_jacobian(
@@ -89,7 +95,7 @@ where
         &self,
         mode: usize,
         at: &Point<'_, NY, NZ, NP>,
-        jac: &mut ModeJacobian<NY, NZ>,
+        jac: &mut ModeJacobian<NY, NZ, M::Store>,
     ) {
         self.model.memory_jacobian(mode, at, jac)
     }
@@ -119,7 +125,7 @@ where
         &self,
         guard: usize,
         at: &Point<'_, NY, NZ, NP>,
-        jac: &mut ResetJacobian<NY, NZ, NP>,
+        jac: &mut ResetJacobian<NY, NZ, NP, M::Store>,
     ) {
         self.model.reset_jacobian(guard, at, jac)
     }
@@ -195,7 +201,7 @@ where
         out_z: &mut [f64; NZ],
         out_p: &mut [f64; NP],
     ) {
-        let mut jac = ModeJacobian::ZERO;
+        let mut jac = ModeJacobian::zeroed();
         let mut fp = [[0.0; NP]; NY];
         let mut gp = [[0.0; NP]; NZ];
         self.model.jacobian(mode, at, &mut jac);
@@ -205,7 +211,7 @@ where
         *out_p = [0.0; NP];
         for r in 0..NY {
             for c in 0..NY {
-                out_y[c] += jac.fy[r][c] * lambda[r];
+                out_y[c] += jac.f_y()[r][c] * lambda[r];
             }
             for c in 0..NZ {
                 out_z[c] += jac.fz[r][c] * lambda[r];

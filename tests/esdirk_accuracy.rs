@@ -27,6 +27,7 @@ const ROBERTSON_ODE: ModeOf<'static, robertson::Model> = ModeOf::first(&robertso
 #[derive(Debug)]
 struct RobertsonDae;
 impl SmoothMode<2, 1, 0> for RobertsonDae {
+    type Store = hysens::runtime::Inline;
     fn f(&self, _: f64, y: &[f64; 2], z: &[f64; 1], _: &[f64; 0], o: &mut [f64; 2]) {
         o[0] = -0.04 * y[0] + 1e4 * y[1] * z[0];
         o[1] = 0.04 * y[0] - 1e4 * y[1] * z[0] - 3e7 * y[1] * y[1];
@@ -69,6 +70,7 @@ const ROBER_40: [f64; 3] = [0.7158270687193, 9.185534764557e-6, 0.2841637457452]
 #[derive(Debug)]
 struct Pendulumish;
 impl SmoothMode<2, 1, 0> for Pendulumish {
+    type Store = hysens::runtime::Inline;
     fn f(&self, _: f64, y: &[f64; 2], z: &[f64; 1], _: &[f64; 0], o: &mut [f64; 2]) {
         o[0] = y[1];
         o[1] = -z[0];

@@ -20,6 +20,7 @@ use smooth_modes::*;
 #[derive(Debug)]
 struct Blowup;
 impl SmoothMode<1, 0, 0> for Blowup {
+    type Store = hysens::runtime::Inline;
     fn f(&self, _: f64, y: &[f64; 1], _: &[f64; 0], _: &[f64; 0], o: &mut [f64; 1]) {
         o[0] = y[0] * y[0];
     }
@@ -52,6 +53,7 @@ struct BadConstraint {
     singular: bool,
 }
 impl SmoothMode<1, 1, 0> for BadConstraint {
+    type Store = hysens::runtime::Inline;
     fn f(&self, _: f64, _: &[f64; 1], z: &[f64; 1], _: &[f64; 0], o: &mut [f64; 1]) {
         o[0] = z[0];
     }

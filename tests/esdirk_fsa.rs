@@ -23,6 +23,7 @@ struct AffineDae {
     declared: bool,
 }
 impl SmoothMode<2, 1, 1> for AffineDae {
+    type Store = hysens::runtime::Inline;
     fn f(&self, t: f64, x: &[f64; 2], z: &[f64; 1], p: &[f64; 1], o: &mut [f64; 2]) {
         o[0] = -p[0] * x[0] + z[0];
         o[1] = -1000.0 * (x[1] - libm::cos(t));

@@ -35,6 +35,7 @@ use runtime::{fixed_opts, no_obs, observed_orders};
 struct Coupled;
 
 impl SmoothMode<2, 0, 3> for Coupled {
+    type Store = hysens::runtime::Inline;
     fn f(&self, _: f64, y: &[f64; 2], _: &[f64; 0], p: &[f64; 3], o: &mut [f64; 2]) {
         o[0] = -p[0] * y[0] * y[0];
         o[1] = p[1] * y[0] * y[1];

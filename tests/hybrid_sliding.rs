@@ -165,6 +165,7 @@ impl Wall {
 }
 
 impl HybridModel<2, 0, 3> for Wall {
+    type Store = hysens::runtime::Inline;
     const MODES: &'static [ModeInfo] = &[
         mode("below", true),
         mode("above", true),
@@ -417,6 +418,7 @@ impl Circle {
 }
 
 impl HybridModel<2, 0, 4> for Circle {
+    type Store = hysens::runtime::Inline;
     const MODES: &'static [ModeInfo] = &[
         mode("inside", false),
         mode("outside", false),
@@ -622,6 +624,7 @@ impl Bend {
 }
 
 impl HybridModel<2, 0, 3> for Bend {
+    type Store = hysens::runtime::Inline;
     const MODES: &'static [ModeInfo] = &[
         mode("below", false),
         mode("above", false),

@@ -31,6 +31,7 @@ struct Constrained;
 impl ModelSizes<3, 3> for Constrained {}
 
 impl HybridModel<2, 1, 1> for Constrained {
+    type Store = hysens::runtime::Inline;
     const MODES: &'static [ModeInfo] = &[ModeInfo {
         name: "constrained",
         uses_memory: false,

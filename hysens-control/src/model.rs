@@ -59,7 +59,7 @@ where
         y: &[f64; NY],
         z: &[f64; NZ],
         p: &[f64; NP],
-    ) -> ModeJacobian<NY, NZ> {
+    ) -> ModeJacobian<NY, NZ, M::Store> {
         let memory = Memory { y: *y, z: *z };
         let at = Point {
             t,
@@ -68,7 +68,7 @@ where
             p,
             memory: &memory,
         };
-        let mut jac = ModeJacobian::ZERO;
+        let mut jac = ModeJacobian::zeroed();
         self.model.jacobian(self.mode, &at, &mut jac);
         jac
     }

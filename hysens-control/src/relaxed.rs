@@ -68,6 +68,7 @@ impl<
 where
     M: HybridModel<NY, NZ, NP>,
 {
+    type Store = M::Store;
     const MODES: &'static [ModeInfo] = M::MODES;
     const INITIAL_MODE: InitialMode = M::INITIAL_MODE;
     const STATE_NAMES: [&'static str; NY] = M::STATE_NAMES;
@@ -94,7 +95,12 @@ where
         }
     }
 
-    fn jacobian(&self, mode: usize, at: &Point<'_, NY, NZ, NR>, jac: &mut ModeJacobian<NY, NZ>) {
+    fn jacobian(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NR>,
+        jac: &mut ModeJacobian<NY, NZ, M::Store>,
+    ) {
         if let Some(inner) = inner::<NY, NZ, NP, NR>(at) {
             self.model.jacobian(mode, &inner, jac);
         }
@@ -146,7 +152,7 @@ where
         &self,
         mode: usize,
         at: &Point<'_, NY, NZ, NR>,
-        jac: &mut ModeJacobian<NY, NZ>,
+        jac: &mut ModeJacobian<NY, NZ, M::Store>,
     ) {
         if let Some(inner) = inner::<NY, NZ, NP, NR>(at) {
             self.model.memory_jacobian(mode, &inner, jac);

@@ -221,7 +221,7 @@ where
             what: "the algebraic residual at a shooting node",
         });
     }
-    let mut jac = hysens::runtime::ModeJacobian::ZERO;
+    let mut jac = hysens::runtime::ModeJacobian::zeroed();
     model.jacobian(mode, &at, &mut jac);
     let (mut fp, mut gp) = ([[0.0; NP]; NY], [[0.0; NP]; NZ]);
     model.parameter_jacobian(mode, &at, &mut fp, &mut gp);

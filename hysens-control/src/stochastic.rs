@@ -115,8 +115,9 @@ where
                     what: "the residual of a sub-step",
                 });
             }
+            let fy = jac.f_y();
             let matrix = DMatrix::from_fn(n, n, |i, j| match (i < NY, j < NY) {
-                (true, true) => f64::from(i == j) - dt * jac.fy[i][j],
+                (true, true) => f64::from(i == j) - dt * fy[i][j],
                 (true, false) => -dt * jac.fz[i][j - NY],
                 (false, true) => jac.gy[i - NY][j],
                 (false, false) => jac.gz[i - NY][j - NY],

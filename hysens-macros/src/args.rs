@@ -1,4 +1,10 @@
-//! The attribute's own arguments: `#[hybrid_model]` or `#[hybrid_model(crate = path)]`.
+//! The attribute's own arguments: `#[hybrid_model]`, `#[hybrid_model(crate = path)]`,
+//! `#[hybrid_model(store = heap)]`, or both.
+//!
+//! `store = heap` keeps the model's `NY × NY` matrices (Jacobian, reset Jacobians, LU factors)
+//! on the heap (`hysens::runtime::Heap`, feature `std`) instead of in the solve's frames
+//! (`store = inline`, the default): for models of hundreds of states or more, which then solve
+//! on an ordinary thread's stack.
 //!
 //! `crate = path` names the `hysens` facade for crates that depend on it under another name
 //! (`hysens = { package = "hysens", ... }` renamed, or a re-export such as
@@ -15,6 +21,8 @@ use syn::{Path, Token};
 pub struct Options {
     /// The path of the `hysens` facade, `::hysens` unless `crate = path` says otherwise.
     pub facade: Path,
+    /// `store = heap`: the model's `NY × NY` matrices on the heap.
+    pub heap: bool,
 }
 
 impl Options {
@@ -23,12 +31,24 @@ impl Options {
         let facade = &self.facade;
         quote!(#facade::runtime)
     }
+
+    /// The model's `HybridModel::Store` in generated code: `<runtime>::Inline` or
+    /// `<runtime>::Heap`.
+    pub fn store(&self) -> TokenStream {
+        let rt = self.runtime();
+        if self.heap {
+            quote!(#rt::Heap)
+        } else {
+            quote!(#rt::Inline)
+        }
+    }
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             facade: syn::parse_quote!(::hysens),
+            heap: false,
         }
     }
 }
@@ -38,7 +58,7 @@ impl Default for Options {
 /// a malformed `crate = path`, so that the rest of the model is still checked.
 pub fn parse_options(args: TokenStream, errors: &mut Vec<syn::Error>) -> Options {
     let mut options = Options::default();
-    let mut facade_seen = false;
+    let (mut facade_seen, mut store_seen) = (false, false);
     for argument in crate::comma_list::split(args) {
         match argument.tokens.first() {
             Some(TokenTree::Ident(key)) if key == "crate" => {
@@ -53,18 +73,49 @@ pub fn parse_options(args: TokenStream, errors: &mut Vec<syn::Error>) -> Options
                 }
                 facade_seen = true;
             }
+            Some(TokenTree::Ident(key)) if key == "store" => {
+                match store_choice.parse2(argument.to_token_stream()) {
+                    Ok(_) if store_seen => errors.push(syn::Error::new(
+                        key.span(),
+                        "`store = ...` is given twice: keep one",
+                    )),
+                    Ok(heap) => options.heap = heap,
+                    Err(e) => errors.push(e),
+                }
+                store_seen = true;
+            }
             Some(unknown) => errors.push(syn::Error::new(
                 unknown.span(),
                 format!(
-                    "unknown argument `{unknown}`: `#[hybrid_model]` takes no arguments except `crate = path`, the path of the `hysens` crate when it is not `::hysens`"
+                    "unknown argument `{unknown}`: `#[hybrid_model]` takes `crate = path`, the path of the `hysens` crate when it is not `::hysens`, and `store = heap` or `store = inline`, where the model's `NY × NY` matrices are kept"
                 ),
             )),
             None => errors.push(argument.error(
-                "expected an argument before this `,`: `#[hybrid_model]` takes no arguments except `crate = path`",
+                "expected an argument before this `,`: `#[hybrid_model]` takes `crate = path` and `store = heap | inline`",
             )),
         }
     }
     options
+}
+
+/// `store = heap` (`true`) or `store = inline` (`false`), the whole of one argument.
+fn store_choice(input: ParseStream) -> syn::Result<bool> {
+    let key: syn::Ident = input.parse()?;
+    let expected = "write `store = heap` (the model's `NY × NY` matrices on the heap) or `store = inline` (in the solve's frames, the default)";
+    input
+        .parse::<Token![=]>()
+        .map_err(|_| syn::Error::new(key.span(), expected))?;
+    let choice: syn::Ident = input
+        .parse()
+        .map_err(|e| syn::Error::new(e.span(), expected))?;
+    if !input.is_empty() {
+        return Err(input.error(expected));
+    }
+    match choice.to_string().as_str() {
+        "heap" => Ok(true),
+        "inline" => Ok(false),
+        _ => Err(syn::Error::new(choice.span(), expected)),
+    }
 }
 
 /// `crate = path`, the whole of one argument.
@@ -129,6 +180,32 @@ mod tests {
             let (path, errors) = facade(args.clone());
             assert_eq!(errors.len(), 1, "{args}: {errors:?}");
             assert!(!path.is_empty());
+        }
+    }
+
+    #[test]
+    fn store_argument_chooses_the_storage() {
+        for (args, heap) in [
+            (quote!(), false),
+            (quote!(store = heap), true),
+            (quote!(store = inline), false),
+            (quote!(crate = hy, store = heap), true),
+        ] {
+            let mut errors = Vec::new();
+            let options = super::parse_options(args.clone(), &mut errors);
+            assert!(errors.is_empty(), "{args}: {errors:?}");
+            assert_eq!(options.heap, heap, "{args}");
+        }
+        for args in [
+            quote!(store),
+            quote!(store = ),
+            quote!(store = stack),
+            quote!(store = heap heap),
+            quote!(store = heap, store = inline),
+        ] {
+            let mut errors = Vec::new();
+            super::parse_options(args.clone(), &mut errors);
+            assert_eq!(errors.len(), 1, "{args}: {errors:?}");
         }
     }
 

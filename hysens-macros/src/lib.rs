@@ -47,10 +47,13 @@ use proc_macro::TokenStream;
 /// every attribute, with a compiled example — is the guide of the `hysens` crate, the page
 /// `hysens::guide` (`src/guide.rs` of the repository).
 ///
-/// One optional argument: `#[hybrid_model(crate = path)]`, the path of the `hysens` crate when
+/// Two optional arguments. `#[hybrid_model(crate = path)]`: the path of the `hysens` crate when
 /// the model's crate knows it by another name (after `extern crate hysens as hy;`,
 /// `crate = hy`; for a re-export, e.g. `crate = crate::deps::hysens`). The path is used from
 /// inside the model's module, so write it as it resolves there; the default is `::hysens`.
+/// `#[hybrid_model(store = heap)]`: the model's `NY × NY` matrices on the heap
+/// (`hysens::runtime::Heap`, for models of hundreds of states or more) rather than in the
+/// solve's frames (`store = inline`, the default).
 #[proc_macro_attribute]
 pub fn hybrid_model(args: TokenStream, input: TokenStream) -> TokenStream {
     let module = match syn::parse::<syn::ItemMod>(input) {

@@ -44,11 +44,12 @@
 //!
 //! ```
 //! use hysens_runtime::smooth::{Esdirk, SmoothMode};
-//! use hysens_runtime::{ModeJacobian, Options, ESDIRK34};
+//! use hysens_runtime::{Inline, ModeJacobian, Options, ESDIRK34};
 //!
 //! /// y' = −k y
 //! struct Decay;
 //! impl SmoothMode<1, 0, 1> for Decay {
+//!     type Store = Inline;
 //!     fn f(&self, _t: f64, y: &[f64; 1], _z: &[f64; 0], p: &[f64; 1], out: &mut [f64; 1]) {
 //!         out[0] = -p[0] * y[0];
 //!     }
@@ -129,10 +130,12 @@ pub use adjoint::{AdjointGradient, AdjointPoint, AdjointStats, AdjointTape, Chec
 pub use dense::{dense_output, DenseError, DensePoint, Limit};
 pub use error::{Described, SolveError};
 pub use hybrid::{adjoint_tape_length, solve, solve_adjoint, solve_costs};
+#[cfg(feature = "std")]
+pub use model::Heap;
 pub use model::{
     cost_index, AdjointProducts, ConditionPartials, CostInfo, CostKind, CostValue, Direction,
-    EventTarget, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo, ModeJacobian, ModelSizes,
-    Objective, Point, RelaxedSizes, ResetJacobian, ScalarPartials,
+    EventTarget, GuardInfo, HybridModel, InitialMode, Inline, MatrixStore, Memory, ModeInfo,
+    ModeJacobian, ModelSizes, Objective, Point, RelaxedSizes, ResetJacobian, ScalarPartials,
 };
 pub use options::{CostErrorTest, Options};
 pub(crate) use run::ZENO_CLOSE_EVENTS;
@@ -145,6 +148,6 @@ pub use solver::{
     CostGradients, Event, Gradient, LookupError, SampleState, Solution, SolveFailure,
 };
 pub use solver::{Fields, InitialStates, ModelTypes, NoParams, Params, Solver, Variable, Wrt};
-pub use stack::stack_estimate;
+pub use stack::{stack_estimate, stack_estimate_in};
 pub use stats::Stats;
 pub use tableau::{Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA, ESDIRK547L2SA2};

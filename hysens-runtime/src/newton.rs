@@ -46,7 +46,7 @@
 
 use crate::error::SolveError;
 use crate::linalg::all_finite;
-use crate::linalg::{Lu, LuError};
+use crate::linalg::{Lu, LuError, MatrixStore};
 use crate::model::{constraint_gram, constraint_rows, ConditionPartials, ModeJacobian, SmoothMode};
 use crate::norm::{rms, sum_sq, weights};
 use crate::stats::Stats;
@@ -60,13 +60,13 @@ const STAGNATION_FLOOR: f64 = 1.0;
 
 /// The simplified Newton iteration of one step (module docs): the model, the factorized
 /// iteration matrix `M` and the settings, shared by the stages.
-pub(crate) struct StageNewton<'a, M, const NP: usize, const N: usize> {
+pub(crate) struct StageNewton<'a, M, const NP: usize, const N: usize, St: MatrixStore> {
     /// The mode.
     pub model: &'a M,
     /// Its parameters.
     pub p: &'a [f64; NP],
     /// LU factors of the iteration matrix `M = [I − hγ f_y, −hγ f_z; g_y, g_z]`.
-    pub lu: &'a Lu<N>,
+    pub lu: &'a Lu<N, St>,
     /// `M` is the exact Jacobian of the stage equation (a constant-Jacobian mode): the first
     /// iterate is accepted.
     pub linear: bool,
@@ -105,7 +105,7 @@ pub(crate) struct ConsistencyProblem<'a, const NY: usize, const NZ: usize, const
     pub atol: &'a [f64; NZ],
 }
 
-impl<M, const NP: usize, const N: usize> StageNewton<'_, M, NP, N> {
+impl<M, const NP: usize, const N: usize, St: MatrixStore> StageNewton<'_, M, NP, N, St> {
     /// Simplified Newton for one implicit stage `eq`, from `(y, z)` (the predictor) to the
     /// converged stage values (module docs). Returns the iteration count, or `Err(diverged)` on
     /// failure; raises `theta_max` to the largest contraction rate seen.
@@ -298,7 +298,7 @@ pub(crate) fn consistent_z<M, const NY: usize, const NZ: usize, const NP: usize>
     model: &M,
     problem: &ConsistencyProblem<'_, NY, NZ, NP>,
     z: &mut [f64; NZ],
-    jac: &mut ModeJacobian<NY, NZ>,
+    jac: &mut ModeJacobian<NY, NZ, M::Store>,
     jac_z: &mut [f64; NZ],
     stats: &mut Stats,
 ) -> Result<(), SolveError>
@@ -326,7 +326,7 @@ where
         if !all_finite(&gv) {
             return Err(nonfinite("g at a restart"));
         }
-        *jac = ModeJacobian::ZERO;
+        jac.clear();
         *jac_z = *z;
         model.jacobian(t, y, z, p, jac);
         stats.jacobian_evals += 1;
@@ -382,7 +382,7 @@ fn condition_z<M, const NY: usize, const NZ: usize, const NP: usize>(
     model: &M,
     problem: &ConsistencyProblem<'_, NY, NZ, NP>,
     z: &[f64; NZ],
-    jac: &ModeJacobian<NY, NZ>,
+    jac: &ModeJacobian<NY, NZ, M::Store>,
 ) -> [[f64; NZ]; NZ]
 where
     M: SmoothMode<NY, NZ, NP>,
@@ -470,7 +470,7 @@ where
 {
     let mut k = [0.0; NZ];
     model.g(t, y, z, p, &mut k);
-    let mut jac = ModeJacobian::ZERO;
+    let mut jac = ModeJacobian::zeroed();
     model.jacobian(t, y, z, p, &mut jac);
     if !all_finite(&k) || !jac.is_finite() {
         return Err(SolveError::NonFiniteValue {

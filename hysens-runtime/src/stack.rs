@@ -11,9 +11,11 @@
 //!
 //! [`stack_estimate`] has the measurements behind its margin.
 
+use core::marker::PhantomData;
 use core::mem::size_of;
 
 use crate::fsa::Esdirk;
+use crate::model::{Inline, MatrixStore, ModeJacobian, SmoothMode};
 
 /// The estimate's multiple of the integrator's size (see [`stack_estimate`]):
 /// 24 in a debug build (measured at most 15.0), 8 in a release build (measured at most 5.3).
@@ -90,10 +92,55 @@ pub const fn stack_estimate<
     const K: usize,
     const N: usize,
 >() -> usize {
+    stack_estimate_in::<Inline, S, NY, NZ, K, N>()
+}
+
+/// [`stack_estimate`] for a model whose matrices are kept in `St` ([`crate::HybridModel::Store`]):
+/// with [`crate::Heap`] the integrator holds pointers instead of its `N × N` matrices, and
+/// the estimate shrinks with it.
+pub const fn stack_estimate_in<
+    St: MatrixStore,
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const K: usize,
+    const N: usize,
+>() -> usize {
     const { assert!(N == NY + NZ, "stack_estimate needs N = NY + NZ") };
     FACTOR
-        .saturating_mul(size_of::<Esdirk<'static, (), S, NY, NZ, K, N>>())
+        .saturating_mul(size_of::<Esdirk<'static, SizeOnly<St>, S, NY, NZ, K, N>>())
         .saturating_add(BASE)
+}
+
+/// A mode with no equations, only a storage: what [`stack_estimate_in`] measures the
+/// integrator's size with (its kernels are never called).
+struct SizeOnly<St>(PhantomData<St>);
+
+impl<St: MatrixStore, const NY: usize, const NZ: usize, const NP: usize> SmoothMode<NY, NZ, NP>
+    for SizeOnly<St>
+{
+    type Store = St;
+    fn f(&self, _: f64, _: &[f64; NY], _: &[f64; NZ], _: &[f64; NP], _: &mut [f64; NY]) {}
+    fn g(&self, _: f64, _: &[f64; NY], _: &[f64; NZ], _: &[f64; NP], _: &mut [f64; NZ]) {}
+    fn jacobian(
+        &self,
+        _: f64,
+        _: &[f64; NY],
+        _: &[f64; NZ],
+        _: &[f64; NP],
+        _: &mut ModeJacobian<NY, NZ, St>,
+    ) {
+    }
+    fn parameter_jacobian(
+        &self,
+        _: f64,
+        _: &[f64; NY],
+        _: &[f64; NZ],
+        _: &[f64; NP],
+        _: &mut [[f64; NP]; NY],
+        _: &mut [[f64; NP]; NZ],
+    ) {
+    }
 }
 
 /// Runs `f` with at least `need` bytes of stack (feature `std`): on the thread's own stack

@@ -116,7 +116,7 @@ where
         let at = point.at();
         let mut f = [0.0; NY];
         model.residual(sliding, &at, &mut f, &mut []);
-        let mut jac = ModeJacobian::ZERO;
+        let mut jac = ModeJacobian::zeroed();
         model.jacobian(sliding, &at, &mut jac);
         let mut fp = [[0.0; NP]; NY];
         model.parameter_jacobian(sliding, &at, &mut fp, &mut []);
@@ -140,7 +140,7 @@ where
         for j in 0..NY {
             residual(
                 "g_y (f_F)_y + f_Fᵀ g_yy",
-                &|i, j| jac.fy[i][j],
+                &|i, j| jac.f_y()[i][j],
                 &|i, j| gyy[i][j],
                 j,
             );

@@ -86,8 +86,8 @@
 //! input has num-dual derivative exactly zero with respect to it.
 #![allow(dead_code)] // each test crate uses a different part of this module
 
-use hysens::runtime::ModeJacobian;
 use hysens::runtime::{AdjointProducts, Memory, Point, ResetJacobian, ScalarPartials};
+use hysens::runtime::{HybridModel, Inline, ModeJacobian};
 use num_dual::{Dual64, DualNum};
 
 /// Relative tolerance for derivatives (the 1e-10).
@@ -573,7 +573,7 @@ pub fn check_model<M, R, const NY: usize, const NZ: usize, const NP: usize>(
     reference: &R,
     points: &[TestPoint<NY, NZ, NP>],
 ) where
-    M: AdjointProducts<NY, NZ, NP>,
+    M: AdjointProducts<NY, NZ, NP> + HybridModel<NY, NZ, NP, Store = Inline>,
     R: Reference<NY, NZ, NP>,
 {
     let mut ch = Checker::new(what);

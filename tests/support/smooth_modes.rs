@@ -38,6 +38,7 @@ impl<M, const NY: usize, const NZ: usize, const NP: usize> SmoothMode<NY, NZ, NP
 where
     M: HybridModel<NY, NZ, NP>,
 {
+    type Store = M::Store;
     fn f(&self, t: f64, y: &[f64; NY], z: &[f64; NZ], p: &[f64; NP], out: &mut [f64; NY]) {
         self.residual(t, y, z, p, out, &mut [0.0; NZ]);
     }
@@ -69,7 +70,7 @@ where
         y: &[f64; NY],
         z: &[f64; NZ],
         p: &[f64; NP],
-        jac: &mut ModeJacobian<NY, NZ>,
+        jac: &mut ModeJacobian<NY, NZ, M::Store>,
     ) {
         let memory = Memory::ZERO;
         let at = Point {
@@ -128,6 +129,7 @@ where
 #[derive(Debug)]
 pub struct Smooth;
 impl SmoothMode<2, 0, 0> for Smooth {
+    type Store = hysens::runtime::Inline;
     fn f(&self, t: f64, y: &[f64; 2], _: &[f64; 0], _: &[f64; 0], o: &mut [f64; 2]) {
         o[0] = -y[0] * y[0];
         o[1] = libm::cos(t) * y[1];
@@ -166,6 +168,7 @@ pub fn smooth_exact(t: f64) -> [f64; 2] {
 #[derive(Debug)]
 pub struct CubicDae;
 impl SmoothMode<2, 1, 1> for CubicDae {
+    type Store = hysens::runtime::Inline;
     fn f(&self, _: f64, x: &[f64; 2], z: &[f64; 1], p: &[f64; 1], o: &mut [f64; 2]) {
         o[0] = -p[0] * x[0] + z[0];
         o[1] = x[0] - x[1] * z[0];
@@ -213,6 +216,7 @@ pub const CUBIC_DAE_Z1: f64 = 0.927118543605219;
 #[derive(Debug)]
 pub struct Linear;
 impl SmoothMode<3, 0, 0> for Linear {
+    type Store = hysens::runtime::Inline;
     fn f(&self, t: f64, y: &[f64; 3], _: &[f64; 0], _: &[f64; 0], o: &mut [f64; 3]) {
         o[0] = -y[0] + 10.0 * y[1];
         o[1] = -10.0 * y[0] - y[1];
@@ -255,6 +259,7 @@ pub fn linear_exact(t: f64) -> [f64; 3] {
 #[derive(Debug)]
 pub struct Scalar;
 impl SmoothMode<1, 0, 2> for Scalar {
+    type Store = hysens::runtime::Inline;
     fn f(&self, t: f64, y: &[f64; 1], _: &[f64; 0], p: &[f64; 2], o: &mut [f64; 1]) {
         o[0] = p[0] * y[0] + p[1] * 3.0 * t * t;
     }

@@ -7,10 +7,14 @@
 //!
 //! Run: `cargo run --release --example scaling_hysens -- N MODE [REPEAT]` (`N` one of the
 //! generated sizes; `scaling.sh` runs every cell in its own process for its peak RSS), or
-//! `-- N check`: both gradients against central differences ([`check`]).
+//! `-- N check`: both gradients against central differences ([`check`]). `N` with an `h`
+//! (`1000h`): the same rod generated with `store = heap` (`models/heat_rod_heap.rs`), its
+//! `N × N` matrices on the heap.
 
 #[path = "../models/heat_rod.rs"]
 mod heat_rod;
+#[path = "../models/heat_rod_heap.rs"]
+mod heat_rod_heap;
 
 use hysens::prelude::*;
 use std::time::Instant;
@@ -32,11 +36,11 @@ struct Run {
 }
 
 macro_rules! sizes {
-    ($($n:literal => $rod:ident),*) => {
-        fn solve_once(n: usize, mode: &str, p: &[f64; 10], (rtol, atol): (f64, f64)) -> Run {
+    ($($key:literal => $models:ident::$rod:ident),*) => {
+        fn solve_once(n: &str, mode: &str, p: &[f64; 10], (rtol, atol): (f64, f64)) -> Run {
             match n {
-                $($n => {
-                    use heat_rod::$rod as m;
+                $($key => {
+                    use $models::$rod as m;
                     const NY: usize = m::Model::NY;
                     let x0 = m::X::from_array([0.0; NY]);
                     let p = m::P::from_array(*p);
@@ -72,25 +76,31 @@ macro_rules! sizes {
                             Run {
                                 steps: s.stats.steps,
                                 switch_times: s.events.iter().map(|e| e.t).collect(),
-                                u_sensor: s.y[$n / 2],
-                                u_last: s.y[$n - 1],
+                                u_sensor: s.y[NY / 2],
+                                u_last: s.y[NY - 1],
                                 cost: s.cost,
                                 gradient,
                             }
                         }
                     }
                 })*
-                other => panic!("no generated rod of {other} cells (sizes: {:?})", [$($n),*]),
+                other => panic!("no generated rod of {other} cells (sizes: {:?})", [$($key),*]),
             }
         }
     };
 }
-sizes!(10 => rod10, 100 => rod100, 1000 => rod1000, 5000 => rod5000);
+sizes!(
+    "10" => heat_rod::rod10,
+    "100" => heat_rod::rod100,
+    "1000" => heat_rod::rod1000,
+    "5000" => heat_rod::rod5000,
+    "1000h" => heat_rod_heap::rod1000
+);
 
 /// `check`: the gradient of the terminal cost by FSA and by the adjoint against central
 /// differences of plain solves, all at rtol 1e-10, atol 1e-12; relative step 1e-6 (absolute
 /// 1e-6 for `u_a = 0`). Prints the largest relative difference of each and per parameter.
-fn check(n: usize) {
+fn check(n: &str) {
     let tight = (1e-10, 1e-12);
     let fsa = solve_once(n, "fsa", &P, tight)
         .gradient
@@ -122,17 +132,19 @@ fn check(n: usize) {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let n: usize = args.next().and_then(|a| a.parse().ok()).expect("N");
+    let key = args.next().expect("N");
+    let n: usize = key.trim_end_matches('h').parse().expect("N");
+    let tool = if key.ends_with('h') { "hysens-heap" } else { "hysens-dense" };
     let mode = args.next().unwrap_or_else(|| "plain".into());
     if mode == "check" {
-        return check(n);
+        return check(&key);
     }
     let repeat: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1);
     let mut times = Vec::new();
     let mut run = None;
     for _ in 0..repeat.max(1) {
         let start = Instant::now();
-        run = Some(solve_once(n, &mode, &P, (RTOL, ATOL)));
+        run = Some(solve_once(&key, &mode, &P, (RTOL, ATOL)));
         times.push(start.elapsed().as_secs_f64());
     }
     times.sort_by(f64::total_cmp);
@@ -149,7 +161,7 @@ fn main() {
         }
     };
     println!(
-        "{{\"tool\":\"hysens-dense\",\"n\":{n},\"mode\":\"{mode}\",\"median_s\":{:.6e},\"repeats\":{},\"steps\":{},\"switch_times\":{},\"u_sensor_T\":{},\"u_last_T\":{},\"cost_T\":{},\"d_cost_dp\":{}}}",
+        "{{\"tool\":\"{tool}\",\"n\":{n},\"mode\":\"{mode}\",\"median_s\":{:.6e},\"repeats\":{},\"steps\":{},\"switch_times\":{},\"u_sensor_T\":{},\"u_last_T\":{},\"cost_T\":{},\"d_cost_dp\":{}}}",
         times[times.len() / 2],
         times.len(),
         run.steps,

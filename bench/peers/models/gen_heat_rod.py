@@ -3,8 +3,19 @@
 `#[hybrid_model]` named `rod{N}`, for each N given — the model family of the scaling benchmark
 (`examples/scaling_hysens.rs`; diffsol solves the same equations in
 `examples/scaling_diffsol.rs`). `python3 models/gen_heat_rod.py 10 100 1000 5000 > models/heat_rod.rs`
-reproduces heat_rod.rs."""
+reproduces heat_rod.rs.
+
+Options before the sizes: `--store heap` writes `#[hybrid_model(crate = ..., store = heap)]`
+(the model's `N × N` matrices on the heap) and `--mix` adds a reset at the switch-off (the
+heater's cell mixes with its neighbour, `u_0⁺ = (u_0 + u_1)/2`): the 1,000-state test model of
+the heap path, `tests/models/heat_rod_1000.rs`, is
+`python3 bench/peers/models/gen_heat_rod.py --store heap --mix 1000`."""
 import sys
+
+ARGS = sys.argv[1:]
+HEAP = "--store" in ARGS and ARGS[ARGS.index("--store") + 1] == "heap"
+MIX = "--mix" in ARGS
+SIZES = [int(a) for a in ARGS if a.isdigit()]
 
 KAPPA = ["k0", "k1", "k2", "k3", "k4"]
 
@@ -21,6 +32,22 @@ def rhs(n, i, heating):
     if i == n - 1:
         terms.append(f"-{float(n)!r} * p.hl * (x.u{i} - p.ua)")
     return " + ".join(terms).replace("+ -", "- ")
+
+def mix(n):
+    """With `--mix`, the reset at the switch-off (module docs); else nothing."""
+    if not MIX:
+        return ""
+    fields = "".join(f"            u{i}: x.u{i},\n" for i in range(2, n))
+    return f"""    /// With the heater off, its cell mixes with its neighbour.
+    #[reset(too_warm)]
+    fn mix(x: &X) -> X {{
+        X {{
+            u0: 0.5 * (x.u0 + x.u1),
+            u1: x.u1,
+{fields}        }}
+    }}
+
+"""
 
 out = []
 w = out.append
@@ -42,11 +69,17 @@ w("""//! A 1-D rod of `N` cells with a heater at one end that a thermostat switc
 #![allow(dead_code)]
 
 use hysens::hybrid_model;""")
-for n in [int(a) for a in sys.argv[1:]]:
+if HEAP or MIX:
+    out[0] = out[0].replace("#![allow(dead_code)]", f"""//!
+//! This file: `python3 bench/peers/models/gen_heat_rod.py {' '.join(ARGS)}` (`--store heap`:
+//! the model's `N × N` matrices on the heap; `--mix`: a reset at the switch-off, the heater's
+//! cell mixing with its neighbour, `u_0⁺ = (u_0 + u_1)/2`).
+#![allow(dead_code)]""")
+for n in SIZES:
     m = n // 2
     w("")
     w(f"/// The rod of {n} cells (module docs).")
-    w("#[hybrid_model]")
+    w("#[hybrid_model(store = heap)]" if HEAP else "#[hybrid_model]")
     w(f"pub mod rod{n} {{")
     w("    /// Cell temperatures.")
     w("    #[states]\n    pub struct X {")
@@ -99,7 +132,7 @@ for n in [int(a) for a in sys.argv[1:]]:
         x.u{m} - p.tlo
     }}
 
-    /// The sensor and the far end at the final time.
+{mix(n)}    /// The sensor and the far end at the final time.
     #[cost(terminal)]
     fn observed(x: &X) -> f64 {{
         x.u{m} + x.u{n - 1}

@@ -18,6 +18,7 @@ use crate::validate::Checked;
 /// `impl AdjointProducts for Model`.
 pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) -> TokenStream {
     let rt = &target.rt;
+    let store = &target.store;
     let (ny, nz, np) = target.sizes();
     let costs = Costs {
         integral: lowered.integral.clone(),
@@ -67,6 +68,7 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
         }
 
         impl #rt::HybridModel<#ny, #nz, #np> for Model {
+            type Store = #store;
             #modes
             #guards
             #initial

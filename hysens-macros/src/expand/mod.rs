@@ -141,6 +141,8 @@ pub struct Target {
     pub nz: usize,
     /// Number of parameters and inputs `NP`.
     pub np: usize,
+    /// The model's `HybridModel::Store`: `<runtime>::Inline` or `<runtime>::Heap`.
+    pub store: TokenStream,
 }
 
 impl Target {
@@ -150,6 +152,7 @@ impl Target {
             ny: variables.ny(),
             nz: variables.nz(),
             np: variables.np(),
+            store: options.store(),
         }
     }
 

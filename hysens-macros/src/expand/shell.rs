@@ -213,7 +213,7 @@ fn inherent_items(model: &Model, variables: &Variables<'_>, target: &Target) -> 
     let mode_name = name_lookup("mode_name", "mode", model.mode_names().into_iter());
     let guard_name = name_lookup("guard_name", "guard", model.guard_names().into_iter());
     let entry_points = entry_points(variables, target);
-    let rt = &target.rt;
+    let (rt, store) = (&target.rt, &target.store);
     let n = Literal::usize_unsuffixed(target.ny + target.nz);
     let describe_doc = "`error` with this model's names: modes and guards by the names of their functions, a switching surface's guards with the surface's name (`SolveError`'s own `Display` prints their indices). For the errors of the no-heap solves; the builder's `SolveFailure` prints this way already.";
     quote! {
@@ -227,9 +227,10 @@ fn inherent_items(model: &Model, variables: &Variables<'_>, target: &Target) -> 
             /// Bytes of stack the no-heap solves of this model need (`solve`,
             /// `solve_with_sensitivities`, `solve_adjoint`, `solve_with` with a tableau of at
             /// most six stages), with a safety margin: `hysens_runtime::stack_estimate` of its
-            /// sizes. Run them on a thread with this much stack to spare (plus the caller's
-            /// frames); `solver()`'s `solve` and `gradient` grow the stack themselves.
-            pub const STACK_ESTIMATE: usize = #rt::stack_estimate::<6, #ny, #nz, #np, #n>();
+            /// sizes and storage. Run them on a thread with this much stack to spare (plus the
+            /// caller's frames); `solver()`'s `solve` and `gradient` grow the stack themselves.
+            pub const STACK_ESTIMATE: usize =
+                #rt::stack_estimate_in::<#store, 6, #ny, #nz, #np, #n>();
             /// Names of the named outputs, in index order (`HybridModel::OUTPUT_NAMES`).
             pub const OUTPUT_NAMES: &'static [&'static str] = &[#(#output_names),*];
             #mode_name

@@ -33,6 +33,7 @@ impl KernelMethod {
 /// The signatures of one model's kernel methods.
 pub struct Signatures {
     rt: TokenStream,
+    store: TokenStream,
     point: TokenStream,
     y: TokenStream,
     z: TokenStream,
@@ -48,6 +49,7 @@ impl Signatures {
         let (ny, nz, np) = target.sizes();
         Signatures {
             rt: target.rt.clone(),
+            store: target.store.clone(),
             point: target.point(),
             y: quote!([f64; #ny]),
             z: quote!([f64; #nz]),
@@ -94,8 +96,8 @@ impl Signatures {
     }
 
     fn mode_jacobian(&self) -> TokenStream {
-        let (rt, ny, nz) = (&self.rt, &self.ny, &self.nz);
-        quote!(&mut #rt::ModeJacobian<#ny, #nz>)
+        let (rt, ny, nz, store) = (&self.rt, &self.ny, &self.nz, &self.store);
+        quote!(&mut #rt::ModeJacobian<#ny, #nz, #store>)
     }
 
     fn scalar_partials(&self) -> TokenStream {
@@ -183,7 +185,11 @@ impl Signatures {
     /// `HybridModel::reset_jacobian`.
     pub fn reset_jacobian(&self) -> KernelMethod {
         let (rt, ny, nz, np) = (&self.rt, &self.ny, &self.nz, &self.np);
-        let extra = vec![("jac", quote!(&mut #rt::ResetJacobian<#ny, #nz, #np>))];
+        let store = &self.store;
+        let extra = vec![(
+            "jac",
+            quote!(&mut #rt::ResetJacobian<#ny, #nz, #np, #store>),
+        )];
         self.indexed("reset_jacobian", "guard", extra, None)
     }
 
@@ -202,7 +208,11 @@ impl Signatures {
     /// `HybridModel::initial_state_jacobian`.
     pub fn initial_state_jacobian(&self) -> KernelMethod {
         let (rt, ny, nz, np) = (&self.rt, &self.ny, &self.nz, &self.np);
-        let extra = vec![("jac", quote!(&mut #rt::ResetJacobian<#ny, #nz, #np>))];
+        let store = &self.store;
+        let extra = vec![(
+            "jac",
+            quote!(&mut #rt::ResetJacobian<#ny, #nz, #np, #store>),
+        )];
         self.unindexed("initial_state_jacobian", extra, None)
     }
 

@@ -29,6 +29,7 @@ pub fn kernels(model: &Model, variables: &Variables<'_>, target: &Target) -> Tok
     let rt = &target.rt;
     let (ny, nz, np) = target.sizes();
     let signatures = Signatures::new(target);
+    let store = &target.store;
     let body = unreachable();
     let n_modes = Literal::usize_unsuffixed(model.mode_names().len());
     let names = tables::variable_names(variables);
@@ -43,6 +44,7 @@ pub fn kernels(model: &Model, variables: &Variables<'_>, target: &Target) -> Tok
         }
 
         impl #rt::HybridModel<#ny, #nz, #np> for Model {
+            type Store = #store;
             const MODES: &'static [#rt::ModeInfo] = &[];
             #names
             #residual

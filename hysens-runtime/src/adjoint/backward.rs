@@ -24,7 +24,9 @@ use super::tape::{AdjointTape, Recording, TapeEvent, TapeStep};
 use super::{AdjointGradient, AdjointStats, Costate};
 use crate::error::SolveError;
 use crate::linalg::Lu;
-use crate::model::{ends_solve, AdjointProducts, Memory, ModeJacobian, Objective, Point};
+use crate::model::{
+    ends_solve, AdjointProducts, HybridModel, Memory, ModeJacobian, Objective, Point,
+};
 use crate::model::{ConditionPartials, ScalarPartials};
 use crate::run::{HybridOutputs, HybridProblem, HybridRun, HybridSolution, Sample};
 
@@ -121,11 +123,13 @@ struct Pass<
     const NZ: usize,
     const NP: usize,
     const N: usize,
-> {
+> where
+    M: HybridModel<NY, NZ, NP>,
+{
     sweep: Sweep<'a, M, S, NP>,
     problem: &'a HybridProblem<'a, NY, NZ, NP>,
     costate: Costate<NY, NZ, NP>,
-    cache: StageLu<NY, NZ, N>,
+    cache: StageLu<NY, NZ, N, M::Store>,
     stats: AdjointStats,
     trajectory: Trajectory<'o, O>,
 }
@@ -360,7 +364,7 @@ impl<O> Trajectory<'_, O> {
                 model.hidden_constraint_partials(at.mode, &point, &mut c);
                 (c.cy, c.cz)
             } else {
-                let mut jac = ModeJacobian::ZERO;
+                let mut jac = ModeJacobian::zeroed();
                 model.jacobian(at.mode, &point, &mut jac);
                 (jac.g_y(), jac.g_z())
             };
@@ -491,7 +495,7 @@ fn event_step<
     step: &TapeStep<S, NY, NZ>,
     event: &TapeEvent<S, NY, NZ>,
     costate: &mut Costate<NY, NZ, NP>,
-    cache: &mut StageLu<NY, NZ, N>,
+    cache: &mut StageLu<NY, NZ, N, M::Store>,
     stats: &mut AdjointStats,
     with_left_limit: bool,
 ) -> Result<Option<LeftLimit<NY, NZ>>, SolveError>

@@ -29,7 +29,7 @@ where
         y: problem.y0,
         z: problem.z0,
     };
-    let mut jac = ResetJacobian::ZERO;
+    let mut jac = ResetJacobian::zeroed();
     model.initial_state_jacobian(&problem.initial_point(&memory), &mut jac);
     let mapped = gradient.y0;
     let mut given = [0.0; NY];

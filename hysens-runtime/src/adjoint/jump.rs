@@ -152,7 +152,7 @@ where
         tau: post.tau,
     };
     if has_reset {
-        let mut rj = ResetJacobian::ZERO;
+        let mut rj = ResetJacobian::zeroed();
         model.reset_jacobian(guard, at, &mut rj);
         let terms = ResetAdjointTerms {
             tau: &mut pre.tau,

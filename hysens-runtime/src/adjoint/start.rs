@@ -74,7 +74,7 @@ where
     };
     subtract_transposed(&g, &lambda, adjoint, at.t, mode)?;
     if M::MODES.get(mode).is_some_and(|m| m.uses_memory) {
-        let mut mj = ModeJacobian::ZERO;
+        let mut mj = ModeJacobian::zeroed();
         model.memory_jacobian(mode, at, &mut mj);
         mj.sub_g_transposed_times(&lambda, &mut post.memory.y, &mut post.memory.z);
     }

@@ -44,7 +44,7 @@ use crate::adjoint::cost::integral_seeds;
 use crate::adjoint::tape::TapeStep;
 use crate::error::SolveError;
 use crate::linalg::all_finite;
-use crate::linalg::Lu;
+use crate::linalg::{Lu, MatrixStore};
 use crate::model::{AdjointProducts, Memory, ModeJacobian, Objective, Point};
 use crate::step::StepLength;
 use crate::tableau::Tableau;
@@ -53,13 +53,13 @@ use crate::tableau::Tableau;
 /// and steps when the mode's Jacobian is constant (then every `J_i` of a step, and of every
 /// step of the same length in the same mode and memory, is the same matrix, as the forward
 /// sensitivities use it; `fsa/step.rs`).
-pub(crate) struct StageLu<const NY: usize, const NZ: usize, const N: usize> {
-    lu: Lu<N>,
+pub(crate) struct StageLu<const NY: usize, const NZ: usize, const N: usize, St: MatrixStore> {
+    lu: Lu<N, St>,
     /// `(mode, memory, Hγ)` of the matrix in `lu`, if it is reusable.
     key: Option<(usize, Memory<NY, NZ>, f64)>,
 }
 
-impl<const NY: usize, const NZ: usize, const N: usize> StageLu<NY, NZ, N> {
+impl<const NY: usize, const NZ: usize, const N: usize, St: MatrixStore> StageLu<NY, NZ, N, St> {
     /// Nothing factorized yet.
     pub(crate) fn new() -> Self {
         StageLu {
@@ -136,7 +136,7 @@ impl<M, const S: usize, const NP: usize> Sweep<'_, M, S, NP> {
         step: &TapeStep<S, NY, NZ>,
         track_time: bool,
         costate: &mut Costate<NY, NZ, NP>,
-        cache: &mut StageLu<NY, NZ, N>,
+        cache: &mut StageLu<NY, NZ, N, M::Store>,
         stats: &mut AdjointStats,
     ) -> Result<(), SolveError>
     where
@@ -213,7 +213,7 @@ impl<M, const S: usize, const NP: usize> Sweep<'_, M, S, NP> {
         need_h: bool,
         seeds: &StageSeeds<S, NY, NZ>,
         costate: &mut Costate<NY, NZ, NP>,
-        cache: &mut StageLu<NY, NZ, N>,
+        cache: &mut StageLu<NY, NZ, N, M::Store>,
         stats: &mut AdjointStats,
     ) -> Result<(), SolveError>
     where
@@ -264,7 +264,7 @@ impl<M, const S: usize, const NP: usize> Sweep<'_, M, S, NP> {
         i: usize,
         rev: &mut StageReverse<'_, S, NY, NZ>,
         costate: &mut Costate<NY, NZ, NP>,
-        cache: &mut StageLu<NY, NZ, N>,
+        cache: &mut StageLu<NY, NZ, N, M::Store>,
         stats: &mut AdjointStats,
     ) -> Result<(), SolveError>
     where
@@ -394,7 +394,7 @@ impl<M, const S: usize, const NP: usize> Sweep<'_, M, S, NP> {
         constant: bool,
         hg: f64,
         r: &mut [f64; N],
-        cache: &mut StageLu<NY, NZ, N>,
+        cache: &mut StageLu<NY, NZ, N, M::Store>,
         stats: &mut AdjointStats,
     ) -> Result<(), SolveError>
     where
@@ -402,12 +402,11 @@ impl<M, const S: usize, const NP: usize> Sweep<'_, M, S, NP> {
     {
         let key = (step.mode, step.memory, hg);
         if !(constant && cache.key == Some(key)) {
-            let mut jac = ModeJacobian::ZERO;
+            let mut jac = ModeJacobian::zeroed();
             self.model.jacobian(step.mode, at, &mut jac);
             stats.jacobian_evals += 1;
             cache.key = None;
-            cache.lu = jac
-                .factor_stage_matrix(hg)
+            jac.refactor_stage_matrix(hg, &mut cache.lu)
                 .map_err(|e| SolveError::from_lu(e, at.t, step.mode, "adjoint stage matrix"))?;
             stats.lu_factorizations += 1;
             if constant {
@@ -485,7 +484,7 @@ pub(crate) fn memory_products<M, const NY: usize, const NZ: usize, const NP: usi
 ) where
     M: AdjointProducts<NY, NZ, NP>,
 {
-    let mut mj = ModeJacobian::ZERO;
+    let mut mj = ModeJacobian::zeroed();
     model.memory_jacobian(mode, at, &mut mj);
     let (memory_y, memory_z) = mj.transposed_times(lambda, mu);
     for (out, v) in costate.memory_y.iter_mut().zip(memory_y) {

@@ -165,6 +165,7 @@ struct Affine<const NY: usize, const NZ: usize, const NP: usize, const MEM: bool
 impl<const NY: usize, const NZ: usize, const NP: usize, const MEM: bool> HybridModel<NY, NZ, NP>
     for Affine<NY, NZ, NP, MEM>
 {
+    type Store = crate::Inline;
     const MODES: &'static [ModeInfo] = &[ModeInfo {
         name: "",
         uses_memory: MEM,
@@ -200,7 +201,7 @@ impl<const NY: usize, const NZ: usize, const NP: usize, const MEM: bool> HybridM
         }
     }
     fn jacobian(&self, m: usize, _: &Pt<NY, NZ, NP>, jac: &mut ModeJacobian<NY, NZ>) {
-        *jac = self.jac[m];
+        jac.clone_from(&self.jac[m]);
     }
     fn parameter_jacobian(
         &self,
@@ -215,13 +216,13 @@ impl<const NY: usize, const NZ: usize, const NP: usize, const MEM: bool> HybridM
         (*ft, *gt) = self.t[m];
     }
     fn memory_jacobian(&self, m: usize, _: &Pt<NY, NZ, NP>, jac: &mut ModeJacobian<NY, NZ>) {
-        *jac = self.mem[m];
+        jac.clone_from(&self.mem[m]);
     }
     fn guard_partials(&self, _: usize, _: &Pt<NY, NZ, NP>, d: &mut ScalarPartials<NY, NZ, NP>) {
         *d = self.guard;
     }
     fn reset_jacobian(&self, _: usize, _: &Pt<NY, NZ, NP>, r: &mut ResetJacobian<NY, NZ, NP>) {
-        *r = self.reset;
+        r.clone_from(&self.reset);
     }
 }
 

@@ -247,7 +247,7 @@ pub(crate) fn rate_tolerance<M, const NY: usize, const NZ: usize, const NP: usiz
 where
     M: HybridModel<NY, NZ, NP>,
 {
-    let mut jac = ModeJacobian::ZERO;
+    let mut jac = ModeJacobian::zeroed();
     model.jacobian(mode, at, &mut jac);
     let mut fp = [[0.0; NP]; NY];
     let mut gp = [[0.0; NP]; NZ];

@@ -72,7 +72,9 @@ pub(crate) struct DenseGuard<
     const NZ: usize,
     const NP: usize,
     const N: usize,
-> {
+> where
+    M: HybridModel<NY, NZ, NP>,
+{
     it: &'s ModeIntegrator<'i, 'm, M, S, NY, NZ, NP, N>,
     adapter: &'s ModeAdapter<'m, M, NY, NZ, NP>,
     p: &'s [f64; NP],
@@ -221,7 +223,9 @@ struct Scan<
     const NZ: usize,
     const NP: usize,
     const N: usize,
-> {
+> where
+    M: HybridModel<NY, NZ, NP>,
+{
     dense: &'d DenseGuard<'s, 'i, 'm, M, S, NY, NZ, NP, N>,
     values: [f64; SCAN + 1],
     quartic: Quartic,
@@ -512,6 +516,7 @@ pub(crate) struct Detection {
 /// `events/`).
 #[inline]
 pub(crate) fn detect<
+    'm,
     M,
     const S: usize,
     const NY: usize,
@@ -519,8 +524,8 @@ pub(crate) fn detect<
     const NP: usize,
     const N: usize,
 >(
-    it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-    adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+    it: &ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+    adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
     p: &[f64; NP],
     armed: &Armed,
     trial: &Trial,

@@ -16,6 +16,7 @@ const MAX_POLISH: usize = 12;
 /// the integrator's stage storage holds that step.
 #[inline]
 pub(crate) fn polish<
+    'm,
     M,
     const S: usize,
     const NY: usize,
@@ -23,8 +24,8 @@ pub(crate) fn polish<
     const NP: usize,
     const N: usize,
 >(
-    it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-    adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+    it: &mut ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+    adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
     p: &[f64; NP],
     trial: &Trial,
     cr: &Crossing,
@@ -39,7 +40,7 @@ where
     // max/min rather than f64::clamp, which panics if h < h_min (tiny landing steps).
     let clamp = |x: f64| x.max(h_min).min(h);
     let slope = dense_slope(it, adapter, p, cr, h)?;
-    let eval = |it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>, hh: f64| {
+    let eval = |it: &mut ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>, hh: f64| {
         guard_at_step_end(it, adapter, p, g, hh)
     };
     let mut n = 1;
@@ -87,6 +88,7 @@ where
 /// The slope `dh/dt` of guard `cr.guard` at the dense-output root `cr` of the computed step of
 /// size `h` (central difference in `θ`), for the first secant point.
 fn dense_slope<
+    'm,
     M,
     const S: usize,
     const NY: usize,
@@ -94,8 +96,8 @@ fn dense_slope<
     const NP: usize,
     const N: usize,
 >(
-    it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-    adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+    it: &ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+    adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
     p: &[f64; NP],
     cr: &Crossing,
     h: f64,
@@ -116,6 +118,7 @@ where
 /// an index-2 mode with `z` from the hidden constraint at the step's end, where the solve goes
 /// on from (`fsa/index2.rs`).
 fn guard_at_step_end<
+    'm,
     M,
     const S: usize,
     const NY: usize,
@@ -123,8 +126,8 @@ fn guard_at_step_end<
     const NP: usize,
     const N: usize,
 >(
-    it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-    adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+    it: &mut ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+    adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
     p: &[f64; NP],
     guard: usize,
     hh: f64,

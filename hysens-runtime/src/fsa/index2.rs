@@ -74,7 +74,7 @@ where
             rtol: &self.opts.rtol_z,
             atol: &self.opts.atol_z,
         };
-        let (mut z, mut jac, mut at_z) = (guess, ModeJacobian::ZERO, [0.0; NZ]);
+        let (mut z, mut jac, mut at_z) = (guess, ModeJacobian::zeroed(), [0.0; NZ]);
         consistent_z(
             self.model,
             &problem,

@@ -40,7 +40,7 @@ where
         let at = problem.initial_point(&memory);
         model.initial_state(&at, &mut mapped.y0);
         mapped.sensitivities = problem.sensitivities.map(|given| {
-            let mut jac = ResetJacobian::ZERO;
+            let mut jac = ResetJacobian::zeroed();
             model.initial_state_jacobian(&at, &mut jac);
             let mut seeds = jac.p;
             jac.add_y_times_columns(&given, &mut seeds);

@@ -27,17 +27,21 @@ pub struct Esdirk<
     const NZ: usize,
     const NP: usize,
     const N: usize,
-> {
+> where
+    M: SmoothMode<NY, NZ, NP>,
+{
     /// The stepper whose steps the sensitivities follow.
     pub(crate) step: Stepper<'m, M, S, NY, NZ, NP, N>,
     /// The forward sensitivities (module docs of `fsa/`).
-    pub(crate) fsa: Fsa<S, NY, NZ, NP, N>,
+    pub(crate) fsa: Fsa<S, NY, NZ, NP, N, M::Store>,
 }
 
 /// The stepper `step` with its sensitivities off (until [`Esdirk::enable_sensitivities`]); a
 /// stepper restored from a snapshot (`step/snapshot.rs`) resumes that way.
 impl<'m, M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
     From<Stepper<'m, M, S, NY, NZ, NP, N>> for Esdirk<'m, M, S, NY, NZ, NP, N>
+where
+    M: SmoothMode<NY, NZ, NP>,
 {
     fn from(step: Stepper<'m, M, S, NY, NZ, NP, N>) -> Self {
         Esdirk {
@@ -446,7 +450,7 @@ fn with_sensitivity_error<
     const N: usize,
 >(
     step: &mut Stepper<'_, M, S, NY, NZ, NP, N>,
-    fsa: &mut Fsa<S, NY, NZ, NP, N>,
+    fsa: &mut Fsa<S, NY, NZ, NP, N, M::Store>,
     h: f64,
     landing: bool,
     error: f64,

@@ -28,6 +28,8 @@
 
 use crate::error::SolveError;
 use crate::linalg::all_finite;
+use core::borrow::BorrowMut;
+
 use crate::model::{HybridModel, Point, ResetJacobian};
 
 /// The total sensitivities just before an event and those of the memory of the mode being left.
@@ -62,16 +64,17 @@ pub(crate) fn reset_jacobian<M, const NY: usize, const NZ: usize, const NP: usiz
     guard: usize,
     has_reset: bool,
     at: &Point<'_, NY, NZ, NP>,
-) -> ResetJacobian<NY, NZ, NP>
+) -> ResetJacobian<NY, NZ, NP, M::Store>
 where
     M: HybridModel<NY, NZ, NP>,
 {
-    let mut rj = ResetJacobian::ZERO;
+    let mut rj = ResetJacobian::zeroed();
     if has_reset {
         model.reset_jacobian(guard, at, &mut rj);
     } else {
+        let ry: &mut [[f64; NY]; NY] = rj.y.borrow_mut();
         for i in 0..NY {
-            rj.y[i][i] = 1.0;
+            ry[i][i] = 1.0;
         }
     }
     rj

@@ -120,15 +120,16 @@ where
 
     /// The exact Jacobians at the stage points of the step in the stage storage, from `tn` of
     /// size `h` (the stage LUs of the forward sensitivities become stale).
-    fn stage_jacobians(&mut self, tn: f64, h: f64) -> [ModeJacobian<NY, NZ>; S] {
+    fn stage_jacobians(&mut self, tn: f64, h: f64) -> [ModeJacobian<NY, NZ, M::Store>; S] {
         let tab = self.step.tableau;
         self.fsa.stage_lu_valid = [false; S];
-        let mut jac = [ModeJacobian::<NY, NZ>::ZERO; S];
+        let mut jac: [ModeJacobian<NY, NZ, M::Store>; S] =
+            core::array::from_fn(|_| ModeJacobian::zeroed());
         for i in 0..S {
             let ti = tn + tab.c[i] * h;
             let (y, z) = (&self.step.stages.ys[i], &self.step.stages.zs[i]);
             if self.step.matrix.linear {
-                jac[i] = self.step.matrix.jac;
+                jac[i].clone_from(&self.step.matrix.jac);
             } else {
                 self.step
                     .model
@@ -176,7 +177,7 @@ where
         &mut self,
         tn: f64,
         h: f64,
-        jac: &[ModeJacobian<NY, NZ>; S],
+        jac: &[ModeJacobian<NY, NZ, M::Store>; S],
     ) -> Result<(), SolveError> {
         // A step of length zero (an event at a mode's entry, `hybrid/entry.rs`) has the exact
         // `F_i = f(t_n, y_n, z_n)` already (`Esdirk::evaluate_roundoff`).
@@ -222,7 +223,7 @@ where
         &mut self,
         tn: f64,
         h: f64,
-        partials: &StagePartials<'_, S, NY, NZ>,
+        partials: &StagePartials<'_, S, NY, NZ, M::Store>,
     ) -> Result<(), SolveError> {
         self.refine_stage_derivatives(tn, h, partials.jac)?;
         let columns = StepColumns {

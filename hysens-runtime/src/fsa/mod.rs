@@ -107,8 +107,8 @@ pub(crate) type ModeIntegrator<
     const N: usize,
 > = Esdirk<'i, ModeAdapter<'m, M, NY, NZ, NP>, S, NY, NZ, NP, N>;
 
-use crate::linalg::Lu;
-use crate::model::ModeAdapter;
+use crate::linalg::{Lu, MatrixStore};
+use crate::model::{ModeAdapter, SmoothMode};
 use crate::step::Stepper;
 
 /// A stepper and the forward sensitivities that follow its steps, borrowed together: the
@@ -124,9 +124,11 @@ pub(crate) struct Following<
     const NZ: usize,
     const NP: usize,
     const N: usize,
-> {
+> where
+    M: SmoothMode<NY, NZ, NP>,
+{
     pub step: &'a mut Stepper<'m, M, S, NY, NZ, NP, N>,
-    pub fsa: &'a mut Fsa<S, NY, NZ, NP, N>,
+    pub fsa: &'a mut Fsa<S, NY, NZ, NP, N, M::Store>,
 }
 
 /// The integrator's forward-sensitivity state.
@@ -137,6 +139,7 @@ pub(crate) struct Fsa<
     const NZ: usize,
     const NP: usize,
     const N: usize,
+    St: MatrixStore,
 > {
     /// Forward sensitivities enabled.
     pub enabled: bool,
@@ -147,13 +150,15 @@ pub(crate) struct Fsa<
     pub pending: Option<(f64, Sensitivities<S, NY, NZ, NP>)>,
     /// LU factorizations of the exact stage matrices of the step whose sensitivities are being
     /// propagated, shared by every parameter direction (`step.rs`).
-    pub stage_lus: [Lu<N>; S],
+    pub stage_lus: [Lu<N, St>; S],
     /// Which entries of `stage_lus` belong to the current step.
     pub stage_lu_valid: [bool; S],
 }
 
-impl<const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
-    Fsa<S, NY, NZ, NP, N>
+impl<const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize, St>
+    Fsa<S, NY, NZ, NP, N, St>
+where
+    St: MatrixStore,
 {
     /// Disabled, all zero.
     pub(crate) fn new() -> Self {
@@ -161,7 +166,7 @@ impl<const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N:
             enabled: false,
             sens: Sensitivities::ZERO,
             pending: None,
-            stage_lus: [Lu::factor_identity(); S],
+            stage_lus: core::array::from_fn(|_| Lu::factor_identity()),
             stage_lu_valid: [false; S],
         }
     }

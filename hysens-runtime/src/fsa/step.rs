@@ -6,12 +6,15 @@ use super::Following;
 use super::Sensitivities;
 use crate::error::SolveError;
 use crate::linalg::all_finite;
-use crate::model::{ModeJacobian, SmoothMode};
+use crate::model::{MatrixStore, ModeJacobian, SmoothMode};
 use crate::step::StepLength;
 
 /// Partials at the converged stage points of one step: `J_i` blocks, `f_t`, `g_t`.
-pub(super) struct StagePartials<'a, const S: usize, const NY: usize, const NZ: usize> {
-    pub jac: &'a [ModeJacobian<NY, NZ>; S],
+pub(super) struct StagePartials<'a, const S: usize, const NY: usize, const NZ: usize, St>
+where
+    St: MatrixStore,
+{
+    pub jac: &'a [ModeJacobian<NY, NZ, St>; S],
     pub ft: &'a [[f64; NY]; S],
     pub gt: &'a [[f64; NZ]; S],
 }
@@ -54,7 +57,8 @@ where
         // A new step: its stage matrices are factorized on first use.
         self.fsa.stage_lu_valid = [false; S];
         // Jacobians at every stage point.
-        let mut jac = [ModeJacobian::<NY, NZ>::ZERO; S];
+        let mut jac: [ModeJacobian<NY, NZ, M::Store>; S] =
+            core::array::from_fn(|_| ModeJacobian::zeroed());
         let mut fp = [[[0.0; NP]; NY]; S];
         let mut gp = [[[0.0; NP]; NZ]; S];
         let mut ft = [[0.0; NY]; S];
@@ -64,7 +68,7 @@ where
             let ti = step.t + tab.c[i] * h;
             let (y, z, p) = (&step.stages.ys[i], &step.stages.zs[i], &step.p);
             if step.matrix.linear {
-                jac[i] = step.matrix.jac;
+                jac[i].clone_from(&step.matrix.jac);
             } else {
                 step.model.jacobian(ti, y, z, p, &mut jac[i]);
             }
@@ -152,7 +156,7 @@ where
     pub(super) fn step_derivative<const K: usize>(
         &mut self,
         h: f64,
-        partials: &StagePartials<'_, S, NY, NZ>,
+        partials: &StagePartials<'_, S, NY, NZ, M::Store>,
         cols: &StepColumns<'_, S, NY, NZ, K>,
         dy: &mut [[[f64; K]; NY]; S],
         dz: &mut [[[f64; K]; NZ]; S],
@@ -234,7 +238,7 @@ where
         &self,
         h: f64,
         i: usize,
-        partials: &StagePartials<'_, S, NY, NZ>,
+        partials: &StagePartials<'_, S, NY, NZ, M::Store>,
         cols: &StepColumns<'_, S, NY, NZ, K>,
         dpsi: &[[f64; K]; NY],
         shift: &[f64; NY],
@@ -271,7 +275,7 @@ where
     /// whose factorization for this `h` is reused.
     pub(super) fn solve_stage<const K: usize>(
         &mut self,
-        jac: &ModeJacobian<NY, NZ>,
+        jac: &ModeJacobian<NY, NZ, M::Store>,
         h: f64,
         x: &mut [[f64; K]; N],
         stage: usize,
@@ -313,9 +317,15 @@ where
 /// `H dF_1` of the explicit first stage: `dF_1 = f_y dY_1 + f_z dZ_1 + f_t dt_n + f_p` with
 /// `dY_1 = dy_n`, `dZ_1 = dz_n`.
 #[inline(always)]
-fn first_stage<const S: usize, const NY: usize, const NZ: usize, const K: usize>(
+fn first_stage<
+    const S: usize,
+    const NY: usize,
+    const NZ: usize,
+    const K: usize,
+    St: MatrixStore,
+>(
     h: f64,
-    partials: &StagePartials<'_, S, NY, NZ>,
+    partials: &StagePartials<'_, S, NY, NZ, St>,
     cols: &StepColumns<'_, S, NY, NZ, K>,
 ) -> [[f64; K]; NY] {
     let j0 = &partials.jac[0];

@@ -26,10 +26,10 @@ where
 {
     /// Appends the point at the integrator's time to the dense output, if one is kept: where a
     /// segment starts (`step` is `None`) or where the accepted step `step = (t_n, h)` ends.
-    pub(super) fn record_dense<const N: usize>(
+    pub(super) fn record_dense<'m, const N: usize>(
         &self,
-        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        it: &mut ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
         step: Option<(f64, f64)>,
         outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
         sol: &mut HybridSolution<NY, NZ, NP>,
@@ -204,6 +204,7 @@ struct InnerInput<'a, const NY: usize, const NZ: usize, const NP: usize> {
 /// fixed-time sensitivity `σ = S(θ) − ẏ(θ) (∂t_n/∂p + θ ∂h/∂p)`, and in a mode with algebraic
 /// variables `z` by Newton on `g = 0` at that `y` and `w = −g_z⁻¹ (g_y σ + g_p)`.
 fn complete_inner<
+    'm,
     M,
     const S: usize,
     const NY: usize,
@@ -211,8 +212,8 @@ fn complete_inner<
     const NP: usize,
     const N: usize,
 >(
-    it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-    adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+    it: &ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+    adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
     step: &InnerInput<'_, NY, NZ, NP>,
     end: &mut DensePoint<NY, NZ, NP>,
 ) -> Result<(), SolveError>
@@ -319,7 +320,7 @@ where
         atol: &step.options.atol_z,
     };
     let mut z = at.guess;
-    let (mut jac, mut jac_z, mut stats) = (ModeJacobian::ZERO, [0.0; NZ], Stats::ZERO);
+    let (mut jac, mut jac_z, mut stats) = (ModeJacobian::zeroed(), [0.0; NZ], Stats::ZERO);
     consistent_z(adapter, &problem, &mut z, &mut jac, &mut jac_z, &mut stats)?;
     if !step.fsa {
         return Ok((z, [[0.0; NP]; NZ]));
@@ -338,11 +339,15 @@ where
 fn jacobians<M, const NY: usize, const NZ: usize, const NP: usize>(
     adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
     at: &PointInput<'_, NY, NZ, NP>,
-) -> (ModeJacobian<NY, NZ>, [[f64; NP]; NY], [[f64; NP]; NZ])
+) -> (
+    ModeJacobian<NY, NZ, M::Store>,
+    [[f64; NP]; NY],
+    [[f64; NP]; NZ],
+)
 where
     M: HybridModel<NY, NZ, NP>,
 {
-    let mut jac = ModeJacobian::ZERO;
+    let mut jac = ModeJacobian::zeroed();
     let (mut fp, mut gp) = ([[0.0; NP]; NY], [[0.0; NP]; NZ]);
     adapter.jacobian(at.t, at.y, at.z, at.p, &mut jac);
     adapter.parameter_jacobian(at.t, at.y, at.z, at.p, &mut fp, &mut gp);

@@ -101,10 +101,10 @@ where
     /// with a vanishing rate) on the mode's first step (module docs); the step is computed, not
     /// accepted. Returns the armed signs, or the error of a guard that fires at the entry with
     /// a vanishing rate.
-    pub(super) fn decide_on_first_step<const N: usize>(
+    pub(super) fn decide_on_first_step<'m, const N: usize>(
         &self,
-        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        it: &mut ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
         mut armed: Armed,
         entry: &Entry<NY, NZ>,
     ) -> Result<Armed, SolveError> {
@@ -151,10 +151,10 @@ where
 
     /// The event of `guard` at the entry of the segment (module docs): the step of length zero
     /// to it, then the event as after any step.
-    pub(super) fn entry_event<const N: usize>(
+    pub(super) fn entry_event<'m, const N: usize>(
         &mut self,
-        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        it: &mut ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
         guard: usize,
         outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
         sol: &mut HybridSolution<NY, NZ, NP>,

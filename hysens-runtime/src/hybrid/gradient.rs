@@ -43,6 +43,7 @@ use crate::run::{HybridOutputs, HybridProblem, HybridRun, HybridSolution, Sample
 /// struct Decay;
 /// type P<'a> = Point<'a, 1, 0, 1>;
 /// impl HybridModel<1, 0, 1> for Decay {
+///     type Store = Inline;
 ///     const MODES: &'static [ModeInfo] = &[ModeInfo { name: "decay", uses_memory: false, constant_jacobian: true, terminal: false , index2: false}];
 ///     const STATE_NAMES: [&'static str; 1] = ["y"];
 ///     const PARAMETER_NAMES: [&'static str; 1] = ["k"];

@@ -100,6 +100,7 @@ use crate::tableau::Tableau;
 /// struct Ball;
 /// type P<'a> = Point<'a, 2, 0, 2>;
 /// impl HybridModel<2, 0, 2> for Ball {
+///     type Store = Inline;
 ///     const MODES: &'static [ModeInfo] = &[ModeInfo { name: "flight", uses_memory: false, constant_jacobian: true, terminal: false , index2: false}];
 ///     const GUARDS: &'static [GuardInfo] = &[GuardInfo {
 ///         name: "impact", from: 0, to: 0, direction: Direction::Falling, has_reset: true,
@@ -432,10 +433,10 @@ where
     /// Integrates one mode segment, entered as `entry`, until `t_f` or the next event;
     /// `resumed`: the armed guards and the pending event at the entry of a segment resumed
     /// from a checkpoint (`None`: a new segment starts).
-    fn segment<const N: usize>(
+    fn segment<'m, const N: usize>(
         &mut self,
-        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        it: &mut ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
         entry: &Entry<NY, NZ>,
         resumed: Option<(Armed, Option<usize>)>,
         outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
@@ -560,10 +561,10 @@ where
 
     /// Accepts a step without an event, logs it and records the samples it lands on.
     #[inline]
-    fn accept_step<const N: usize>(
+    fn accept_step<'m, const N: usize>(
         &mut self,
-        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        it: &mut ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
         trial: &Trial,
         adaptive: bool,
         outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
@@ -603,10 +604,10 @@ where
     /// solution, accepts the step to it, completes its sensitivities with `τ` and applies the
     /// event.
     #[inline]
-    fn event_step<const N: usize>(
+    fn event_step<'m, const N: usize>(
         &mut self,
-        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        it: &mut ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
         trial: &Trial,
         cr: &Crossing,
         outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
@@ -646,10 +647,10 @@ where
     /// (`logged`) and recorded, and the event is applied (with the grazing test on the bracket
     /// of `crossing`, if the event was located in a step).
     #[allow(clippy::too_many_arguments)]
-    fn finish_event_step<const N: usize>(
+    fn finish_event_step<'m, const N: usize>(
         &mut self,
-        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        it: &mut ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
         guard: usize,
         crossing: Option<&Crossing>,
         tn: f64,

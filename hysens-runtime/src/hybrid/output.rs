@@ -34,10 +34,10 @@ where
 
     /// Bookkeeping after an accepted step from `tn` of size `h`: summary and cost quadrature.
     #[inline]
-    pub(super) fn after_step<const N: usize>(
+    pub(super) fn after_step<'m, const N: usize>(
         &mut self,
-        it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        it: &ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
         tn: f64,
         h: f64,
         sol: &mut HybridSolution<NY, NZ, NP>,
@@ -65,10 +65,10 @@ where
     /// The quadrature of each named integral cost over the step just accepted (`solve_costs`).
     /// Out of line: a solve of the objective alone keeps [`Self::after_step`] small.
     #[inline(never)]
-    fn named_integral_steps<const N: usize>(
+    fn named_integral_steps<'m, const N: usize>(
         &mut self,
-        it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        it: &ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
         tn: f64,
         h: f64,
     ) {
@@ -99,10 +99,10 @@ where
 
     /// Records all samples due at the current time, with the sampled cost.
     #[inline]
-    pub(super) fn record_samples<const N: usize>(
+    pub(super) fn record_samples<'m, const N: usize>(
         &mut self,
-        it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        it: &ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
         outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
         sol: &mut HybridSolution<NY, NZ, NP>,
     ) -> Result<(), SolveError> {
@@ -178,9 +178,9 @@ where
     /// (`newton::project_onto_constraint`): the event that entered it records that state as its
     /// `y_after`, the state the solve continues from (the reset's value differs from it by the
     /// projection's change, at most `√rtol` relative). Nothing in other modes.
-    pub(super) fn note_projected_entry<const N: usize>(
-        it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+    pub(super) fn note_projected_entry<'m, const N: usize>(
+        it: &ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
         outputs: &mut HybridOutputs<'_, NY, NZ, NP>,
         sol: &HybridSolution<NY, NZ, NP>,
     ) {

@@ -25,10 +25,10 @@ where
     /// zero-length step, the driver's positions and the counters of `sol`); returns whether to
     /// take the step.
     #[inline]
-    pub(super) fn before_step<const N: usize>(
+    pub(super) fn before_step<'m, const N: usize>(
         &mut self,
-        it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        it: &ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
         armed: &Armed,
         entry_event: Option<usize>,
         sol: &HybridSolution<NY, NZ, NP>,
@@ -73,10 +73,10 @@ where
     /// Records the step `trial` just accepted from `tn` (not to an event); `samples`: the
     /// samples recorded so far, including those at its end.
     #[inline]
-    pub(super) fn record_step<const N: usize>(
+    pub(super) fn record_step<'m, const N: usize>(
         &mut self,
-        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        it: &mut ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
         tn: f64,
         trial: &Trial,
         samples: usize,
@@ -113,10 +113,10 @@ where
     /// into mode `to` on the tape; the post-event fields are completed when the next segment
     /// starts.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn record_event_step<const N: usize>(
+    pub(super) fn record_event_step<'m, const N: usize>(
         &mut self,
-        it: &mut ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        it: &mut ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
         guard: usize,
         to: usize,
         tn: f64,

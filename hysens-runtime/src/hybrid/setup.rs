@@ -184,10 +184,10 @@ where
     /// guard, whose event the driver applies before any step (`hybrid/entry.rs`), rather than
     /// a guard armed as already crossed (which would let the solution leave the mode's region
     /// without an event).
-    pub(super) fn arm<const N: usize>(
+    pub(super) fn arm<'m, const N: usize>(
         &self,
-        it: &ModeIntegrator<'_, '_, M, S, NY, NZ, NP, N>,
-        adapter: &ModeAdapter<'_, M, NY, NZ, NP>,
+        it: &ModeIntegrator<'_, 'm, M, S, NY, NZ, NP, N>,
+        adapter: &ModeAdapter<'m, M, NY, NZ, NP>,
         entry: &Entry<NY, NZ>,
     ) -> Result<(Armed, Option<usize>), SolveError> {
         let mode = adapter.mode();

@@ -11,18 +11,22 @@
 //! The model's kernels write the blocks; the runtime reads a Jacobian only through the
 //! methods here (products, the `g` blocks, the stage matrix's factorization). They are the
 //! vocabulary a second, sparse storage of the Jacobian for large models has to provide.
+//! `f_y`, the one `N²` block of an ODE, is kept where the model's [`MatrixStore`] says
+//! (`store.rs`); the others are `NZ` wide or tall.
 
 #![allow(clippy::needless_range_loop)] // index loops: the block products read like their formulas
 
-use super::{all_finite, Lu, LuError};
+use core::borrow::{Borrow, BorrowMut};
+
+use super::{all_finite, Inline, Lu, LuError, MatrixStore};
 
 /// Jacobian blocks of one mode at a point `(t, y, z, p)`. Row index = equation, column index =
 /// variable (the standard Jacobian convention, not the transposed gradient convention of
-/// Kristensen et al. 2005).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ModeJacobian<const NY: usize, const NZ: usize> {
-    /// `∂f/∂y`, `NY × NY`.
-    pub fy: [[f64; NY]; NY],
+/// Kristensen et al. 2005). `S` keeps `f_y` ([`Inline`]: in place, an `[[f64; NY]; NY]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModeJacobian<const NY: usize, const NZ: usize, S: MatrixStore = Inline> {
+    /// `∂f/∂y`, `NY × NY` (an `[[f64; NY]; NY]`, or its box for [`crate::Heap`]).
+    pub fy: S::Matrix<NY, NY>,
     /// `∂f/∂z`, `NY × NZ`.
     pub fz: [[f64; NZ]; NY],
     /// `∂g/∂y`, `NZ × NY`.
@@ -39,10 +43,40 @@ impl<const NY: usize, const NZ: usize> ModeJacobian<NY, NZ> {
         gy: [[0.0; NY]; NZ],
         gz: [[0.0; NZ]; NZ],
     };
+}
+
+impl<const NY: usize, const NZ: usize, S: MatrixStore> ModeJacobian<NY, NZ, S> {
+    /// All blocks zero, `f_y` in the storage `S`.
+    #[inline(always)]
+    pub fn zeroed() -> Self {
+        ModeJacobian {
+            fy: S::zero_matrix(),
+            fz: [[0.0; NZ]; NY],
+            gy: [[0.0; NY]; NZ],
+            gz: [[0.0; NZ]; NZ],
+        }
+    }
+
+    /// Sets every block to zero (the state before a kernel writes its nonzeros).
+    #[inline(always)]
+    pub(crate) fn clear(&mut self) {
+        for row in self.fy.borrow_mut().iter_mut() {
+            *row = [0.0; NY];
+        }
+        self.fz = [[0.0; NZ]; NY];
+        self.gy = [[0.0; NY]; NZ];
+        self.gz = [[0.0; NZ]; NZ];
+    }
+
+    /// `f_y` as an array, wherever `S` keeps it.
+    #[inline(always)]
+    pub fn f_y(&self) -> &[[f64; NY]; NY] {
+        self.fy.borrow()
+    }
 
     /// Whether every entry of every block is finite.
     pub(crate) fn is_finite(&self) -> bool {
-        self.fy.iter().all(all_finite)
+        self.f_y().iter().all(all_finite)
             && self.fz.iter().all(all_finite)
             && self.gy.iter().all(all_finite)
             && self.gz.iter().all(all_finite)
@@ -54,9 +88,10 @@ impl<const NY: usize, const NZ: usize> ModeJacobian<NY, NZ> {
     /// their sensitivity equations alike.
     #[inline(always)]
     fn write_stage_matrix<const N: usize>(&self, hg: f64, m: &mut [[f64; N]; N]) {
+        let fy = self.f_y();
         for r in 0..NY {
             for c in 0..NY {
-                m[r][c] = -hg * self.fy[r][c] + if r == c { 1.0 } else { 0.0 };
+                m[r][c] = -hg * fy[r][c] + if r == c { 1.0 } else { 0.0 };
             }
             for c in 0..NZ {
                 m[r][NY + c] = -hg * self.fz[r][c];
@@ -70,10 +105,10 @@ impl<const NY: usize, const NZ: usize> ModeJacobian<NY, NZ> {
 
     /// The LU factors of the stage matrix for `hg = hγ` ([`ModeJacobian::write_stage_matrix`]).
     #[inline(always)]
-    pub(crate) fn factor_stage_matrix<const N: usize>(&self, hg: f64) -> Result<Lu<N>, LuError> {
-        let mut m = [[0.0; N]; N];
-        self.write_stage_matrix(hg, &mut m);
-        Lu::factor(m)
+    pub(crate) fn factor_stage_matrix<const N: usize>(&self, hg: f64) -> Result<Lu<N, S>, LuError> {
+        let mut lu = Lu::zeroed();
+        self.refactor_stage_matrix(hg, &mut lu)?;
+        Ok(lu)
     }
 
     /// Factorizes the stage matrix for `hg = hγ` into `lu`, in place (no `N × N` temporary;
@@ -82,7 +117,7 @@ impl<const NY: usize, const NZ: usize> ModeJacobian<NY, NZ> {
     pub(crate) fn refactor_stage_matrix<const N: usize>(
         &self,
         hg: f64,
-        lu: &mut Lu<N>,
+        lu: &mut Lu<N, S>,
     ) -> Result<(), LuError> {
         self.write_stage_matrix(hg, lu.matrix_mut());
         lu.refactor_in_place()
@@ -114,22 +149,23 @@ impl<const NY: usize, const NZ: usize> ModeJacobian<NY, NZ> {
     pub(crate) fn f_row_abs_terms(&self, row: usize, y: &[f64; NY], z: &[f64; NZ]) -> (f64, f64) {
         let abs_dot =
             |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| (a * b).abs()).sum::<f64>();
-        (abs_dot(&self.fy[row], y), abs_dot(&self.fz[row], z))
+        (abs_dot(&self.f_y()[row], y), abs_dot(&self.fz[row], z))
     }
 
     /// `(f_y v)_row = Σ_c ∂f_row/∂y_c v_c`, summed over the columns in order.
     #[inline(always)]
     pub(crate) fn f_y_row_times(&self, row: usize, v: &[f64; NY]) -> f64 {
-        self.fy[row].iter().zip(v).map(|(a, b)| a * b).sum()
+        self.f_y()[row].iter().zip(v).map(|(a, b)| a * b).sum()
     }
 
     /// `out_f −= f_y v_y + f_z v_z` for the vector `(v_y, v_z)`, entry by entry (each row's
     /// `y` columns, then its `z` columns, subtracted one at a time from its value in `out_f`).
     #[inline(always)]
     pub(crate) fn sub_f_times_vector(&self, vy: &[f64; NY], vz: &[f64; NZ], out_f: &mut [f64; NY]) {
+        let fy = self.f_y();
         for k in 0..NY {
             for c in 0..NY {
-                out_f[k] -= self.fy[k][c] * vy[c];
+                out_f[k] -= fy[k][c] * vy[c];
             }
             for c in 0..NZ {
                 out_f[k] -= self.fz[k][c] * vz[c];
@@ -179,7 +215,7 @@ impl<const NY: usize, const NZ: usize> ModeJacobian<NY, NZ> {
         sz: &[[f64; K]; NZ],
         out_f: &mut [[f64; K]; NY],
     ) {
-        add_block_rows(&self.fy, &self.fz, sy, sz, out_f);
+        add_block_rows(self.f_y(), &self.fz, sy, sz, out_f);
     }
 
     /// `out_g += g_y S_y + g_z S_z`: the `g` rows of the Jacobian times the columns `(S_y, S_z)`.
@@ -202,10 +238,11 @@ impl<const NY: usize, const NZ: usize> ModeJacobian<NY, NZ> {
         mu: &[f64; NZ],
     ) -> ([f64; NY], [f64; NZ]) {
         let (mut y, mut z) = ([0.0; NY], [0.0; NZ]);
+        let fy = self.f_y();
         for c in 0..NY {
             let mut v = 0.0;
             for r in 0..NY {
-                v += self.fy[r][c] * lambda[r];
+                v += fy[r][c] * lambda[r];
             }
             for r in 0..NZ {
                 v += self.gy[r][c] * mu[r];

@@ -13,6 +13,10 @@
 //! fail at run time whatever the matrix values are.
 #![allow(clippy::needless_range_loop)] // index-based loops mirror the textbook algorithm
 
+use core::borrow::{Borrow, BorrowMut};
+
+use super::{Inline, MatrixStore};
+
 /// Why a factorization failed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum LuError {
@@ -29,44 +33,55 @@ pub(crate) enum LuError {
     },
 }
 
-/// LU factors of an `N × N` matrix with the row permutation.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Lu<const N: usize> {
-    lu: [[f64; N]; N],
+/// LU factors of an `N × N` matrix with the row permutation; `S` keeps the factors
+/// ([`Inline`]: in place).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Lu<const N: usize, S: MatrixStore = Inline> {
+    lu: S::Matrix<N, N>,
     piv: [usize; N],
 }
 
 impl<const N: usize> Lu<N> {
-    /// Factorizes `a` (taken by value; `[[f64; N]; N]` is `Copy`).
+    /// Factorizes `a` in place (the small `NZ × NZ` matrices of the algebraic blocks).
     pub(crate) fn factor(a: [[f64; N]; N]) -> Result<Self, LuError> {
         let mut lu = Lu { lu: a, piv: [0; N] };
         lu.refactor_in_place()?;
         Ok(lu)
     }
+}
+
+impl<const N: usize, S: MatrixStore> Lu<N, S> {
+    /// An all-zero matrix, not factorized: storage to fill with [`Lu::matrix_mut`] and
+    /// factorize with [`Lu::refactor_in_place`].
+    pub(crate) fn zeroed() -> Self {
+        Lu {
+            lu: S::zero_matrix(),
+            piv: [0; N],
+        }
+    }
 
     /// The (trivial) factors of the identity matrix; a valid initial value for storage that is
     /// refilled with [`Lu::matrix_mut`] and [`Lu::refactor_in_place`].
     pub(crate) fn factor_identity() -> Self {
-        let mut lu = [[0.0; N]; N];
-        let mut piv = [0; N];
+        let mut lu = Self::zeroed();
         for i in 0..N {
-            lu[i][i] = 1.0;
-            piv[i] = i;
+            lu.matrix_mut()[i][i] = 1.0;
+            lu.piv[i] = i;
         }
-        Lu { lu, piv }
+        lu
     }
 
     /// Mutable access to the stored matrix, to fill a new matrix before
     /// [`Lu::refactor_in_place`] without another `N × N` temporary.
     pub(crate) fn matrix_mut(&mut self) -> &mut [[f64; N]; N] {
-        &mut self.lu
+        self.lu.borrow_mut()
     }
 
     /// Factorizes the matrix currently stored (see [`Lu::matrix_mut`]) in place.
     ///
     /// On error the stored data is partially eliminated and must not be used for solves.
     pub(crate) fn refactor_in_place(&mut self) -> Result<(), LuError> {
-        let a = &mut self.lu;
+        let a: &mut [[f64; N]; N] = self.lu.borrow_mut();
         for k in 0..N {
             // Partial pivoting: the largest |a_ik|, i ≥ k.
             let mut p = k;
@@ -120,7 +135,7 @@ impl<const N: usize> Lu<N> {
     /// `U`. The column loop is innermost, where it vectorizes; each column gets the same
     /// operations as a single-column solve.
     pub(crate) fn solve_columns<const K: usize>(&self, b: &mut [[f64; K]; N]) {
-        let a = &self.lu;
+        let a: &[[f64; N]; N] = self.lu.borrow();
         for k in 0..N {
             let p = self.piv[k];
             if p != k && p < N {
@@ -153,7 +168,7 @@ impl<const N: usize> Lu<N> {
     /// Solves the transposed system `Aᵀ x = b` in place with the same factors:
     /// `Aᵀ = Uᵀ Lᵀ P`, so solve `Uᵀ w = b`, `Lᵀ v = w`, then `x = Pᵀ v`.
     pub(crate) fn solve_transposed(&self, b: &mut [f64; N]) {
-        let a = &self.lu;
+        let a: &[[f64; N]; N] = self.lu.borrow();
         for i in 0..N {
             let mut s = b[i];
             for j in 0..i {

@@ -2,15 +2,20 @@
 //! LU with partial pivoting (`lu.rs`) and the block vocabulary of a mode's Jacobian — stage
 //! matrix, products with the Jacobian and its transpose (`blocks.rs`).
 //!
-//! Sizes are const generics; everything lives on the stack. No heap, no panics.
+//! Sizes are const generics; everything lives on the stack, except the `N²` matrices of a
+//! model that chose the heap (`store.rs`). No panics.
 
 mod blocks;
 mod lu;
+mod store;
 #[cfg(test)]
 pub(crate) mod test_rng;
 
 pub use blocks::ModeJacobian;
 pub(crate) use lu::{Lu, LuError};
+#[cfg(feature = "std")]
+pub use store::Heap;
+pub use store::{Inline, MatrixStore};
 
 /// Whether every entry of `v` is finite (no NaN, no infinity): the one finiteness check of the
 /// runtime.

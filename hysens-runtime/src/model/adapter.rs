@@ -19,7 +19,10 @@
 //! adapter returns those totals from [`SmoothMode::parameter_jacobian`], so the existing IND
 //! sensitivities (`fsa/`) carry the memory terms as extra sources unchanged.
 
-use super::{g_partials, ConditionPartials, HybridModel, Memory, ModeJacobian, Point, SmoothMode};
+use super::{
+    g_partials, ConditionPartials, HybridModel, MatrixStore, Memory, ModeJacobian, Point,
+    SmoothMode,
+};
 
 /// A mode of a hybrid model with fixed memory and memory sensitivities.
 #[derive(Clone, Copy, Debug)]
@@ -101,6 +104,8 @@ impl<M, const NY: usize, const NZ: usize, const NP: usize> SmoothMode<NY, NZ, NP
 where
     M: HybridModel<NY, NZ, NP>,
 {
+    type Store = M::Store;
+
     fn f(&self, t: f64, y: &[f64; NY], z: &[f64; NZ], p: &[f64; NP], out: &mut [f64; NY]) {
         let mut g = [0.0; NZ];
         self.model
@@ -138,7 +143,7 @@ where
         y: &[f64; NY],
         z: &[f64; NZ],
         p: &[f64; NP],
-        jac: &mut ModeJacobian<NY, NZ>,
+        jac: &mut ModeJacobian<NY, NZ, M::Store>,
     ) {
         self.model.jacobian(self.mode, &self.point(t, y, z, p), jac);
     }
@@ -158,7 +163,7 @@ where
         if !self.uses_memory {
             return;
         }
-        let mut mj = ModeJacobian::ZERO;
+        let mut mj = ModeJacobian::zeroed();
         self.model.memory_jacobian(self.mode, &at, &mut mj);
         add_memory_terms(&mj, &self.memory_sy, &self.memory_sz, fp, gp);
     }
@@ -227,8 +232,8 @@ where
 /// (blocks `fy, fz, gy, gz` hold `∂f/∂y*, ∂f/∂z*, ∂g/∂y*, ∂g/∂z*`). Out of line: modes
 /// without memory keep a small, inlined `parameter_jacobian`.
 #[inline(never)]
-pub fn add_memory_terms<const NY: usize, const NZ: usize, const NP: usize>(
-    mj: &ModeJacobian<NY, NZ>,
+pub fn add_memory_terms<const NY: usize, const NZ: usize, const NP: usize, S: MatrixStore>(
+    mj: &ModeJacobian<NY, NZ, S>,
     sy: &[[f64; NP]; NY],
     sz: &[[f64; NP]; NZ],
     fp: &mut [[f64; NP]; NY],

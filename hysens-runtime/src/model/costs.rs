@@ -230,6 +230,7 @@ mod tests {
     struct Decay;
     type P<'a> = Point<'a, 1, 0, 1>;
     impl HybridModel<1, 0, 1> for Decay {
+        type Store = crate::Inline;
         const MODES: &'static [ModeInfo] = &[ModeInfo {
             name: "decay",
             uses_memory: false,

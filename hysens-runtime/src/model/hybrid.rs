@@ -22,7 +22,10 @@
 //! tables).
 
 use super::costs::CostInfo;
+use core::borrow::{Borrow, BorrowMut};
+
 use super::ModeJacobian;
+use crate::linalg::{Inline, MatrixStore};
 
 /// Where a kernel is evaluated: time, state, parameters and memory.
 #[derive(Clone, Copy, Debug)]
@@ -101,19 +104,21 @@ impl<const NY: usize, const NZ: usize, const NP: usize> ScalarPartials<NY, NZ, N
 
 /// Partial derivatives of a reset `y⁺ = R(t, y⁻, z⁻, p, y*, z*)`, zeroed by the caller.
 /// Row index = component of `y⁺`. The initial-state map `y0 = I(t0, x, p)` has its partials in
-/// the same form ([`HybridModel::initial_state_jacobian`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ResetJacobian<const NY: usize, const NZ: usize, const NP: usize> {
+/// the same form ([`HybridModel::initial_state_jacobian`]). `S` keeps the two `NY × NY`
+/// blocks ([`Inline`]: in place, `[[f64; NY]; NY]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResetJacobian<const NY: usize, const NZ: usize, const NP: usize, S: MatrixStore = Inline>
+{
     /// `∂R/∂t`
     pub t: [f64; NY],
-    /// `∂R/∂y⁻`
-    pub y: [[f64; NY]; NY],
+    /// `∂R/∂y⁻` (an `[[f64; NY]; NY]`, or its box for [`crate::Heap`])
+    pub y: S::Matrix<NY, NY>,
     /// `∂R/∂z⁻`
     pub z: [[f64; NZ]; NY],
     /// `∂R/∂p`
     pub p: [[f64; NP]; NY],
-    /// `∂R/∂y*`
-    pub memory_y: [[f64; NY]; NY],
+    /// `∂R/∂y*` (as `y`)
+    pub memory_y: S::Matrix<NY, NY>,
     /// `∂R/∂z*`
     pub memory_z: [[f64; NZ]; NY],
 }
@@ -129,6 +134,29 @@ impl<const NY: usize, const NZ: usize, const NP: usize> ResetJacobian<NY, NZ, NP
         memory_y: [[0.0; NY]; NY],
         memory_z: [[0.0; NZ]; NY],
     };
+}
+
+#[allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
+impl<const NY: usize, const NZ: usize, const NP: usize, S: MatrixStore>
+    ResetJacobian<NY, NZ, NP, S>
+{
+    /// All zero, the `NY × NY` blocks in the storage `S`.
+    pub fn zeroed() -> Self {
+        ResetJacobian {
+            t: [0.0; NY],
+            y: S::zero_matrix(),
+            z: [[0.0; NZ]; NY],
+            p: [[0.0; NP]; NY],
+            memory_y: S::zero_matrix(),
+            memory_z: [[0.0; NZ]; NY],
+        }
+    }
+
+    /// `∂R/∂y⁻` and `∂R/∂y*`.
+    #[inline(always)]
+    fn y_blocks(&self) -> (&[[f64; NY]; NY], &[[f64; NY]; NY]) {
+        (self.y.borrow(), self.memory_y.borrow())
+    }
 
     /// `R_y S_y + R_z S_z + R_p + R_t τ + R_{y*} S*_y + R_{z*} S*_z`, column by column (each
     /// entry from `R_p + R_t τ`, then its `y` and memory-`y` terms, then its `z` and
@@ -142,12 +170,13 @@ impl<const NY: usize, const NZ: usize, const NP: usize> ResetJacobian<NY, NZ, NP
         memory: (&[[f64; NP]; NY], &[[f64; NP]; NZ]),
     ) -> [[f64; NP]; NY] {
         let (memory_sy, memory_sz) = memory;
+        let (ry, rmy) = self.y_blocks();
         let mut out = [[0.0; NP]; NY];
         for q in 0..NP {
             for r in 0..NY {
                 let mut v = self.p[r][q] + self.t[r] * tau[q];
                 for c in 0..NY {
-                    v += self.y[r][c] * sy[c][q] + self.memory_y[r][c] * memory_sy[c][q];
+                    v += ry[r][c] * sy[c][q] + rmy[r][c] * memory_sy[c][q];
                 }
                 for c in 0..NZ {
                     v += self.z[r][c] * sz[c][q] + self.memory_z[r][c] * memory_sz[c][q];
@@ -166,12 +195,13 @@ impl<const NY: usize, const NZ: usize, const NP: usize> ResetJacobian<NY, NZ, NP
         sigma: &[f64; NY],
         out: ResetAdjointTerms<'_, NY, NZ, NP>,
     ) {
+        let (ry, rmy) = self.y_blocks();
         for r in 0..NY {
             let v = sigma[r];
             *out.tau += self.t[r] * v;
             for c in 0..NY {
-                out.y[c] += self.y[r][c] * v;
-                out.memory_y[c] += self.memory_y[r][c] * v;
+                out.y[c] += ry[r][c] * v;
+                out.memory_y[c] += rmy[r][c] * v;
             }
             for c in 0..NZ {
                 out.z[c] += self.z[r][c] * v;
@@ -186,10 +216,11 @@ impl<const NY: usize, const NZ: usize, const NP: usize> ResetJacobian<NY, NZ, NP
     /// `out += I_x S` for the initial-state map's partials `I_x = R_y` and the `NP` columns `S`
     /// (each entry summed over `k` in order onto its value in `out`).
     pub(crate) fn add_y_times_columns(&self, s: &[[f64; NP]; NY], out: &mut [[f64; NP]; NY]) {
+        let (ry, _) = self.y_blocks();
         for r in 0..NY {
             for k in 0..NY {
                 for j in 0..NP {
-                    out[r][j] += self.y[r][k] * s[k][j];
+                    out[r][j] += ry[r][k] * s[k][j];
                 }
             }
         }
@@ -203,9 +234,10 @@ impl<const NY: usize, const NZ: usize, const NP: usize> ResetJacobian<NY, NZ, NP
         out_y: &mut [f64; NY],
         out_p: &mut [f64; NP],
     ) {
+        let (ry, _) = self.y_blocks();
         for r in 0..NY {
             for k in 0..NY {
-                out_y[k] += self.y[r][k] * lambda[r];
+                out_y[k] += ry[r][k] * lambda[r];
             }
             for j in 0..NP {
                 out_p[j] += self.p[r][j] * lambda[r];
@@ -216,9 +248,10 @@ impl<const NY: usize, const NZ: usize, const NP: usize> ResetJacobian<NY, NZ, NP
     /// How `y⁺` moves as time advances with `(ẏ, ż)` and the parameters and memory stay:
     /// `R_t + R_y ẏ + R_z ż` (the reset's rate along the flow before the event).
     pub(crate) fn rate(&self, ydot: &[f64; NY], zdot: &[f64; NZ]) -> [f64; NY] {
+        let (ry, _) = self.y_blocks();
         let mut rate = self.t;
         for (r, out) in rate.iter_mut().enumerate() {
-            for (a, v) in self.y[r].iter().zip(ydot) {
+            for (a, v) in ry[r].iter().zip(ydot) {
                 *out += a * v;
             }
             for (a, v) in self.z[r].iter().zip(zdot) {
@@ -420,6 +453,13 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
     /// [`HybridModel::output`] evaluates. Default: none.
     const OUTPUT_NAMES: &'static [&'static str] = &[];
 
+    /// Where the runtime keeps the model's `NY × NY` matrices (the Jacobian's `f_y`, the
+    /// reset's `∂R/∂y⁻` and `∂R/∂y*`, the stage matrices' LU factors): [`Inline`] in the
+    /// solve's frames (no heap; a small model), or [`crate::Heap`] (feature `std`; a model of
+    /// hundreds of states or more, which then solves on an ordinary thread's stack). Same
+    /// numbers either way. `#[hybrid_model]` chooses [`Inline`] unless told `store = heap`.
+    type Store: MatrixStore;
+
     /// `f = f(t, y, z, p, m)` and `g = g(t, y, z, p, m)` of `mode`.
     fn residual(
         &self,
@@ -430,7 +470,12 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
     );
 
     /// `f_y, f_z, g_y, g_z` of `mode`.
-    fn jacobian(&self, mode: usize, at: &Point<'_, NY, NZ, NP>, jac: &mut ModeJacobian<NY, NZ>);
+    fn jacobian(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NP>,
+        jac: &mut ModeJacobian<NY, NZ, Self::Store>,
+    );
 
     /// `f_p` (`NY × NP`) and `g_p` (`NZ × NP`) of `mode`.
     fn parameter_jacobian(
@@ -489,7 +534,7 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
         &self,
         mode: usize,
         at: &Point<'_, NY, NZ, NP>,
-        jac: &mut ModeJacobian<NY, NZ>,
+        jac: &mut ModeJacobian<NY, NZ, Self::Store>,
     ) {
         let _ = (mode, at, jac);
     }
@@ -525,10 +570,10 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
     fn initial_state_jacobian(
         &self,
         at: &Point<'_, NY, NZ, NP>,
-        jac: &mut ResetJacobian<NY, NZ, NP>,
+        jac: &mut ResetJacobian<NY, NZ, NP, Self::Store>,
     ) {
         let _ = at;
-        for (i, row) in jac.y.iter_mut().enumerate() {
+        for (i, row) in jac.y.borrow_mut().iter_mut().enumerate() {
             row[i] = 1.0;
         }
     }
@@ -572,10 +617,10 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
         &self,
         guard: usize,
         at: &Point<'_, NY, NZ, NP>,
-        jac: &mut ResetJacobian<NY, NZ, NP>,
+        jac: &mut ResetJacobian<NY, NZ, NP, Self::Store>,
     ) {
         let _ = (guard, at);
-        for (i, row) in jac.y.iter_mut().enumerate() {
+        for (i, row) in jac.y.borrow_mut().iter_mut().enumerate() {
             row[i] = 1.0;
         }
     }

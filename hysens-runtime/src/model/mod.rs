@@ -29,7 +29,9 @@ mod hybrid;
 mod output;
 mod rates;
 
-pub use crate::linalg::ModeJacobian;
+#[cfg(feature = "std")]
+pub use crate::linalg::Heap;
+pub use crate::linalg::{Inline, MatrixStore, ModeJacobian};
 pub use adapter::ModeAdapter;
 pub use costs::{cost_index, CostInfo, CostKind, CostValue, Objective};
 pub(crate) use event_guard::event_guard_partials;
@@ -48,6 +50,11 @@ pub(crate) use rates::algebraic_rate;
 /// Hand-written implementations are used in the tests; the `#[hybrid_model]` macro generates
 /// them from the model's expressions.
 pub trait SmoothMode<const NY: usize, const NZ: usize, const NP: usize> {
+    /// Where the integrator keeps the mode's `NY × NY` matrices (`f_y` and the stage
+    /// matrices' LU factors): [`crate::Inline`] (no heap) or [`crate::Heap`] (feature `std`);
+    /// as [`crate::HybridModel::Store`].
+    type Store: MatrixStore;
+
     /// Differential right-hand side: `out = f(t, y, z, p)`.
     fn f(&self, t: f64, y: &[f64; NY], z: &[f64; NZ], p: &[f64; NP], out: &mut [f64; NY]);
 
@@ -78,7 +85,7 @@ pub trait SmoothMode<const NY: usize, const NZ: usize, const NP: usize> {
         y: &[f64; NY],
         z: &[f64; NZ],
         p: &[f64; NP],
-        jac: &mut ModeJacobian<NY, NZ>,
+        jac: &mut ModeJacobian<NY, NZ, Self::Store>,
     );
 
     /// Parameter Jacobians `f_p` (`NY × NP`) and `g_p` (`NZ × NP`) at `(t, y, z, p)`, zeroed by the
@@ -181,7 +188,7 @@ pub(crate) fn mode_g_partials<M, const NY: usize, const NZ: usize, const NP: usi
 where
     M: HybridModel<NY, NZ, NP>,
 {
-    let mut jac = ModeJacobian::ZERO;
+    let mut jac = ModeJacobian::zeroed();
     let mut out = ConditionPartials::ZERO;
     let (mut fp, mut ft) = ([[0.0; NP]; NY], [0.0; NY]);
     model.jacobian(mode, at, &mut jac);
@@ -240,7 +247,7 @@ pub(crate) fn g_partials<M, const NY: usize, const NZ: usize, const NP: usize>(
 ) where
     M: SmoothMode<NY, NZ, NP> + ?Sized,
 {
-    let mut jac = ModeJacobian::ZERO;
+    let mut jac = ModeJacobian::zeroed();
     mode.jacobian(t, y, z, p, &mut jac);
     let (mut fp, mut ft) = ([[0.0; NP]; NY], [0.0; NY]);
     mode.parameter_jacobian(t, y, z, p, &mut fp, &mut out.cp);

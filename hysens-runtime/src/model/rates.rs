@@ -28,7 +28,7 @@ where
         model.hidden_constraint_partials(mode, at, &mut partials);
         (partials.cy, partials.cz, partials.ct)
     } else {
-        let mut jac = ModeJacobian::ZERO;
+        let mut jac = ModeJacobian::zeroed();
         model.jacobian(mode, at, &mut jac);
         let mut ft = [0.0; NY];
         let mut gt = [0.0; NZ];

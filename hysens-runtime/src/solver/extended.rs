@@ -11,11 +11,11 @@
 //! direction alike. A parameter the caller did not
 //! choose has its partials masked to zero, so its column stays zero.
 
-use crate::ModeJacobian;
 use crate::{
     ConditionPartials, CostInfo, EventTarget, GuardInfo, HybridModel, InitialMode, ModeInfo,
     ModelSizes, Point, ResetJacobian, ScalarPartials,
 };
+use crate::{MatrixStore, ModeJacobian};
 
 /// `M` with `NP` parameters seen as a model with `NS = NP + NY` parameters `(p, y0)`.
 pub(crate) struct Extended<'m, M, const NP: usize> {
@@ -52,14 +52,14 @@ fn masked<const NP: usize, const NS: usize>(
 impl<M, const NP: usize> Extended<'_, M, NP> {
     /// The Jacobian of a state map of the original model (a reset or the initial-state map,
     /// evaluated by `jacobian_of` at the original point), extended by zero.
-    fn map_jacobian<const NY: usize, const NZ: usize, const NS: usize>(
+    fn map_jacobian<const NY: usize, const NZ: usize, const NS: usize, S: MatrixStore>(
         &self,
         at: &Point<'_, NY, NZ, NS>,
-        jac: &mut ResetJacobian<NY, NZ, NS>,
-        jacobian_of: impl FnOnce(&M, &Point<'_, NY, NZ, NP>, &mut ResetJacobian<NY, NZ, NP>),
+        jac: &mut ResetJacobian<NY, NZ, NS, S>,
+        jacobian_of: impl FnOnce(&M, &Point<'_, NY, NZ, NP>, &mut ResetJacobian<NY, NZ, NP, S>),
     ) {
         let Some(at) = inner(at) else { return };
-        let mut r = ResetJacobian::ZERO;
+        let mut r = ResetJacobian::zeroed();
         jacobian_of(self.model, &at, &mut r);
         jac.t = r.t;
         jac.y = r.y;
@@ -109,6 +109,7 @@ where
     const HAS_ALGEBRAIC_GUESS: bool = M::HAS_ALGEBRAIC_GUESS;
     const COSTS: &'static [CostInfo] = M::COSTS;
     const OUTPUT_NAMES: &'static [&'static str] = M::OUTPUT_NAMES;
+    type Store = M::Store;
 
     #[inline]
     fn residual(
@@ -124,7 +125,12 @@ where
     }
 
     #[inline]
-    fn jacobian(&self, mode: usize, at: &Point<'_, NY, NZ, NS>, jac: &mut ModeJacobian<NY, NZ>) {
+    fn jacobian(
+        &self,
+        mode: usize,
+        at: &Point<'_, NY, NZ, NS>,
+        jac: &mut ModeJacobian<NY, NZ, M::Store>,
+    ) {
         if let Some(at) = inner(at) {
             self.model.jacobian(mode, &at, jac);
         }
@@ -165,7 +171,7 @@ where
         &self,
         mode: usize,
         at: &Point<'_, NY, NZ, NS>,
-        jac: &mut ModeJacobian<NY, NZ>,
+        jac: &mut ModeJacobian<NY, NZ, M::Store>,
     ) {
         if let Some(at) = inner(at) {
             self.model.memory_jacobian(mode, &at, jac);
@@ -228,7 +234,7 @@ where
         &self,
         guard: usize,
         at: &Point<'_, NY, NZ, NS>,
-        jac: &mut ResetJacobian<NY, NZ, NS>,
+        jac: &mut ResetJacobian<NY, NZ, NS, M::Store>,
     ) {
         self.map_jacobian(at, jac, |m, at, r| m.reset_jacobian(guard, at, r));
     }
@@ -248,7 +254,7 @@ where
     fn initial_state_jacobian(
         &self,
         at: &Point<'_, NY, NZ, NS>,
-        jac: &mut ResetJacobian<NY, NZ, NS>,
+        jac: &mut ResetJacobian<NY, NZ, NS, M::Store>,
     ) {
         self.map_jacobian(at, jac, |m, at, r| m.initial_state_jacobian(at, r));
     }
@@ -386,6 +392,7 @@ mod tests {
     struct Decay;
 
     impl HybridModel<1, 0, 1> for Decay {
+        type Store = crate::Inline;
         const MODES: &'static [ModeInfo] = &[];
         const STATE_NAMES: [&'static str; 1] = ["y"];
         const PARAMETER_NAMES: [&'static str; 1] = ["p"];

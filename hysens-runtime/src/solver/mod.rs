@@ -39,7 +39,7 @@ pub use solution::{Event, SampleState, Solution, SolveFailure};
 use solution::{Raw, Room};
 
 use crate::error::SolveError;
-use crate::stack_estimate;
+use crate::stack_estimate_in;
 use crate::tableau::{Tableau, ESDIRK436L2SA};
 use crate::{solve_costs, CostErrorTest, CostValue, HybridModel, ModelSizes, Objective};
 use crate::{HybridOptions, HybridOutputs, HybridProblem, HybridRun, HybridSolution, StepPlan};
@@ -240,12 +240,12 @@ where
     /// [`crate::stack_estimate`] (`NS` sensitivity columns, this solver's tableau). With
     /// feature `std` the builder grows the stack itself; a `no_std` caller sizes the thread
     /// that runs `solve_into` with it.
-    pub const STACK_ESTIMATE: usize = stack_estimate::<S, NY, NZ, NS, N>();
+    pub const STACK_ESTIMATE: usize = stack_estimate_in::<M::Store, S, NY, NZ, NS, N>();
 
     /// Bytes of stack a solve with the `NP` parameter columns needs: [`Solver::solve`]
     /// without initial-state directions and [`Solver::gradient`].
     #[cfg(feature = "std")]
-    const PARAMS_STACK_ESTIMATE: usize = stack_estimate::<S, NY, NZ, NP, N>();
+    const PARAMS_STACK_ESTIMATE: usize = stack_estimate_in::<M::Store, S, NY, NZ, NP, N>();
 
     /// Uniform relative and absolute tolerances for every state (the other settings unchanged).
     pub fn tolerances(mut self, rtol: f64, atol: f64) -> Self {

@@ -14,7 +14,7 @@
 use super::Stepper;
 use crate::error::SolveError;
 use crate::linalg::{Lu, LuError};
-use crate::model::{ModeJacobian, SmoothMode};
+use crate::model::{MatrixStore, ModeJacobian, SmoothMode};
 
 /// State of the stored Jacobian.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,9 +38,12 @@ pub(crate) struct JacobianPoint<const NY: usize, const NZ: usize> {
 /// The Jacobian, the LU factors of the iteration matrix and the Newton contraction rates that
 /// decide on reusing them (module docs).
 #[derive(Clone, Debug)]
-pub(crate) struct IterationMatrix<const NY: usize, const NZ: usize, const N: usize> {
+pub(crate) struct IterationMatrix<const NY: usize, const NZ: usize, const N: usize, St>
+where
+    St: MatrixStore,
+{
     /// `f_y, f_z, g_y, g_z` at the point of [`IterationMatrix::state`].
-    pub jac: ModeJacobian<NY, NZ>,
+    pub jac: ModeJacobian<NY, NZ, St>,
     /// Where `jac` was evaluated (a checkpoint keeps the point, not the matrix:
     /// `snapshot.rs`).
     pub at: JacobianPoint<NY, NZ>,
@@ -49,7 +52,7 @@ pub(crate) struct IterationMatrix<const NY: usize, const NZ: usize, const N: usi
     /// The model's Jacobian is constant ([`SmoothMode::jacobian_is_constant`]).
     pub linear: bool,
     /// LU factors of `M`.
-    pub lu: Lu<N>,
+    pub lu: Lu<N, St>,
     /// Step size the LU was factorized for (NaN: no valid factorization).
     pub lu_h: f64,
     /// Worst Newton contraction rate of the last accepted step.
@@ -58,11 +61,14 @@ pub(crate) struct IterationMatrix<const NY: usize, const NZ: usize, const N: usi
     pub theta_step: f64,
 }
 
-impl<const NY: usize, const NZ: usize, const N: usize> IterationMatrix<NY, NZ, N> {
+impl<const NY: usize, const NZ: usize, const N: usize, St> IterationMatrix<NY, NZ, N, St>
+where
+    St: MatrixStore,
+{
     /// Nothing evaluated yet.
     pub(crate) fn new(linear: bool) -> Self {
         IterationMatrix {
-            jac: ModeJacobian::ZERO,
+            jac: ModeJacobian::zeroed(),
             at: JacobianPoint {
                 t: f64::NAN,
                 y: [0.0; NY],
@@ -129,7 +135,7 @@ where
             y: self.y,
             z: self.z,
         };
-        self.matrix.jac = ModeJacobian::ZERO;
+        self.matrix.jac.clear();
         self.model
             .jacobian(self.t, &self.y, &self.z, &self.p, &mut self.matrix.jac);
         self.stats.jacobian_evals += 1;

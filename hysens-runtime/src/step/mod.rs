@@ -178,7 +178,9 @@ pub struct Stepper<
     const NZ: usize,
     const NP: usize,
     const N: usize,
-> {
+> where
+    M: SmoothMode<NY, NZ, NP>,
+{
     pub(crate) model: &'m M,
     pub(crate) tableau: &'m Tableau<S>,
     pub(crate) p: [f64; NP],
@@ -193,7 +195,7 @@ pub struct Stepper<
     /// Proposed step size, controller history, attempts (`controller.rs`).
     pub(crate) control: StepControl,
     /// Jacobian, iteration matrix and Newton contraction rates (`matrix.rs`).
-    pub(crate) matrix: IterationMatrix<NY, NZ, N>,
+    pub(crate) matrix: IterationMatrix<NY, NZ, N, M::Store>,
     /// The step computed last (`attempt.rs`).
     pub(crate) stages: Stages<S, NY, NZ>,
     /// `Q_n`, the integral cost accumulated so far, for the weight of its error test

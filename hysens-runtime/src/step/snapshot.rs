@@ -15,7 +15,7 @@
 use super::controller::StepControl;
 use super::{IterationMatrix, JacState, JacobianPoint, Stages, Stepper};
 use crate::error::SolveError;
-use crate::model::{ModeJacobian, SmoothMode};
+use crate::model::SmoothMode;
 use crate::options::Options;
 use crate::stats::Stats;
 use crate::tableau::Tableau;
@@ -104,7 +104,7 @@ where
         let mut matrix = IterationMatrix::new(model.jacobian_is_constant());
         let at = snapshot.jac_at;
         if snapshot.jac_state != JacState::Invalid {
-            matrix.jac = ModeJacobian::ZERO;
+            matrix.jac.clear();
             model.jacobian(at.t, &at.y, &at.z, &p, &mut matrix.jac);
         }
         matrix.at = at;

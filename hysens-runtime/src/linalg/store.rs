@@ -1,0 +1,63 @@
+//! Where the runtime keeps a model's square matrices: the mode Jacobian's `f_y`, the reset's
+//! `∂R/∂y⁻` and `∂R/∂y*`, and the LU factors of the `N × N` stage matrices.
+//!
+//! Everything else a solve holds grows like `N` times the number of stages or sensitivity
+//! columns; these grow like `N²` (8 MB each at 1,000 states), so they decide whether a model
+//! fits on a thread's stack. A model chooses with its [`crate::HybridModel::Store`]
+//! ([`crate::SmoothMode::Store`]): [`Inline`], the no-heap default, keeps them in the frames as
+//! `[[f64; C]; R]` arrays (the runtime's types are then exactly what they were without the
+//! choice: same layout, same code, same numbers); [`Heap`] (feature `std`) keeps each in one
+//! heap allocation of the same layout, so a large model solves on an ordinary thread. The
+//! arithmetic is the same code over the same arrays either way, so both give the same numbers
+//! bit for bit.
+
+use core::borrow::{Borrow, BorrowMut};
+use core::fmt::Debug;
+
+/// Storage of the runtime's `R × C` matrices (see the module docs).
+pub trait MatrixStore: Clone + Copy + Debug + PartialEq + 'static {
+    /// An `R × C` matrix of this storage, read and written as `[[f64; C]; R]`.
+    type Matrix<const R: usize, const C: usize>: Borrow<[[f64; C]; R]>
+        + BorrowMut<[[f64; C]; R]>
+        + Clone
+        + Debug
+        + PartialEq;
+
+    /// An all-zero `R × C` matrix, built without an `R × C` temporary on the stack.
+    fn zero_matrix<const R: usize, const C: usize>() -> Self::Matrix<R, C>;
+}
+
+/// The no-heap storage: matrices are `[[f64; C]; R]` arrays in the runtime's frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inline {}
+
+impl MatrixStore for Inline {
+    type Matrix<const R: usize, const C: usize> = [[f64; C]; R];
+
+    #[inline(always)]
+    fn zero_matrix<const R: usize, const C: usize>() -> [[f64; C]; R] {
+        [[0.0; C]; R]
+    }
+}
+
+/// The heap storage (feature `std`): each matrix is one `Box<[[f64; C]; R]>`, so the frames
+/// hold a pointer instead of `8 R C` bytes. For models of hundreds of states or more.
+#[cfg(feature = "std")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Heap {}
+
+#[cfg(feature = "std")]
+impl MatrixStore for Heap {
+    type Matrix<const R: usize, const C: usize> = std::boxed::Box<[[f64; C]; R]>;
+
+    fn zero_matrix<const R: usize, const C: usize>() -> std::boxed::Box<[[f64; C]; R]> {
+        // Row by row on the heap (one row, `8 C` bytes, on the stack at a time), then the
+        // slice of `R` rows as an array of `R` rows: the conversion checks the length, which
+        // is `R` by construction (building the array in place instead would put it on the
+        // stack first in a debug build).
+        match std::vec![[0.0; C]; R].into_boxed_slice().try_into() {
+            Ok(matrix) => matrix,
+            Err(_) => unreachable!("a vector of R rows has R rows"),
+        }
+    }
+}
