@@ -130,13 +130,13 @@ pub use adjoint::{AdjointGradient, AdjointPoint, AdjointStats, AdjointTape, Chec
 pub use dense::{dense_output, DenseError, DensePoint, Limit};
 pub use error::{Described, SolveError};
 pub use hybrid::{adjoint_tape_length, solve, solve_adjoint, solve_costs};
-#[cfg(feature = "std")]
-pub use model::Heap;
 pub use model::{
     cost_index, AdjointProducts, ConditionPartials, CostInfo, CostKind, CostValue, Direction,
     EventTarget, GuardInfo, HybridModel, InitialMode, Inline, MatrixStore, Memory, ModeInfo,
     ModeJacobian, ModelSizes, Objective, Point, RelaxedSizes, ResetJacobian, ScalarPartials,
 };
+#[cfg(feature = "std")]
+pub use model::{Heap, HeapMatrix};
 pub use options::{CostErrorTest, Options};
 pub(crate) use run::ZENO_CLOSE_EVENTS;
 pub use run::{

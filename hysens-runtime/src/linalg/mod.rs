@@ -6,6 +6,8 @@
 //! model that chose the heap (`store.rs`). No panics.
 
 mod blocks;
+#[cfg(feature = "std")]
+mod heap;
 mod lu;
 mod store;
 #[cfg(test)]
@@ -14,7 +16,7 @@ pub(crate) mod test_rng;
 pub use blocks::ModeJacobian;
 pub(crate) use lu::{Lu, LuError};
 #[cfg(feature = "std")]
-pub use store::Heap;
+pub use store::{Heap, HeapMatrix};
 pub use store::{Inline, MatrixStore};
 
 /// Whether every entry of `v` is finite (no NaN, no infinity): the one finiteness check of the

@@ -14,6 +14,9 @@
 use core::borrow::{Borrow, BorrowMut};
 use core::fmt::Debug;
 
+#[cfg(feature = "std")]
+pub use super::heap::HeapMatrix;
+
 /// Storage of the runtime's `R × C` matrices (see the module docs).
 pub trait MatrixStore: Clone + Copy + Debug + PartialEq + 'static {
     /// An `R × C` matrix of this storage, read and written as `[[f64; C]; R]`.
@@ -40,24 +43,18 @@ impl MatrixStore for Inline {
     }
 }
 
-/// The heap storage (feature `std`): each matrix is one `Box<[[f64; C]; R]>`, so the frames
-/// hold a pointer instead of `8 R C` bytes. For models of hundreds of states or more.
+/// The heap storage (feature `std`): each matrix is one heap allocation ([`HeapMatrix`],
+/// recycled when dropped), so the frames hold a pointer instead of `8 R C` bytes. For models
+/// of hundreds of states or more.
 #[cfg(feature = "std")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Heap {}
 
 #[cfg(feature = "std")]
 impl MatrixStore for Heap {
-    type Matrix<const R: usize, const C: usize> = std::boxed::Box<[[f64; C]; R]>;
+    type Matrix<const R: usize, const C: usize> = HeapMatrix<R, C>;
 
-    fn zero_matrix<const R: usize, const C: usize>() -> std::boxed::Box<[[f64; C]; R]> {
-        // Row by row on the heap (one row, `8 C` bytes, on the stack at a time), then the
-        // slice of `R` rows as an array of `R` rows: the conversion checks the length, which
-        // is `R` by construction (building the array in place instead would put it on the
-        // stack first in a debug build).
-        match std::vec![[0.0; C]; R].into_boxed_slice().try_into() {
-            Ok(matrix) => matrix,
-            Err(_) => unreachable!("a vector of R rows has R rows"),
-        }
+    fn zero_matrix<const R: usize, const C: usize>() -> HeapMatrix<R, C> {
+        HeapMatrix::zeros()
     }
 }

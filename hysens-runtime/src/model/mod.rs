@@ -30,7 +30,7 @@ mod output;
 mod rates;
 
 #[cfg(feature = "std")]
-pub use crate::linalg::Heap;
+pub use crate::linalg::{Heap, HeapMatrix};
 pub use crate::linalg::{Inline, MatrixStore, ModeJacobian};
 pub use adapter::ModeAdapter;
 pub use costs::{cost_index, CostInfo, CostKind, CostValue, Objective};

@@ -473,34 +473,65 @@ where
             }
         };
         let directions = selection.directions().collect();
-        let room = self.owned_room();
         if selection.any_state() {
-            let raw = Raw::<NY, NZ, NS>::run(room, |outputs, solution, costs| {
-                self.solve_into_here(t0, tf, x0, p, (outputs, solution, costs))
-            });
-            let p = p.to_array();
-            raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(p, directions, |d| match d {
-                Variable::Param(i) => i,
-                Variable::InitialState(i) => NP + i,
-            })
+            self.solve_all_columns(directions, t0, tf, x0, p)
         } else {
-            let seeds = selection.any().then_some([[0.0; NP]; NY]);
-            let problem = self.problem(t0, tf, x0.to_array(), p.to_array(), seeds);
-            let raw = Raw::<NY, NZ, NP>::run(room, |outputs, solution, costs| {
-                let run = HybridRun::new(self.model, self.tableau, &problem, &self.options)
-                    .with_plan(self.plan());
-                solve_costs(
-                    &run.with_objective(self.objective),
-                    outputs,
-                    solution,
-                    costs,
-                )
-            });
-            let p = problem.p;
-            raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(p, directions, |d| match d {
-                Variable::Param(i) | Variable::InitialState(i) => i,
-            })
+            self.solve_parameter_columns(selection.any(), directions, t0, tf, x0, p)
         }
+    }
+
+    /// [`Solver::solve_here`] with the `NS` columns of parameters and initial states. Not
+    /// inlined: its `NY × NS` storage stays out of the frame of a solve with `NP` columns,
+    /// whose stack [`Solver::solve`] sizes for `NP`.
+    #[cfg(feature = "std")]
+    #[inline(never)]
+    fn solve_all_columns(
+        &self,
+        directions: std::vec::Vec<Variable>,
+        t0: f64,
+        tf: f64,
+        x0: &StateOf<M, NY, NZ, NP>,
+        p: &ParamsOf<M, NY, NZ, NP>,
+    ) -> SolveResult<M, NY, NZ, NP> {
+        let raw = Raw::<NY, NZ, NS>::run(self.owned_room(), |outputs, solution, costs| {
+            self.solve_into_here(t0, tf, x0, p, (outputs, solution, costs))
+        });
+        let p = p.to_array();
+        raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(p, directions, |d| match d {
+            Variable::Param(i) => i,
+            Variable::InitialState(i) => NP + i,
+        })
+    }
+
+    /// [`Solver::solve_here`] with the `NP` parameter columns (`any`: whether any is chosen;
+    /// none is a plain solve). Not inlined, as [`Solver::solve_all_columns`].
+    #[cfg(feature = "std")]
+    #[inline(never)]
+    fn solve_parameter_columns(
+        &self,
+        any: bool,
+        directions: std::vec::Vec<Variable>,
+        t0: f64,
+        tf: f64,
+        x0: &StateOf<M, NY, NZ, NP>,
+        p: &ParamsOf<M, NY, NZ, NP>,
+    ) -> SolveResult<M, NY, NZ, NP> {
+        let seeds = any.then_some([[0.0; NP]; NY]);
+        let problem = self.problem(t0, tf, x0.to_array(), p.to_array(), seeds);
+        let raw = Raw::<NY, NZ, NP>::run(self.owned_room(), |outputs, solution, costs| {
+            let run = HybridRun::new(self.model, self.tableau, &problem, &self.options)
+                .with_plan(self.plan());
+            solve_costs(
+                &run.with_objective(self.objective),
+                outputs,
+                solution,
+                costs,
+            )
+        });
+        let p = problem.p;
+        raw.into_solution::<M, StateOf<M, NY, NZ, NP>, NP>(p, directions, |d| match d {
+            Variable::Param(i) | Variable::InitialState(i) => i,
+        })
     }
 
     /// Solves on `[t0, tf]` from `x0` with parameters `p` (the model's types, as for
