@@ -8,12 +8,12 @@
 //! Run: `cargo run --release --example scaling_hysens -- N MODE [REPEAT]` (`N` one of the
 //! generated sizes; `scaling.sh` runs every cell in its own process for its peak RSS), or
 //! `-- N check`: both gradients against central differences ([`check`]). `N` with an `h`
-//! (`1000h`): the same rod generated with `store = heap` (`models/heat_rod_heap.rs`), its
-//! `N × N` matrices on the heap.
+//! (`1000h`): the same rod generated with `store = heap` (`tests/models/heat_rod_heap.rs`, the
+//! model of the heap storage's test), its `N × N` matrices on the heap.
 
 #[path = "../models/heat_rod.rs"]
 mod heat_rod;
-#[path = "../models/heat_rod_heap.rs"]
+#[path = "../../../tests/models/heat_rod_heap.rs"]
 mod heat_rod_heap;
 
 use hysens::prelude::*;

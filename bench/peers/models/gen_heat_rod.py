@@ -5,16 +5,13 @@
 `examples/scaling_diffsol.rs`). `python3 models/gen_heat_rod.py 10 100 1000 5000 > models/heat_rod.rs`
 reproduces heat_rod.rs.
 
-Options before the sizes: `--store heap` writes `#[hybrid_model(crate = ..., store = heap)]`
-(the model's `N × N` matrices on the heap) and `--mix` adds a reset at the switch-off (the
-heater's cell mixes with its neighbour, `u_0⁺ = (u_0 + u_1)/2`): the 1,000-state test model of
-the heap path, `tests/models/heat_rod_1000.rs`, is
-`python3 bench/peers/models/gen_heat_rod.py --store heap --mix 1000`."""
+`--store heap` before the sizes writes `#[hybrid_model(store = heap)]` (the model's `N × N`
+matrices on the heap): the model of the heap storage's test and of `scaling_hysens 1000h`,
+`tests/models/heat_rod_heap.rs`, is `python3 bench/peers/models/gen_heat_rod.py --store heap 1000`."""
 import sys
 
 ARGS = sys.argv[1:]
 HEAP = "--store" in ARGS and ARGS[ARGS.index("--store") + 1] == "heap"
-MIX = "--mix" in ARGS
 SIZES = [int(a) for a in ARGS if a.isdigit()]
 
 KAPPA = ["k0", "k1", "k2", "k3", "k4"]
@@ -33,22 +30,6 @@ def rhs(n, i, heating):
         terms.append(f"-{float(n)!r} * p.hl * (x.u{i} - p.ua)")
     return " + ".join(terms).replace("+ -", "- ")
 
-def mix(n):
-    """With `--mix`, the reset at the switch-off (module docs); else nothing."""
-    if not MIX:
-        return ""
-    fields = "".join(f"            u{i}: x.u{i},\n" for i in range(2, n))
-    return f"""    /// With the heater off, its cell mixes with its neighbour.
-    #[reset(too_warm)]
-    fn mix(x: &X) -> X {{
-        X {{
-            u0: 0.5 * (x.u0 + x.u1),
-            u1: x.u1,
-{fields}        }}
-    }}
-
-"""
-
 out = []
 w = out.append
 w("""//! A 1-D rod of `N` cells with a heater at one end that a thermostat switches, as a
@@ -65,15 +46,14 @@ w("""//! A 1-D rod of `N` cells with a heater at one end that a thermostat switc
 //! `T_hi` and starts again when it falls through `T_lo`. The state is continuous at a switch;
 //! the sensitivities jump (the switching time depends on every parameter). The terminal cost
 //! is `u_m(T) + u_{N−1}(T)`. The discretization converges as `N` grows, so every size switches
-//! at nearly the same times (six switches on `[0, 2]`).
+//! at nearly the same times (five switches on `[0, 2]`).
 #![allow(dead_code)]
 
 use hysens::hybrid_model;""")
-if HEAP or MIX:
+if HEAP:
     out[0] = out[0].replace("#![allow(dead_code)]", f"""//!
-//! This file: `python3 bench/peers/models/gen_heat_rod.py {' '.join(ARGS)}` (`--store heap`:
-//! the model's `N × N` matrices on the heap; `--mix`: a reset at the switch-off, the heater's
-//! cell mixing with its neighbour, `u_0⁺ = (u_0 + u_1)/2`).
+//! This file: `python3 bench/peers/models/gen_heat_rod.py {' '.join(ARGS)}`, the model's
+//! `N × N` matrices on the heap.
 #![allow(dead_code)]""")
 for n in SIZES:
     m = n // 2
@@ -132,7 +112,7 @@ for n in SIZES:
         x.u{m} - p.tlo
     }}
 
-{mix(n)}    /// The sensor and the far end at the final time.
+    /// The sensor and the far end at the final time.
     #[cost(terminal)]
     fn observed(x: &X) -> f64 {{
         x.u{m} + x.u{n - 1}

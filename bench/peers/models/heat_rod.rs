@@ -12,7 +12,7 @@
 //! `T_hi` and starts again when it falls through `T_lo`. The state is continuous at a switch;
 //! the sensitivities jump (the switching time depends on every parameter). The terminal cost
 //! is `u_m(T) + u_{N−1}(T)`. The discretization converges as `N` grows, so every size switches
-//! at nearly the same times (six switches on `[0, 2]`).
+//! at nearly the same times (five switches on `[0, 2]`).
 #![allow(dead_code)]
 
 use hysens::hybrid_model;
