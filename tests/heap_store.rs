@@ -18,6 +18,10 @@ use hysens::runtime::{
     HybridSolution, LoggedStep, StepPlan, TapeStep, ESDIRK436L2SA,
 };
 
+#[path = "support/threads.rs"]
+mod threads;
+use threads::with_stack;
+
 #[path = "models/heat_rod_heap.rs"]
 mod heap;
 
@@ -26,16 +30,6 @@ const P: [f64; 10] = [1.0, 0.8, 1.2, 0.9, 1.1, 2.0, 2.0, 0.0, 1.0, 0.8];
 
 /// The main thread's default stack on Linux.
 const MAIN_THREAD_STACK: usize = 8 << 20;
-
-/// Runs `f` on a thread with a stack of `bytes`.
-fn with_stack(bytes: usize, f: impl FnOnce() + Send + 'static) {
-    std::thread::Builder::new()
-        .stack_size(bytes)
-        .spawn(f)
-        .expect("a thread")
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-}
 
 /// A spring with an algebraic force and memory, twice: the same model with each storage
 /// (`$store` is the attribute's arguments). A DAE mode reads the memory (the state at the last
@@ -181,6 +175,87 @@ fn heap_and_inline_storage_agree_on_a_dae_with_memory_and_a_reset() {
             "{name}: {a} vs {f}"
         );
     }
+}
+
+/// What one storage's solve of the spring gives: the final state, event times and gradients as
+/// bits (FSA to every direction, then the adjoint's), or the error's text.
+fn spring_outcome<M>(
+    solver: Solver<'_, M, 6, 2, 1, 4, 3, 6>,
+    x0: &<M as ModelTypes<2, 1, 4>>::State,
+    p: &<M as ModelTypes<2, 1, 4>>::Params,
+) -> Result<Vec<u64>, String>
+where
+    M: AdjointProducts<2, 1, 4> + ModelSizes<3, 6> + ModelTypes<2, 1, 4>,
+{
+    let fsa = solver
+        .sensitivities_to(Params::All, InitialStates::All)
+        .solve(0.0, 3.0, x0, p)
+        .map_err(|e| e.to_string())?;
+    let adjoint = solver
+        .gradient(0.0, 3.0, x0, p)
+        .map_err(|e| e.to_string())?;
+    let mut bits: Vec<u64> = fsa.y.iter().map(|v| v.to_bits()).collect();
+    bits.extend(fsa.events.iter().map(|e| e.t.to_bits()));
+    let directions = ["k", "c", "thr", "e"].map(Wrt::Param);
+    for wrt in directions
+        .into_iter()
+        .chain(["x", "v"].map(Wrt::InitialState))
+    {
+        bits.push(fsa.cost_gradient(wrt).map_err(|e| e.to_string())?.to_bits());
+    }
+    bits.extend(
+        adjoint
+            .params
+            .iter()
+            .chain(&adjoint.initial_states)
+            .map(|v| v.to_bits()),
+    );
+    Ok(bits)
+}
+
+/// The spring as a stranger would try it: rtol 1e-2 to 1e-12; a start exactly on the guard,
+/// an ulp-sized step either side of it and far from it; stiffness and damping from tiny to
+/// huge. Whatever each case gives — a solution or an error — the two storages give the same,
+/// bit for bit or word for word.
+#[test]
+fn heap_and_inline_storage_agree_as_a_stranger_tries_them() {
+    let thr = 0.5;
+    let starts = [thr, thr - 1e-12, thr + 1e-12, -2.0];
+    let parameters = [
+        [4.0, 0.3, thr, 0.8],
+        [4e-8, 3e-9, thr, 0.8],
+        [4e6, 3e3, thr, 0.8],
+    ];
+    let (mut solved, mut failed) = (0, 0);
+    for rtol in [1e-2, 1e-3, 1e-6, 1e-12] {
+        for x in starts {
+            for p in parameters {
+                let x0 = [x, 2.0];
+                let heap = spring_outcome(
+                    spring_heap::Model.solver().tolerances(rtol, 1e-2 * rtol),
+                    &spring_heap::X::from_array(x0),
+                    &spring_heap::P::from_array(p),
+                );
+                let inline = spring_outcome(
+                    spring_inline::Model.solver().tolerances(rtol, 1e-2 * rtol),
+                    &spring_inline::X::from_array(x0),
+                    &spring_inline::P::from_array(p),
+                );
+                assert_eq!(heap, inline, "rtol {rtol}, x0 {x0:?}, p {p:?}");
+                if heap.is_ok() {
+                    solved += 1;
+                } else {
+                    failed += 1;
+                }
+            }
+        }
+    }
+    // rtol 1e-2 is refused for a model with guards (12 cases, an invalid-argument error); of
+    // the 36 others one is an error too (k = 4e6 from x = −2 at rtol 1e-12: Newton's method on
+    // the cubic force equation from the guess w = 0 first jumps to w = 8e6 and shrinks it by a
+    // third per iteration, so it runs out of its 30 iterations before reaching 1e-12 of
+    // w ≈ 431; reported as inconsistent initial values, with the last correction). The count keeps the test from passing on errors alone.
+    assert_eq!((solved, failed), (35, 13));
 }
 
 /// The 1,000-state rod on an 8 MiB thread: forward sensitivities to the ten parameters with

@@ -18,19 +18,13 @@ use hysens::runtime::{
     EventRecord, HybridOptions, HybridOutputs, HybridSolution, LoggedStep, StepPlan, ESDIRK436L2SA,
 };
 
+#[path = "support/threads.rs"]
+mod threads;
+use threads::with_stack;
+
 #[path = "../benches/models/chains.rs"]
 mod chain;
 use chain::chain100;
-
-/// Runs `f` on a thread with a stack of `bytes`.
-fn with_stack(bytes: usize, f: impl FnOnce() + Send + 'static) {
-    std::thread::Builder::new()
-        .stack_size(bytes)
-        .spawn(f)
-        .expect("a thread")
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-}
 
 #[test]
 fn tables() {

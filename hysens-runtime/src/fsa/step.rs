@@ -296,8 +296,7 @@ where
                 return Err(failure);
             };
             if !*valid {
-                *lu = jac
-                    .factor_stage_matrix(h * self.step.tableau.gamma)
+                jac.refactor_stage_matrix(h * self.step.tableau.gamma, lu)
                     .map_err(|_| failure)?;
                 *valid = true;
                 self.step.stats.lu_factorizations += 1;

@@ -103,14 +103,6 @@ impl<const NY: usize, const NZ: usize, S: MatrixStore> ModeJacobian<NY, NZ, S> {
         }
     }
 
-    /// The LU factors of the stage matrix for `hg = hγ` ([`ModeJacobian::write_stage_matrix`]).
-    #[inline(always)]
-    pub(crate) fn factor_stage_matrix<const N: usize>(&self, hg: f64) -> Result<Lu<N, S>, LuError> {
-        let mut lu = Lu::zeroed();
-        self.refactor_stage_matrix(hg, &mut lu)?;
-        Ok(lu)
-    }
-
     /// Factorizes the stage matrix for `hg = hγ` into `lu`, in place (no `N × N` temporary;
     /// on error `lu` must not be used for solves).
     #[inline(always)]
