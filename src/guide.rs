@@ -19,7 +19,7 @@
 //! - [The start](#the-start): `#[initial_state]`, `#[algebraic_guess]`
 //! - [Expressions](#expressions): functions, constants, helpers, `t`
 //! - [What is generated](#what-is-generated): the kernels, `#[hybrid_model(crate = path)]`,
-//!   `#[hybrid_model(store = heap)]`, the reserved names
+//!   `#[hybrid_model(store = heap | sparse)]`, the reserved names
 //! - [Solving](#solving): the builder, sensitivity directions, the results by name, dense
 //!   output, the adjoint gradient, failures, the no-heap core
 //!
@@ -703,8 +703,15 @@
 //! states; with the heap, a model of that size solves with forward sensitivities and with the
 //! adjoint on an ordinary 8 MiB thread (a release build), where the frames would need hundreds
 //! of MB. The numbers are the same bit for bit; the matrices are still dense, so the cost per
-//! step grows like `NY²` (a sparse storage is future work). `Model::STACK_ESTIMATE` and the
-//! builder's stack growth follow the choice.
+//! step grows like `NY²`. `#[hybrid_model(store = sparse)]` (feature `sparse` of `hysens`)
+//! keeps them as `heap` does but factorizes the stage matrices `[I − hγ f_y, −hγ f_z; g_y,
+//! g_z]` with faer's sparse LU ([`Sparse`](crate::runtime::Sparse)) on the model's structural
+//! pattern (`Model::JACOBIAN_NONZEROS`, which the macro computes): one symbolic analysis per
+//! mode, the numeric factorization and the solves in time proportional to the factors'
+//! nonzeros. For large models with sparse Jacobians (discretized PDEs, chains, networks); the
+//! numbers agree with the dense storages' to round-off (another pivot order), not bit for bit.
+//! Products with `f_y` are still dense. `Model::STACK_ESTIMATE` and the builder's stack growth
+//! follow the choice.
 //!
 //! Names are reserved for what comes next from the papers: `#[mode(mechanical)]`,
 //! `#[mass_matrix]`, `#[constraint]` (mechanical systems with impacts) and `#[mode(sliding)]`

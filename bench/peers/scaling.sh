@@ -5,24 +5,32 @@
 # Every cell runs in its own process under /usr/bin/time -v (peak RSS), the tools alternating
 # cell by cell; the JSON lines go to results/scaling.jsonl, the tables to stdout and the plot
 # to results/scaling.svg (examples/scaling_report.rs). Usage: `bench/peers/scaling.sh [N ...]`.
+# `TOOLS="hysens-sparse diffsol" OUT=results/scaling_sparse.jsonl scaling.sh 100 1000 5000`: the
+# rod with `store = sparse` (`scaling_hysens 1000s`) against diffsol, into its own file (the
+# sparse rods are generated at 100, 1000 and 5000 cells).
 # About 15 minutes, most of it hysens at N = 5000 (and 2–3 minutes and 8 GB to compile it).
 set -euo pipefail
 cd "$(dirname "$0")"
 sizes=("${@:-10 100 1000 5000}")
 nice cargo build --release -q --example scaling_hysens --example scaling_diffsol --example scaling_report
-out=results/scaling.jsonl
+out=${OUT:-results/scaling.jsonl}
+tools=(${TOOLS:-hysens diffsol})
 : > "$out"
 # Repeats per size: enough for a stable median at the small sizes, one solve at the large.
 repeats() { case $1 in 10) echo 200 ;; 100) echo 20 ;; 1000) echo 3 ;; *) echo 1 ;; esac; }
 for n in ${sizes[@]}; do
   for mode in plain fsa adjoint; do
-    for tool in hysens diffsol; do
+    for tool in "${tools[@]}"; do
       log=$(mktemp)
-      line=$(/usr/bin/time -v -o "$log" "target/release/examples/scaling_$tool" "$n" "$mode" "$(repeats "$n")" | tail -1)
+      case $tool in
+        hysens-sparse) run=(target/release/examples/scaling_hysens "${n}s") ;;
+        *) run=("target/release/examples/scaling_$tool" "$n") ;;
+      esac
+      line=$(/usr/bin/time -v -o "$log" "${run[@]}" "$mode" "$(repeats "$n")" | tail -1)
       rss=$(awk -F: '/Maximum resident set size/ {print $2/1024}' "$log")
       rm -f "$log"
       echo "${line%\}},\"rss_mb\":$rss}" | tee -a "$out" | cut -c1-160 >&2
     done
   done
 done
-target/release/examples/scaling_report "$out" results/scaling.svg
+target/release/examples/scaling_report "$out" "${out%.jsonl}.svg"

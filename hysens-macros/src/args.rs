@@ -4,7 +4,9 @@
 //! `store = heap` keeps the model's `NY × NY` matrices (Jacobian, reset Jacobians, LU factors)
 //! on the heap (`hysens::runtime::Heap`, feature `std`) instead of in the solve's frames
 //! (`store = inline`, the default): for models of hundreds of states or more, which then solve
-//! on an ordinary thread's stack.
+//! on an ordinary thread's stack. `store = sparse` keeps them as `heap` does and factorizes
+//! the stage matrices with a sparse LU (`hysens::runtime::Sparse`, feature `sparse` of
+//! `hysens`): for large models with sparse Jacobians.
 //!
 //! `crate = path` names the `hysens` facade for crates that depend on it under another name
 //! (`hysens = { package = "hysens", ... }` renamed, or a re-export such as
@@ -21,8 +23,19 @@ use syn::{Path, Token};
 pub struct Options {
     /// The path of the `hysens` facade, `::hysens` unless `crate = path` says otherwise.
     pub facade: Path,
-    /// `store = heap`: the model's `NY × NY` matrices on the heap.
-    pub heap: bool,
+    /// `store = …`: where the model's `NY × NY` matrices are kept.
+    pub store: Store,
+}
+
+/// The choices of `store = …`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Store {
+    /// `inline` (the default): in the solve's frames, no heap.
+    Inline,
+    /// `heap`: on the heap, dense LU.
+    Heap,
+    /// `sparse`: on the heap, sparse LU of the stage matrices.
+    Sparse,
 }
 
 impl Options {
@@ -32,14 +45,14 @@ impl Options {
         quote!(#facade::runtime)
     }
 
-    /// The model's `HybridModel::Store` in generated code: `<runtime>::Inline` or
-    /// `<runtime>::Heap`.
+    /// The model's `HybridModel::Store` in generated code: `<runtime>::Inline`,
+    /// `<runtime>::Heap` or `<runtime>::Sparse`.
     pub fn store(&self) -> TokenStream {
         let rt = self.runtime();
-        if self.heap {
-            quote!(#rt::Heap)
-        } else {
-            quote!(#rt::Inline)
+        match self.store {
+            Store::Inline => quote!(#rt::Inline),
+            Store::Heap => quote!(#rt::Heap),
+            Store::Sparse => quote!(#rt::Sparse),
         }
     }
 }
@@ -48,7 +61,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             facade: syn::parse_quote!(::hysens),
-            heap: false,
+            store: Store::Inline,
         }
     }
 }
@@ -79,7 +92,7 @@ pub fn parse_options(args: TokenStream, errors: &mut Vec<syn::Error>) -> Options
                         key.span(),
                         "`store = ...` is given twice: keep one",
                     )),
-                    Ok(heap) => options.heap = heap,
+                    Ok(store) => options.store = store,
                     Err(e) => errors.push(e),
                 }
                 store_seen = true;
@@ -87,21 +100,21 @@ pub fn parse_options(args: TokenStream, errors: &mut Vec<syn::Error>) -> Options
             Some(unknown) => errors.push(syn::Error::new(
                 unknown.span(),
                 format!(
-                    "unknown argument `{unknown}`: `#[hybrid_model]` takes `crate = path`, the path of the `hysens` crate when it is not `::hysens`, and `store = heap` or `store = inline`, where the model's `NY × NY` matrices are kept"
+                    "unknown argument `{unknown}`: `#[hybrid_model]` takes `crate = path`, the path of the `hysens` crate when it is not `::hysens`, and `store = inline | heap | sparse`, where the model's `NY × NY` matrices are kept"
                 ),
             )),
             None => errors.push(argument.error(
-                "expected an argument before this `,`: `#[hybrid_model]` takes `crate = path` and `store = heap | inline`",
+                "expected an argument before this `,`: `#[hybrid_model]` takes `crate = path` and `store = inline | heap | sparse`",
             )),
         }
     }
     options
 }
 
-/// `store = heap` (`true`) or `store = inline` (`false`), the whole of one argument.
-fn store_choice(input: ParseStream) -> syn::Result<bool> {
+/// `store = inline | heap | sparse`, the whole of one argument.
+fn store_choice(input: ParseStream) -> syn::Result<Store> {
     let key: syn::Ident = input.parse()?;
-    let expected = "write `store = heap` (the model's `NY × NY` matrices on the heap) or `store = inline` (in the solve's frames, the default)";
+    let expected = "write `store = inline` (the model's `NY × NY` matrices in the solve's frames, the default), `store = heap` (on the heap) or `store = sparse` (on the heap, stage matrices factorized by a sparse LU; feature `sparse` of hysens)";
     input
         .parse::<Token![=]>()
         .map_err(|_| syn::Error::new(key.span(), expected))?;
@@ -112,8 +125,9 @@ fn store_choice(input: ParseStream) -> syn::Result<bool> {
         return Err(input.error(expected));
     }
     match choice.to_string().as_str() {
-        "heap" => Ok(true),
-        "inline" => Ok(false),
+        "inline" => Ok(Store::Inline),
+        "heap" => Ok(Store::Heap),
+        "sparse" => Ok(Store::Sparse),
         _ => Err(syn::Error::new(choice.span(), expected)),
     }
 }
@@ -185,16 +199,18 @@ mod tests {
 
     #[test]
     fn store_argument_chooses_the_storage() {
-        for (args, heap) in [
-            (quote!(), false),
-            (quote!(store = heap), true),
-            (quote!(store = inline), false),
-            (quote!(crate = hy, store = heap), true),
+        use super::Store;
+        for (args, store) in [
+            (quote!(), Store::Inline),
+            (quote!(store = heap), Store::Heap),
+            (quote!(store = inline), Store::Inline),
+            (quote!(store = sparse), Store::Sparse),
+            (quote!(crate = hy, store = heap), Store::Heap),
         ] {
             let mut errors = Vec::new();
             let options = super::parse_options(args.clone(), &mut errors);
             assert!(errors.is_empty(), "{args}: {errors:?}");
-            assert_eq!(options.heap, heap, "{args}");
+            assert_eq!(options.store, store, "{args}");
         }
         for args in [
             quote!(store),

@@ -137,6 +137,8 @@ pub use model::{
 };
 #[cfg(feature = "std")]
 pub use model::{Heap, HeapMatrix};
+#[cfg(feature = "sparse")]
+pub use model::{Sparse, SparseLu};
 pub use options::{CostErrorTest, Options};
 pub(crate) use run::ZENO_CLOSE_EVENTS;
 pub use run::{

@@ -46,7 +46,7 @@
 
 use crate::error::SolveError;
 use crate::linalg::all_finite;
-use crate::linalg::{Lu, LuError, MatrixStore};
+use crate::linalg::{DenseLu, LuError, StageFactors};
 use crate::model::{constraint_gram, constraint_rows, ConditionPartials, ModeJacobian, SmoothMode};
 use crate::norm::{rms, sum_sq, weights};
 use crate::stats::Stats;
@@ -60,13 +60,13 @@ const STAGNATION_FLOOR: f64 = 1.0;
 
 /// The simplified Newton iteration of one step (module docs): the model, the factorized
 /// iteration matrix `M` and the settings, shared by the stages.
-pub(crate) struct StageNewton<'a, M, const NP: usize, const N: usize, St: MatrixStore> {
+pub(crate) struct StageNewton<'a, M, const NP: usize, const N: usize, F: StageFactors<N>> {
     /// The mode.
     pub model: &'a M,
     /// Its parameters.
     pub p: &'a [f64; NP],
     /// LU factors of the iteration matrix `M = [I − hγ f_y, −hγ f_z; g_y, g_z]`.
-    pub lu: &'a Lu<N, St>,
+    pub lu: &'a F,
     /// `M` is the exact Jacobian of the stage equation (a constant-Jacobian mode): the first
     /// iterate is accepted.
     pub linear: bool,
@@ -105,7 +105,7 @@ pub(crate) struct ConsistencyProblem<'a, const NY: usize, const NZ: usize, const
     pub atol: &'a [f64; NZ],
 }
 
-impl<M, const NP: usize, const N: usize, St: MatrixStore> StageNewton<'_, M, NP, N, St> {
+impl<M, const NP: usize, const N: usize, F: StageFactors<N>> StageNewton<'_, M, NP, N, F> {
     /// Simplified Newton for one implicit stage `eq`, from `(y, z)` (the predictor) to the
     /// converged stage values (module docs). Returns the iteration count, or `Err(diverged)` on
     /// failure; raises `theta_max` to the largest contraction rate seen.
@@ -333,7 +333,7 @@ where
         if !jac.is_finite() {
             return Err(nonfinite("Jacobian"));
         }
-        let lu = Lu::factor(condition_z(model, problem, z, jac)).map_err(|e| match e {
+        let lu = DenseLu::factor(condition_z(model, problem, z, jac)).map_err(|e| match e {
             LuError::Singular { column } => SolveError::InconsistentInitialValues {
                 t,
                 mode,
@@ -490,7 +490,7 @@ where
             *ki = 0.0;
         }
     }
-    Lu::factor(gram)
+    DenseLu::factor(gram)
         .map_err(|e| match e {
             LuError::Singular { column } => SolveError::DependentConstraints {
                 t,

@@ -101,7 +101,7 @@ pub const fn stack_estimate<
 ///
 /// The multiple was measured with [`crate::Inline`] storage, where the `N × N` matrices and
 /// their copies dominate the frames; with [`crate::Heap`] it is conservative: the 1,000-state
-/// rod of `tests/heap_store.rs` (ten parameters) has an estimate of 11 MB in a release build
+/// rod of `tests/thousand_states.rs` (ten parameters) has an estimate of 11 MB in a release build
 /// and solves with forward sensitivities and the adjoint on an 8 MiB thread.
 pub const fn stack_estimate_in<
     St: MatrixStore,

@@ -8,13 +8,17 @@
 //! Run: `cargo run --release --example scaling_hysens -- N MODE [REPEAT]` (`N` one of the
 //! generated sizes; `scaling.sh` runs every cell in its own process for its peak RSS), or
 //! `-- N check`: both gradients against central differences ([`check`]). `N` with an `h`
-//! (`1000h`): the same rod generated with `store = heap` (`tests/models/heat_rod_heap.rs`, the
-//! model of the heap storage's test), its `N × N` matrices on the heap.
+//! (`1000h`): the same rod generated with `store = heap` (`tests/models/heat_rod_large.rs`, the
+//! model of the large storages' test), its `N × N` matrices on the heap; with an `s` (`100s`,
+//! `1000s`, `5000s`): `store = sparse`, the stage matrices factorized by a sparse LU
+//! (`models/heat_rod_sparse.rs` and `tests/models/heat_rod_large.rs`).
 
 #[path = "../models/heat_rod.rs"]
 mod heat_rod;
-#[path = "../../../tests/models/heat_rod_heap.rs"]
-mod heat_rod_heap;
+#[path = "../../../tests/models/heat_rod_large.rs"]
+mod heat_rod_large;
+#[path = "../models/heat_rod_sparse.rs"]
+mod heat_rod_sparse;
 
 use hysens::prelude::*;
 use std::time::Instant;
@@ -36,11 +40,11 @@ struct Run {
 }
 
 macro_rules! sizes {
-    ($($key:literal => $models:ident::$rod:ident),*) => {
+    ($($key:literal => $($path:ident)::+),*) => {
         fn solve_once(n: &str, mode: &str, p: &[f64; 10], (rtol, atol): (f64, f64)) -> Run {
             match n {
                 $($key => {
-                    use $models::$rod as m;
+                    use $($path)::+ as m;
                     const NY: usize = m::Model::NY;
                     let x0 = m::X::from_array([0.0; NY]);
                     let p = m::P::from_array(*p);
@@ -94,7 +98,10 @@ sizes!(
     "100" => heat_rod::rod100,
     "1000" => heat_rod::rod1000,
     "5000" => heat_rod::rod5000,
-    "1000h" => heat_rod_heap::rod1000
+    "1000h" => heat_rod_large::heap::rod1000,
+    "100s" => heat_rod_sparse::sparse::rod100,
+    "1000s" => heat_rod_large::sparse::rod1000,
+    "5000s" => heat_rod_sparse::sparse::rod5000
 );
 
 /// `check`: the gradient of the terminal cost by FSA and by the adjoint against central
@@ -133,8 +140,12 @@ fn check(n: &str) {
 fn main() {
     let mut args = std::env::args().skip(1);
     let key = args.next().expect("N");
-    let n: usize = key.trim_end_matches('h').parse().expect("N");
-    let tool = if key.ends_with('h') { "hysens-heap" } else { "hysens-dense" };
+    let n: usize = key.trim_end_matches(['h', 's']).parse().expect("N");
+    let tool = match key.chars().last() {
+        Some('h') => "hysens-heap",
+        Some('s') => "hysens-sparse",
+        _ => "hysens-dense",
+    };
     let mode = args.next().unwrap_or_else(|| "plain".into());
     if mode == "check" {
         return check(&key);

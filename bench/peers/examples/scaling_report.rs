@@ -165,9 +165,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|y| format!("{y:.0e}"))
         .draw()?;
-    // One colour per mode; hysens thick with filled markers, the other tool thin and hollow.
+    // One colour per mode; hysens thick with filled markers, the other tool thin and hollow;
+    // with both of hysens' storages, the dense one faded.
     let colours = [BLUE, RGBColor(230, 120, 0), RGBColor(150, 30, 170)];
+    let fade_dense = tools.contains(&"hysens-sparse") && tools.contains(&"hysens-dense");
     for tool in &tools {
+        let alpha = if fade_dense && *tool == "hysens-dense" { 0.35 } else { 1.0 };
         for (mode, colour) in modes.iter().zip(colours) {
             let data: Vec<(f64, f64)> = sizes
                 .iter()
@@ -181,7 +184,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 &mut chart,
                 &label,
                 &data,
-                colour.to_rgba(),
+                colour.mix(alpha),
                 tool.starts_with("hysens"),
             )?;
         }

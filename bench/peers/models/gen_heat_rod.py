@@ -5,13 +5,16 @@
 `examples/scaling_diffsol.rs`). `python3 models/gen_heat_rod.py 10 100 1000 5000 > models/heat_rod.rs`
 reproduces heat_rod.rs.
 
-`--store heap` before the sizes writes `#[hybrid_model(store = heap)]` (the model's `N × N`
-matrices on the heap): the model of the heap storage's test and of `scaling_hysens 1000h`,
-`tests/models/heat_rod_heap.rs`, is `python3 bench/peers/models/gen_heat_rod.py --store heap 1000`."""
+`--stores heap,sparse` before the sizes writes each rod as a `macro_rules!` `rod{N}` taking
+the attribute's arguments, and one module per storage named after it, holding
+`rod{N}!(store = …)`. The rods of the large-model storages' tests and of `scaling_hysens
+1000h` / `1000s`, `tests/models/heat_rod_large.rs`, are `python3
+bench/peers/models/gen_heat_rod.py --stores heap,sparse 1000`; those of `scaling_hysens 100s` /
+`5000s`, `models/heat_rod_sparse.rs`, are `… --stores sparse 100 5000`."""
 import sys
 
 ARGS = sys.argv[1:]
-HEAP = "--store" in ARGS and ARGS[ARGS.index("--store") + 1] == "heap"
+STORES = ARGS[ARGS.index("--stores") + 1].split(",") if "--stores" in ARGS else []
 SIZES = [int(a) for a in ARGS if a.isdigit()]
 
 KAPPA = ["k0", "k1", "k2", "k3", "k4"]
@@ -50,16 +53,23 @@ w("""//! A 1-D rod of `N` cells with a heater at one end that a thermostat switc
 #![allow(dead_code)]
 
 use hysens::hybrid_model;""")
-if HEAP:
+if STORES:
     out[0] = out[0].replace("#![allow(dead_code)]", f"""//!
-//! This file: `python3 bench/peers/models/gen_heat_rod.py {' '.join(ARGS)}`, the model's
-//! `N × N` matrices on the heap.
-#![allow(dead_code)]""")
+//! This file: `python3 bench/peers/models/gen_heat_rod.py {' '.join(ARGS)}`: each rod as a
+//! `macro_rules!` taking the attribute's arguments, and a module per storage
+//! ({', '.join(f'`{s}`' for s in STORES)}) holding the rods with that storage.
+#![allow(dead_code)]""").replace("\n\nuse hysens::hybrid_model;", "")
 for n in SIZES:
     m = n // 2
     w("")
-    w(f"/// The rod of {n} cells (module docs).")
-    w("#[hybrid_model(store = heap)]" if HEAP else "#[hybrid_model]")
+    if STORES:
+        w(f"/// The rod of {n} cells (module docs); the arguments are the attribute's.")
+        w(f"macro_rules! rod{n} {{\n    ($($args:tt)*) => {{")
+        w(f"/// The rod of {n} cells (module docs).")
+        w("#[::hysens::hybrid_model($($args)*)]")
+    else:
+        w(f"/// The rod of {n} cells (module docs).")
+        w("#[hybrid_model]")
     w(f"pub mod rod{n} {{")
     w("    /// Cell temperatures.")
     w("    #[states]\n    pub struct X {")
@@ -118,4 +128,13 @@ for n in SIZES:
         x.u{m} + x.u{n - 1}
     }}
 }}""")
+    if STORES:
+        w("    };\n}")
+for store in STORES:
+    w("")
+    w(f"/// The rods with `store = {store}`.")
+    w(f"pub mod {store} {{")
+    for n in SIZES:
+        w(f"    rod{n}!(store = {store});")
+    w("}")
 print("\n".join(out))

@@ -77,6 +77,10 @@ pub fn kernels(checked: &Checked<'_>, lowered: &mut Lowered, target: &Target) ->
             #cost_table
             #names
 
+            fn jacobian_nonzeros(&self, mode: usize) -> ::core::option::Option<&'static [(usize, usize)]> {
+                Self::JACOBIAN_NONZEROS.get(mode).copied()
+            }
+
             #mode_methods
             #switch_methods
             #event_target

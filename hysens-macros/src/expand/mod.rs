@@ -141,7 +141,7 @@ pub struct Target {
     pub nz: usize,
     /// Number of parameters and inputs `NP`.
     pub np: usize,
-    /// The model's `HybridModel::Store`: `<runtime>::Inline` or `<runtime>::Heap`.
+    /// The model's `HybridModel::Store`: `<runtime>::Inline`, `::Heap` or `::Sparse`.
     pub store: TokenStream,
 }
 

@@ -23,7 +23,7 @@ use super::step::{StageLu, StageSeeds, Sweep};
 use super::tape::{AdjointTape, Recording, TapeEvent, TapeStep};
 use super::{AdjointGradient, AdjointStats, Costate};
 use crate::error::SolveError;
-use crate::linalg::Lu;
+use crate::linalg::DenseLu;
 use crate::model::{
     ends_solve, AdjointProducts, HybridModel, Memory, ModeJacobian, Objective, Point,
 };
@@ -369,7 +369,7 @@ impl<O> Trajectory<'_, O> {
                 (jac.g_y(), jac.g_z())
             };
             // A singular c_z cannot occur on a consistent state; should it, the point keeps ȳ.
-            if let Ok(lu) = Lu::factor(cz) {
+            if let Ok(lu) = DenseLu::factor(cz) {
                 let mut mu = costate.z;
                 lu.solve_transposed(&mut mu);
                 for (c, l) in lambda.iter_mut().enumerate() {

@@ -20,7 +20,7 @@ use super::jump::{PreEventAdjoint, RestartAdjoint};
 use super::start::subtract_transposed;
 use super::AdjointStats;
 use crate::error::SolveError;
-use crate::linalg::Lu;
+use crate::linalg::DenseLu;
 use crate::model::{constraint_gram, mode_g_partials, ConditionPartials, HybridModel, Point};
 
 /// The adjoints a transposed index-2 map reads and updates: of the differential state, of the
@@ -55,7 +55,7 @@ where
 {
     let mut c = ConditionPartials::ZERO;
     model.hidden_constraint_partials(mode, at, &mut c);
-    let lu = Lu::factor(c.cz).map_err(|e| SolveError::from_lu(e, at.t, mode, "H_z"))?;
+    let lu = DenseLu::factor(c.cz).map_err(|e| SolveError::from_lu(e, at.t, mode, "H_z"))?;
     let mut lambda = *z_bar;
     lu.solve_transposed(&mut lambda);
     subtract_transposed(&c, &lambda, adjoint, at.t, mode)?;
@@ -79,7 +79,7 @@ where
     let mut k = mode_g_partials(model, mode, at);
     let rows = core::array::from_fn(|row| model.is_constraint(mode, row));
     let gram = constraint_gram(&mut k, &rows);
-    let lu = Lu::factor(gram).map_err(|e| SolveError::from_lu(e, at.t, mode, "k_y k_yᵀ"))?;
+    let lu = DenseLu::factor(gram).map_err(|e| SolveError::from_lu(e, at.t, mode, "k_y k_yᵀ"))?;
     let mut mu: [f64; NZ] =
         core::array::from_fn(|r| (0..NY).map(|c| k.cy[r][c] * adjoint.y[c]).sum::<f64>());
     lu.solve(&mut mu);

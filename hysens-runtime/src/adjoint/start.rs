@@ -20,7 +20,7 @@ use super::jump::{RestartAdjoint, StateAdjoint};
 use super::tape::TapeStep;
 use super::{AdjointGradient, Costate};
 use crate::error::SolveError;
-use crate::linalg::{all_finite, Lu};
+use crate::linalg::{all_finite, DenseLu};
 use crate::model::{
     mode_g_partials, AdjointProducts, ConditionPartials, HybridModel, Memory, ModeJacobian, Point,
 };
@@ -64,7 +64,7 @@ where
         return start_transpose(model, mode, at, w_bar, post, p_bar);
     }
     let g = mode_g_partials(model, mode, at);
-    let lu = Lu::factor(g.cz).map_err(|e| SolveError::from_lu(e, at.t, mode, "g_z"))?;
+    let lu = DenseLu::factor(g.cz).map_err(|e| SolveError::from_lu(e, at.t, mode, "g_z"))?;
     let mut lambda = *w_bar;
     lu.solve_transposed(&mut lambda);
     let adjoint = PointAdjoint {

@@ -44,7 +44,7 @@ use crate::adjoint::cost::integral_seeds;
 use crate::adjoint::tape::TapeStep;
 use crate::error::SolveError;
 use crate::linalg::all_finite;
-use crate::linalg::{Lu, MatrixStore};
+use crate::linalg::{Lu, MatrixStore, StageFactors};
 use crate::model::{AdjointProducts, Memory, ModeJacobian, Objective, Point};
 use crate::step::StepLength;
 use crate::tableau::Tableau;
@@ -63,7 +63,7 @@ impl<const NY: usize, const NZ: usize, const N: usize, St: MatrixStore> StageLu<
     /// Nothing factorized yet.
     pub(crate) fn new() -> Self {
         StageLu {
-            lu: Lu::factor_identity(),
+            lu: StageFactors::identity(),
             key: None,
         }
     }
@@ -406,7 +406,8 @@ impl<M, const S: usize, const NP: usize> Sweep<'_, M, S, NP> {
             self.model.jacobian(step.mode, at, &mut jac);
             stats.jacobian_evals += 1;
             cache.key = None;
-            jac.refactor_stage_matrix(hg, &mut cache.lu)
+            let nonzeros = self.model.jacobian_nonzeros(step.mode);
+            jac.refactor_stage_matrix(hg, &mut cache.lu, nonzeros)
                 .map_err(|e| SolveError::from_lu(e, at.t, step.mode, "adjoint stage matrix"))?;
             stats.lu_factorizations += 1;
             if constant {

@@ -2,6 +2,7 @@
 //! module docs of `fsa/`, "In the error test").
 
 use super::Following;
+use crate::linalg::StageFactors;
 use crate::model::SmoothMode;
 use crate::norm::rms;
 

@@ -24,7 +24,7 @@
 //! with the same `dH` (`fsa/cost.rs`).
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
-use super::step::{StagePartials, StepColumns};
+use super::step::{StageJacobians, StagePartials, StepColumns};
 use super::{Following, ModeIntegrator};
 use crate::error::SolveError;
 use crate::linalg::all_finite;
@@ -120,24 +120,26 @@ where
 
     /// The exact Jacobians at the stage points of the step in the stage storage, from `tn` of
     /// size `h` (the stage LUs of the forward sensitivities become stale).
-    fn stage_jacobians(&mut self, tn: f64, h: f64) -> [ModeJacobian<NY, NZ, M::Store>; S] {
+    pub(super) fn stage_jacobians(
+        &mut self,
+        tn: f64,
+        h: f64,
+    ) -> StageJacobians<S, NY, NZ, M::Store> {
         let tab = self.step.tableau;
         self.fsa.stage_lu_valid = [false; S];
+        // One Jacobian per stage used (the statistic counts stages, constant or not).
+        self.step.stats.sensitivity_jacobian_evals += S;
+        if self.step.matrix.linear {
+            return StageJacobians::Constant(self.step.matrix.jac.clone());
+        }
         let mut jac: [ModeJacobian<NY, NZ, M::Store>; S] =
             core::array::from_fn(|_| ModeJacobian::zeroed());
-        for i in 0..S {
+        for (i, jac) in jac.iter_mut().enumerate() {
             let ti = tn + tab.c[i] * h;
             let (y, z) = (&self.step.stages.ys[i], &self.step.stages.zs[i]);
-            if self.step.matrix.linear {
-                jac[i].clone_from(&self.step.matrix.jac);
-            } else {
-                self.step
-                    .model
-                    .jacobian(ti, y, z, &self.step.p, &mut jac[i]);
-            }
-            self.step.stats.sensitivity_jacobian_evals += 1;
+            self.step.model.jacobian(ti, y, z, &self.step.p, jac);
         }
-        jac
+        StageJacobians::Each(jac)
     }
 
     /// Refines the stage derivatives `F_i` (`i ≥ 2`) of the step in the stage storage, from
@@ -177,7 +179,7 @@ where
         &mut self,
         tn: f64,
         h: f64,
-        jac: &[ModeJacobian<NY, NZ, M::Store>; S],
+        jac: &StageJacobians<S, NY, NZ, M::Store>,
     ) -> Result<(), SolveError> {
         // A step of length zero (an event at a mode's entry, `hybrid/entry.rs`) has the exact
         // `F_i = f(t_n, y_n, z_n)` already (`Esdirk::evaluate_roundoff`).
@@ -202,7 +204,7 @@ where
             for c in 0..NZ {
                 x[NY + c][0] = g[c];
             }
-            self.solve_stage(&jac[i], h, &mut x, i)?;
+            self.solve_stage(jac.stage(i), h, &mut x, i)?;
             for c in 0..NY {
                 fs[i][c] -= x[c][0] / hg;
             }

@@ -107,7 +107,7 @@ pub(crate) type ModeIntegrator<
     const N: usize,
 > = Esdirk<'i, ModeAdapter<'m, M, NY, NZ, NP>, S, NY, NZ, NP, N>;
 
-use crate::linalg::{Lu, MatrixStore};
+use crate::linalg::{Lu, MatrixStore, StageFactors};
 use crate::model::{ModeAdapter, SmoothMode};
 use crate::step::Stepper;
 
@@ -166,7 +166,7 @@ where
             enabled: false,
             sens: Sensitivities::ZERO,
             pending: None,
-            stage_lus: core::array::from_fn(|_| Lu::factor_identity()),
+            stage_lus: core::array::from_fn(|_| StageFactors::identity()),
             stage_lu_valid: [false; S],
         }
     }

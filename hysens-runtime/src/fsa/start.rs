@@ -16,7 +16,7 @@
 
 use super::Following;
 use crate::error::SolveError;
-use crate::linalg::{all_finite, Lu, LuError};
+use crate::linalg::{all_finite, DenseLu, LuError};
 use crate::model::{constraint_gram, constraint_rows, g_partials, ConditionPartials, SmoothMode};
 
 impl<M, const S: usize, const NY: usize, const NZ: usize, const NP: usize, const N: usize>
@@ -78,7 +78,7 @@ pub(super) fn algebraic_sensitivities<const NY: usize, const NZ: usize, const NP
     st: &[f64; NP],
 ) -> Result<[[f64; NP]; NZ], LuError> {
     let c = partials;
-    let lu = Lu::factor(c.cz)?;
+    let lu = DenseLu::factor(c.cz)?;
     let mut sz = [[0.0; NP]; NZ];
     for q in 0..NP {
         let mut rhs = [0.0; NZ];
@@ -107,7 +107,7 @@ fn onto_linearized_constraint<const NY: usize, const NZ: usize, const NP: usize>
     st: &[f64; NP],
 ) -> Result<[[f64; NP]; NY], LuError> {
     let c = &k.cy;
-    let lu = Lu::factor(gram)?;
+    let lu = DenseLu::factor(gram)?;
     let mut out = *sy;
     for q in 0..NP {
         let mut defect: [f64; NZ] = core::array::from_fn(|r| {

@@ -5,16 +5,42 @@
 use super::Following;
 use super::Sensitivities;
 use crate::error::SolveError;
-use crate::linalg::all_finite;
+use crate::linalg::{all_finite, StageFactors};
 use crate::model::{MatrixStore, ModeJacobian, SmoothMode};
 use crate::step::StepLength;
+
+/// The exact Jacobians `J_i` at the stage points of one step: one per stage, or one for all
+/// when the mode's Jacobian is constant (no `S` copies of an `N × N` matrix).
+pub(super) enum StageJacobians<const S: usize, const NY: usize, const NZ: usize, St>
+where
+    St: MatrixStore,
+{
+    /// `J_i` of each stage.
+    Each([ModeJacobian<NY, NZ, St>; S]),
+    /// The same `J` at every stage.
+    Constant(ModeJacobian<NY, NZ, St>),
+}
+
+impl<const S: usize, const NY: usize, const NZ: usize, St> StageJacobians<S, NY, NZ, St>
+where
+    St: MatrixStore,
+{
+    /// `J_i` of stage `i < S`.
+    #[inline(always)]
+    pub(super) fn stage(&self, i: usize) -> &ModeJacobian<NY, NZ, St> {
+        match self {
+            StageJacobians::Each(jac) => &jac[i],
+            StageJacobians::Constant(jac) => jac,
+        }
+    }
+}
 
 /// Partials at the converged stage points of one step: `J_i` blocks, `f_t`, `g_t`.
 pub(super) struct StagePartials<'a, const S: usize, const NY: usize, const NZ: usize, St>
 where
     St: MatrixStore,
 {
-    pub jac: &'a [ModeJacobian<NY, NZ, St>; S],
+    pub jac: &'a StageJacobians<S, NY, NZ, St>,
     pub ft: &'a [[f64; NY]; S],
     pub gt: &'a [[f64; NZ]; S],
 }
@@ -54,11 +80,9 @@ where
             StepLength::Event => true,
         };
         let need_t = shifted || need_h;
-        // A new step: its stage matrices are factorized on first use.
-        self.fsa.stage_lu_valid = [false; S];
-        // Jacobians at every stage point.
-        let mut jac: [ModeJacobian<NY, NZ, M::Store>; S] =
-            core::array::from_fn(|_| ModeJacobian::zeroed());
+        // Jacobians at every stage point (a new step: its stage matrices are factorized on
+        // first use).
+        let jac = self.stage_jacobians(self.step.t, h);
         let mut fp = [[[0.0; NP]; NY]; S];
         let mut gp = [[[0.0; NP]; NZ]; S];
         let mut ft = [[0.0; NY]; S];
@@ -67,18 +91,12 @@ where
             let step = &mut *self.step;
             let ti = step.t + tab.c[i] * h;
             let (y, z, p) = (&step.stages.ys[i], &step.stages.zs[i], &step.p);
-            if step.matrix.linear {
-                jac[i].clone_from(&step.matrix.jac);
-            } else {
-                step.model.jacobian(ti, y, z, p, &mut jac[i]);
-            }
             step.model
                 .parameter_jacobian(ti, y, z, p, &mut fp[i], &mut gp[i]);
             if need_t {
                 step.model
                     .time_partials(ti, y, z, p, &mut ft[i], &mut gt[i]);
             }
-            step.stats.sensitivity_jacobian_evals += 1;
         }
         let partials = StagePartials {
             jac: &jac,
@@ -171,7 +189,7 @@ where
         for i in 1..S {
             let (dpsi, shift) = self.stage_psi(i, cols.dh, &dy[0], &hdf);
             let mut x = self.stage_rhs(h, i, partials, cols, &dpsi, &shift);
-            self.solve_stage(&partials.jac[i], h, &mut x, i)?;
+            self.solve_stage(partials.jac.stage(i), h, &mut x, i)?;
             // H dF_i = (dY_i − dψ_i − γ dH F_i)/γ
             for c in 0..NY {
                 for q in 0..K {
@@ -296,7 +314,8 @@ where
                 return Err(failure);
             };
             if !*valid {
-                jac.refactor_stage_matrix(h * self.step.tableau.gamma, lu)
+                let nonzeros = self.step.model.jacobian_nonzeros();
+                jac.refactor_stage_matrix(h * self.step.tableau.gamma, lu, nonzeros)
                     .map_err(|_| failure)?;
                 *valid = true;
                 self.step.stats.lu_factorizations += 1;
@@ -327,7 +346,7 @@ fn first_stage<
     partials: &StagePartials<'_, S, NY, NZ, St>,
     cols: &StepColumns<'_, S, NY, NZ, K>,
 ) -> [[f64; K]; NY] {
-    let j0 = &partials.jac[0];
+    let j0 = partials.jac.stage(0);
     let mut df = cols.src_f[0];
     for (df, ft) in df.iter_mut().zip(&partials.ft[0]) {
         for (v, dt) in df.iter_mut().zip(cols.dt) {

@@ -7,7 +7,7 @@ use crate::adjoint::tape::Recorder;
 use crate::dense::{DensePoint, QuarticBasis};
 use crate::error::SolveError;
 use crate::fsa::ModeIntegrator;
-use crate::linalg::{Lu, ModeJacobian};
+use crate::linalg::{DenseLu, ModeJacobian};
 use crate::model::{algebraic_rate, ConditionPartials, HybridModel, ModeAdapter, SmoothMode};
 use crate::newton::{consistent_z, ConsistencyProblem};
 use crate::options::Options;
@@ -183,7 +183,7 @@ where
             *r += (a - b) / (2.0 * delta);
         }
     }
-    Lu::factor(jac.g_z())
+    DenseLu::factor(jac.g_z())
         .map_err(singular)?
         .solve_columns(&mut rhs);
     point.szdot = rhs.map(|row| row.map(|v| -v));
@@ -327,7 +327,7 @@ where
     }
     let (jac, _, mut gp) = jacobians(adapter, &PointInput { t, y, z: &z, p });
     jac.add_g_times(at.sy, &[[0.0; NP]; NZ], &mut gp);
-    Lu::factor(jac.g_z())
+    DenseLu::factor(jac.g_z())
         .map_err(|e| SolveError::from_lu(e, t, adapter.mode(), "g_z at a dense-output point"))?
         .solve_columns(&mut gp);
     Ok((z, gp.map(|row| row.map(|v| -v))))

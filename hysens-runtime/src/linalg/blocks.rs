@@ -18,7 +18,7 @@
 
 use core::borrow::{Borrow, BorrowMut};
 
-use super::{all_finite, Inline, Lu, LuError, MatrixStore};
+use super::{all_finite, Inline, Lu, LuError, MatrixStore, StageFactors};
 
 /// Jacobian blocks of one mode at a point `(t, y, z, p)`. Row index = equation, column index =
 /// variable (the standard Jacobian convention, not the transposed gradient convention of
@@ -103,16 +103,38 @@ impl<const NY: usize, const NZ: usize, S: MatrixStore> ModeJacobian<NY, NZ, S> {
         }
     }
 
+    /// Entry `(r, c)` of the stage matrix for `hg = hγ` (the same value as
+    /// [`ModeJacobian::write_stage_matrix`] writes there); `0` outside `N × N`.
+    #[inline(always)]
+    fn stage_entry(&self, hg: f64, r: usize, c: usize) -> f64 {
+        let (fy, identity) = (self.f_y(), if r == c { 1.0 } else { 0.0 });
+        let at = |block: &[[f64; NY]], row: usize| block.get(row).and_then(|v| v.get(c).copied());
+        let value = match (r.checked_sub(NY), c.checked_sub(NY)) {
+            (None, None) => at(fy, r).map(|v| -hg * v + identity),
+            (None, Some(cz)) => self.fz.get(r).and_then(|v| v.get(cz)).map(|v| -hg * v),
+            (Some(rz), None) => at(&self.gy, rz),
+            (Some(rz), Some(cz)) => self.gz.get(rz).and_then(|v| v.get(cz).copied()),
+        };
+        value.unwrap_or(0.0)
+    }
+
     /// Factorizes the stage matrix for `hg = hγ` into `lu`, in place (no `N × N` temporary;
-    /// on error `lu` must not be used for solves).
+    /// on error `lu` must not be used for solves). `nonzeros`: the mode's declared Jacobian
+    /// pattern ([`crate::SmoothMode::jacobian_nonzeros`]), which a sparse LU builds the matrix
+    /// on; the dense LU writes every entry.
     #[inline(always)]
     pub(crate) fn refactor_stage_matrix<const N: usize>(
         &self,
         hg: f64,
         lu: &mut Lu<N, S>,
+        nonzeros: Option<&'static [(usize, usize)]>,
     ) -> Result<(), LuError> {
-        self.write_stage_matrix(hg, lu.matrix_mut());
-        lu.refactor_in_place()
+        match nonzeros {
+            Some(nonzeros) if <Lu<N, S> as StageFactors<N>>::USES_DECLARED_PATTERN => {
+                lu.refactor_declared(nonzeros, |r, c| self.stage_entry(hg, r, c))
+            }
+            _ => lu.refactor_with(|m| self.write_stage_matrix(hg, m)),
+        }
     }
 
     /// `g_y` (`NZ × NY`).

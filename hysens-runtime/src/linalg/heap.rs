@@ -4,7 +4,7 @@
 //! A solve creates and drops its `N × N` matrices step by step (the stage Jacobians of the
 //! forward sensitivities and of the adjoint, `S` per step). Allocated afresh, an 8 MB matrix
 //! is mapped by the allocator and faulted in page by page, and unmapped when dropped: measured
-//! on the 1,000-state rod of `tests/heap_store.rs`, that doubled the time of a solve with
+//! on the 1,000-state rod of `tests/thousand_states.rs`, that doubled the time of a solve with
 //! forward sensitivities (as much system time as computing). A dropped matrix therefore goes
 //! to a small per-thread list of free ones, and a new matrix of the same shape takes one from
 //! there and zeroes it.

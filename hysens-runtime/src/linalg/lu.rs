@@ -15,11 +15,11 @@
 
 use core::borrow::{Borrow, BorrowMut};
 
-use super::{Inline, MatrixStore};
+use super::{Inline, MatrixStore, StageFactors};
 
 /// Why a factorization failed.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum LuError {
+pub enum LuError {
     /// The largest available pivot in this column is exactly zero: the matrix is singular.
     Singular {
         /// Column (elimination step) at which no nonzero pivot was found.
@@ -33,36 +33,36 @@ pub(crate) enum LuError {
     },
 }
 
-/// LU factors of an `N × N` matrix with the row permutation; `S` keeps the factors
+/// Dense LU factors of an `N × N` matrix with the row permutation; `S` keeps the factors
 /// ([`Inline`]: in place).
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Lu<const N: usize, S: MatrixStore = Inline> {
+pub struct DenseLu<const N: usize, S: MatrixStore = Inline> {
     lu: S::Matrix<N, N>,
     piv: [usize; N],
 }
 
-impl<const N: usize> Lu<N> {
+impl<const N: usize> DenseLu<N> {
     /// Factorizes `a` in place (the small `NZ × NZ` matrices of the algebraic blocks).
     pub(crate) fn factor(a: [[f64; N]; N]) -> Result<Self, LuError> {
-        let mut lu = Lu { lu: a, piv: [0; N] };
+        let mut lu = DenseLu { lu: a, piv: [0; N] };
         lu.refactor_in_place()?;
         Ok(lu)
     }
 }
 
-impl<const N: usize, S: MatrixStore> Lu<N, S> {
-    /// An all-zero matrix, not factorized: storage to fill with [`Lu::matrix_mut`] and
-    /// factorize with [`Lu::refactor_in_place`].
-    pub(crate) fn zeroed() -> Self {
-        Lu {
+impl<const N: usize, S: MatrixStore> DenseLu<N, S> {
+    /// An all-zero matrix, not factorized: storage to fill with [`DenseLu::matrix_mut`] and
+    /// factorize with [`DenseLu::refactor_in_place`].
+    fn zeroed() -> Self {
+        DenseLu {
             lu: S::zero_matrix(),
             piv: [0; N],
         }
     }
 
     /// The (trivial) factors of the identity matrix; a valid initial value for storage that is
-    /// refilled with [`Lu::matrix_mut`] and [`Lu::refactor_in_place`].
-    pub(crate) fn factor_identity() -> Self {
+    /// refilled with [`DenseLu::matrix_mut`] and [`DenseLu::refactor_in_place`].
+    fn factor_identity() -> Self {
         let mut lu = Self::zeroed();
         for i in 0..N {
             lu.matrix_mut()[i][i] = 1.0;
@@ -72,15 +72,15 @@ impl<const N: usize, S: MatrixStore> Lu<N, S> {
     }
 
     /// Mutable access to the stored matrix, to fill a new matrix before
-    /// [`Lu::refactor_in_place`] without another `N × N` temporary.
-    pub(crate) fn matrix_mut(&mut self) -> &mut [[f64; N]; N] {
+    /// [`DenseLu::refactor_in_place`] without another `N × N` temporary.
+    fn matrix_mut(&mut self) -> &mut [[f64; N]; N] {
         self.lu.borrow_mut()
     }
 
-    /// Factorizes the matrix currently stored (see [`Lu::matrix_mut`]) in place.
+    /// Factorizes the matrix currently stored (see [`DenseLu::matrix_mut`]) in place.
     ///
     /// On error the stored data is partially eliminated and must not be used for solves.
-    pub(crate) fn refactor_in_place(&mut self) -> Result<(), LuError> {
+    fn refactor_in_place(&mut self) -> Result<(), LuError> {
         let a: &mut [[f64; N]; N] = self.lu.borrow_mut();
         for k in 0..N {
             // Partial pivoting: the largest |a_ik|, i ≥ k.
@@ -192,6 +192,33 @@ impl<const N: usize, S: MatrixStore> Lu<N, S> {
     }
 }
 
+impl<const N: usize, S: MatrixStore> StageFactors<N> for DenseLu<N, S> {
+    fn identity() -> Self {
+        Self::factor_identity()
+    }
+
+    #[inline(always)]
+    fn refactor_with(&mut self, write: impl FnOnce(&mut [[f64; N]; N])) -> Result<(), LuError> {
+        write(self.matrix_mut());
+        self.refactor_in_place()
+    }
+
+    #[inline(always)]
+    fn solve(&self, b: &mut [f64; N]) {
+        DenseLu::solve(self, b)
+    }
+
+    #[inline(always)]
+    fn solve_columns<const K: usize>(&self, b: &mut [[f64; K]; N]) {
+        DenseLu::solve_columns(self, b)
+    }
+
+    #[inline(always)]
+    fn solve_transposed(&self, b: &mut [f64; N]) {
+        DenseLu::solve_transposed(self, b)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,7 +254,7 @@ mod tests {
             for v in b.iter_mut() {
                 *v = rng.next();
             }
-            let lu = Lu::factor(a).expect("random matrix is nonsingular with probability 1");
+            let lu = DenseLu::factor(a).expect("random matrix is nonsingular with probability 1");
             let a_norm = a
                 .iter()
                 .map(|r| r.iter().map(|v| v.abs()).sum::<f64>())
@@ -288,7 +315,7 @@ mod tests {
     #[test]
     fn pivoting_is_necessary() {
         let a = [[1e-20, 1.0], [1.0, 1.0]];
-        let lu = Lu::factor(a).unwrap();
+        let lu = DenseLu::factor(a).unwrap();
         let mut x = [1.0, 2.0];
         lu.solve(&mut x);
         assert!(
@@ -296,7 +323,7 @@ mod tests {
             "{x:?}"
         );
         // Zero leading pivot: impossible without a row exchange.
-        let lu = Lu::factor([[0.0, 2.0], [3.0, 0.0]]).unwrap();
+        let lu = DenseLu::factor([[0.0, 2.0], [3.0, 0.0]]).unwrap();
         let mut x = [4.0, 9.0];
         lu.solve(&mut x);
         assert_eq!(x, [3.0, 2.0]); // exact: all operations are exact in binary
@@ -304,15 +331,15 @@ mod tests {
 
     #[test]
     fn singular_and_nonfinite_are_errors() {
-        let e = Lu::factor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 0.0, 0.0]]);
+        let e = DenseLu::factor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 0.0, 0.0]]);
         assert_eq!(e, Err(LuError::Singular { column: 1 }));
         assert_eq!(
-            Lu::factor([[0.0; 2]; 2]),
+            DenseLu::factor([[0.0; 2]; 2]),
             Err(LuError::Singular { column: 0 })
         );
-        let e = Lu::factor([[1.0, 0.0], [f64::NAN, 1.0]]);
+        let e = DenseLu::factor([[1.0, 0.0], [f64::NAN, 1.0]]);
         assert_eq!(e, Err(LuError::NonFinite { column: 0 }));
-        let e = Lu::factor([[1.0, 0.0], [0.0, f64::INFINITY]]);
+        let e = DenseLu::factor([[1.0, 0.0], [0.0, f64::INFINITY]]);
         assert_eq!(e, Err(LuError::NonFinite { column: 1 }));
     }
 
@@ -322,7 +349,7 @@ mod tests {
         let a = [[2.0, 1.0, 0.0], [0.0, 3.0, 1.0], [4.0, 0.0, 1.0]];
         let x_true = [1.0, -2.0, 3.0];
         let mut b = matvec(&a, &x_true, true);
-        let lu = Lu::factor(a).unwrap();
+        let lu = DenseLu::factor(a).unwrap();
         lu.solve_transposed(&mut b);
         for i in 0..3 {
             // Condition number of a is ~10; 1e-14 is a few ulps times that.
@@ -332,7 +359,7 @@ mod tests {
 
     #[test]
     fn refactor_in_place_reuses_storage() {
-        let mut lu = Lu::factor([[1.0, 0.0], [0.0, 1.0]]).unwrap();
+        let mut lu = DenseLu::factor([[1.0, 0.0], [0.0, 1.0]]).unwrap();
         *lu.matrix_mut() = [[0.0, 1.0], [2.0, 0.0]];
         lu.refactor_in_place().unwrap();
         let mut x = [5.0, 4.0];

@@ -1,5 +1,6 @@
 //! Where the runtime keeps a model's square matrices: the mode Jacobian's `f_y`, the reset's
-//! `∂R/∂y⁻` and `∂R/∂y*`, and the LU factors of the `N × N` stage matrices.
+//! `∂R/∂y⁻` and `∂R/∂y*`, and the LU factors of the `N × N` stage matrices — and how it
+//! factorizes the stage matrices.
 //!
 //! Everything else a solve holds grows like `N` times the number of stages or sensitivity
 //! columns; these grow like `N²` (8 MB each at 1,000 states), so they decide whether a model
@@ -9,15 +10,27 @@
 //! choice: same layout, same code, same numbers); [`Heap`] (feature `std`) keeps each in one
 //! heap allocation of the same layout, so a large model solves on an ordinary thread. The
 //! arithmetic is the same code over the same arrays either way, so both give the same numbers
-//! bit for bit.
+//! bit for bit. [`Sparse`] (feature `sparse`) keeps the matrices as [`Heap`] does but
+//! factorizes the stage matrices with a sparse LU (`sparse.rs`): for large models whose
+//! Jacobian is sparse, where a dense LU and its solves, `O(N³)` and `O(N²)`, are the cost of a
+//! solve. Its numbers agree with the dense LU's to round-off, not bit for bit.
 
 use core::borrow::{Borrow, BorrowMut};
 use core::fmt::Debug;
 
+use super::{DenseLu, StageFactors};
+
 #[cfg(feature = "std")]
 pub use super::heap::HeapMatrix;
+#[cfg(feature = "sparse")]
+pub use super::sparse::SparseLu;
 
-/// Storage of the runtime's `R × C` matrices (see the module docs).
+/// Storage of the runtime's `R × C` matrices and factorization of its stage matrices (see the
+/// module docs).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a matrix storage of this build",
+    note = "`Heap` needs the feature `std` of hysens-runtime, `Sparse` the feature `sparse` of hysens"
+)]
 pub trait MatrixStore: Clone + Copy + Debug + PartialEq + 'static {
     /// An `R × C` matrix of this storage, read and written as `[[f64; C]; R]`.
     type Matrix<const R: usize, const C: usize>: Borrow<[[f64; C]; R]>
@@ -25,6 +38,9 @@ pub trait MatrixStore: Clone + Copy + Debug + PartialEq + 'static {
         + Clone
         + Debug
         + PartialEq;
+
+    /// The factors of an `N × N` stage matrix.
+    type Factors<const N: usize>: StageFactors<N>;
 
     /// An all-zero `R × C` matrix, built without an `R × C` temporary on the stack.
     fn zero_matrix<const R: usize, const C: usize>() -> Self::Matrix<R, C>;
@@ -36,6 +52,7 @@ pub enum Inline {}
 
 impl MatrixStore for Inline {
     type Matrix<const R: usize, const C: usize> = [[f64; C]; R];
+    type Factors<const N: usize> = DenseLu<N, Inline>;
 
     #[inline(always)]
     fn zero_matrix<const R: usize, const C: usize>() -> [[f64; C]; R] {
@@ -53,6 +70,24 @@ pub enum Heap {}
 #[cfg(feature = "std")]
 impl MatrixStore for Heap {
     type Matrix<const R: usize, const C: usize> = HeapMatrix<R, C>;
+    type Factors<const N: usize> = DenseLu<N, Heap>;
+
+    fn zero_matrix<const R: usize, const C: usize>() -> HeapMatrix<R, C> {
+        HeapMatrix::zeros()
+    }
+}
+
+/// The sparse storage (feature `sparse`): the matrices as in [`Heap`], the stage matrices
+/// factorized by a sparse LU ([`SparseLu`]: faer's, one symbolic analysis per sparsity pattern,
+/// the numeric factorization per step). For large models with sparse Jacobians.
+#[cfg(feature = "sparse")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sparse {}
+
+#[cfg(feature = "sparse")]
+impl MatrixStore for Sparse {
+    type Matrix<const R: usize, const C: usize> = HeapMatrix<R, C>;
+    type Factors<const N: usize> = SparseLu<N>;
 
     fn zero_matrix<const R: usize, const C: usize>() -> HeapMatrix<R, C> {
         HeapMatrix::zeros()

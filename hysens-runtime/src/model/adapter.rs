@@ -137,6 +137,10 @@ where
             .is_some_and(|info| info.constant_jacobian)
     }
 
+    fn jacobian_nonzeros(&self) -> Option<&'static [(usize, usize)]> {
+        self.model.jacobian_nonzeros(self.mode)
+    }
+
     fn jacobian(
         &self,
         t: f64,

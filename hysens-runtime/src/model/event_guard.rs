@@ -15,7 +15,7 @@
 //! at a point whose `z` solves `H = 0`.
 
 use super::{ConditionPartials, HybridModel, Point, ScalarPartials};
-use crate::linalg::{Lu, LuError};
+use crate::linalg::{DenseLu, LuError};
 
 /// The partials of `guard` at `at` in `mode` as the event-time maps read them (module docs),
 /// into `out` (overwritten).
@@ -39,7 +39,7 @@ where
     }
     let mut c = ConditionPartials::ZERO;
     model.hidden_constraint_partials(mode, at, &mut c);
-    let lu = Lu::factor(c.cz)?;
+    let lu = DenseLu::factor(c.cz)?;
     let mut nu = out.z;
     lu.solve_transposed(&mut nu);
     for (r, &v) in nu.iter().enumerate() {

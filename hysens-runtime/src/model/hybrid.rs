@@ -528,6 +528,15 @@ pub trait HybridModel<const NY: usize, const NZ: usize, const NP: usize> {
         true
     }
 
+    /// The structural nonzeros of `mode`'s Jacobian (see [`SmoothMode::jacobian_nonzeros`]).
+    /// Default: `None`, not declared; `#[hybrid_model]` declares its `JACOBIAN_NONZEROS`.
+    ///
+    /// [`SmoothMode::jacobian_nonzeros`]: crate::smooth::SmoothMode::jacobian_nonzeros
+    fn jacobian_nonzeros(&self, mode: usize) -> Option<&'static [(usize, usize)]> {
+        let _ = mode;
+        None
+    }
+
     /// `∂f/∂y*, ∂f/∂z*, ∂g/∂y*, ∂g/∂z*` of `mode` (in the blocks `fy, fz, gy, gz` of `jac`).
     /// Default: zero (no mode reads the memory).
     fn memory_jacobian(

@@ -32,6 +32,8 @@ mod rates;
 #[cfg(feature = "std")]
 pub use crate::linalg::{Heap, HeapMatrix};
 pub use crate::linalg::{Inline, MatrixStore, ModeJacobian};
+#[cfg(feature = "sparse")]
+pub use crate::linalg::{Sparse, SparseLu};
 pub use adapter::ModeAdapter;
 pub use costs::{cost_index, CostInfo, CostKind, CostValue, Objective};
 pub(crate) use event_guard::event_guard_partials;
@@ -109,6 +111,17 @@ pub trait SmoothMode<const NY: usize, const NZ: usize, const NP: usize> {
     /// results wrong.
     fn jacobian_is_constant(&self) -> bool {
         false
+    }
+
+    /// The structural nonzeros `(row, column)` of the mode's Jacobian `∂(f, g)/∂(y, z)` (rows
+    /// `f` then `g`, columns `y` then `z`): every entry [`SmoothMode::jacobian`] may make
+    /// nonzero, listed once. `None` (the default): not declared. With it, the [`crate::Sparse`]
+    /// storage builds and factorizes the stage matrices on that pattern (plus the diagonal)
+    /// instead of reading every entry of an `N × N` array; it is ignored by the dense
+    /// storages. A declared pattern must be complete: an entry outside it would be left out
+    /// of the factorization.
+    fn jacobian_nonzeros(&self) -> Option<&'static [(usize, usize)]> {
+        None
     }
 
     /// Whether the mode has an integral cost `∫ L dt` ([`SmoothMode::integral_cost`]) for the

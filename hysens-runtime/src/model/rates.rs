@@ -5,7 +5,7 @@
 //! (`SmoothMode::condition`): `ż = −H_z⁻¹ (H_y ẏ + H_t)`.
 
 use super::{ConditionPartials, HybridModel, ModeJacobian, Point};
-use crate::linalg::{Lu, LuError};
+use crate::linalg::{DenseLu, LuError};
 
 /// `ż = −g_z⁻¹ (g_y ẏ + g_t)` in `mode` at `at`, from the time-differentiated constraint
 /// (Serban & Recuero 2019, below Eq. 6; zero-size when `NZ = 0`), with the hidden constraint in
@@ -38,6 +38,6 @@ where
     for ((out, row), c_t) in zdot.iter_mut().zip(&cy).zip(ct) {
         *out = -row.iter().zip(ydot).fold(c_t, |v, (a, y)| v + a * y);
     }
-    Lu::factor(cz)?.solve(&mut zdot);
+    DenseLu::factor(cz)?.solve(&mut zdot);
     Ok(zdot)
 }

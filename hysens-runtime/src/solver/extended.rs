@@ -136,6 +136,10 @@ where
         }
     }
 
+    fn jacobian_nonzeros(&self, mode: usize) -> Option<&'static [(usize, usize)]> {
+        self.model.jacobian_nonzeros(mode)
+    }
+
     fn parameter_jacobian(
         &self,
         mode: usize,

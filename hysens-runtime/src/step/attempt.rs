@@ -4,7 +4,7 @@
 
 use super::Stepper;
 use crate::error::SolveError;
-use crate::linalg::all_finite;
+use crate::linalg::{all_finite, StageFactors};
 use crate::model::SmoothMode;
 use crate::newton::{StageEquation, StageNewton};
 use crate::norm::{rms, sum_sq, weights};

@@ -13,7 +13,7 @@
 
 use super::Stepper;
 use crate::error::SolveError;
-use crate::linalg::{Lu, LuError};
+use crate::linalg::{Lu, LuError, StageFactors};
 use crate::model::{MatrixStore, ModeJacobian, SmoothMode};
 
 /// State of the stored Jacobian.
@@ -76,7 +76,7 @@ where
             },
             state: JacState::Invalid,
             linear,
-            lu: Lu::factor_identity(),
+            lu: StageFactors::identity(),
             lu_h: f64::NAN,
             theta_last: 0.0,
             theta_step: 0.0,
@@ -155,11 +155,11 @@ where
         }
         let hg = h * self.tableau.gamma;
         self.stats.lu_factorizations += 1;
-        match self
-            .matrix
-            .jac
-            .refactor_stage_matrix(hg, &mut self.matrix.lu)
-        {
+        match self.matrix.jac.refactor_stage_matrix(
+            hg,
+            &mut self.matrix.lu,
+            self.model.jacobian_nonzeros(),
+        ) {
             Ok(()) => {
                 self.matrix.lu_h = h;
                 Ok(())

@@ -38,7 +38,7 @@
 //! can be amplified) is asserted in the tests.
 
 use super::Tableau;
-use crate::linalg::Lu;
+use crate::linalg::DenseLu;
 
 /// `θ` of the three points strictly inside a step at which the dense output stores the
 /// continuous extension; with both ends they determine it exactly (a polynomial of degree `≤ 4`).
@@ -104,7 +104,7 @@ impl<const S: usize> Tableau<S> {
             matrix[k + 1] = *row;
             rhs[k + 1] = *value;
         }
-        Lu::factor(matrix).ok()?.solve(&mut rhs);
+        DenseLu::factor(matrix).ok()?.solve(&mut rhs);
         rhs.iter().all(|d| d.is_finite()).then_some(rhs)
     }
 }

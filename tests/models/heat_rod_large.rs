@@ -14,14 +14,16 @@
 //! is `u_m(T) + u_{N−1}(T)`. The discretization converges as `N` grows, so every size switches
 //! at nearly the same times (five switches on `[0, 2]`).
 //!
-//! This file: `python3 bench/peers/models/gen_heat_rod.py --store heap 1000`, the model's
-//! `N × N` matrices on the heap.
+//! This file: `python3 bench/peers/models/gen_heat_rod.py --stores heap,sparse 1000`: each rod as a
+//! `macro_rules!` taking the attribute's arguments, and a module per storage
+//! (`heap`, `sparse`) holding the rods with that storage.
 #![allow(dead_code)]
 
-use hysens::hybrid_model;
-
+/// The rod of 1000 cells (module docs); the arguments are the attribute's.
+macro_rules! rod1000 {
+    ($($args:tt)*) => {
 /// The rod of 1000 cells (module docs).
-#[hybrid_model(store = heap)]
+#[::hysens::hybrid_model($($args)*)]
 pub mod rod1000 {
     /// Cell temperatures.
     #[states]
@@ -4085,4 +4087,16 @@ pub mod rod1000 {
     fn observed(x: &X) -> f64 {
         x.u500 + x.u999
     }
+}
+    };
+}
+
+/// The rods with `store = heap`.
+pub mod heap {
+    rod1000!(store = heap);
+}
+
+/// The rods with `store = sparse`.
+pub mod sparse {
+    rod1000!(store = sparse);
 }
