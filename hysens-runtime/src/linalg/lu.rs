@@ -357,6 +357,20 @@ mod tests {
         }
     }
 
+    /// The generic path of a declared pattern (`StageFactors::refactor_declared`, which the
+    /// runtime uses only for the sparse LU): the same matrix, so the same factors, as filling
+    /// the array.
+    #[test]
+    fn a_declared_pattern_gives_the_same_factors() {
+        let a = [[2.0, 0.0, 1.0], [0.0, 3.0, 0.0], [4.0, 0.0, 1.0]];
+        let nonzeros: &'static [(usize, usize)] = &[(2, 0), (0, 2)];
+        let mut declared = DenseLu::<3>::identity();
+        declared
+            .refactor_declared(nonzeros, |r, c| a[r][c])
+            .unwrap();
+        assert_eq!(declared, DenseLu::factor(a).unwrap());
+    }
+
     #[test]
     fn refactor_in_place_reuses_storage() {
         let mut lu = DenseLu::factor([[1.0, 0.0], [0.0, 1.0]]).unwrap();

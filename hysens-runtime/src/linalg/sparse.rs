@@ -2,20 +2,25 @@
 //! faer's sparse LU with partial pivoting (a COLAMD column ordering, then left-looking
 //! elimination that picks the largest entry of each column).
 //!
-//! **Pattern.** The runtime writes a stage matrix `[I − hγ f_y, −hγ f_z; g_y, g_z]` as an
-//! `N × N` array (`ModeJacobian::refactor_stage_matrix`) into a scratch matrix recycled per
-//! thread ([`HeapMatrix`]); the factors keep only its nonzeros, gathered row by row. A
-//! row-compressed `A` is the column-compressed `B = Aᵀ`, so faer factorizes `B`: `A x = b` is
-//! solved as `Bᵀ x = b` and `Aᵀ x = b` as `B x = b`, and partial pivoting of `B`'s rows is
-//! pivoting of `A`'s columns, as stable.
+//! **Pattern.** The factors keep the stage matrix `[I − hγ f_y, −hγ f_z; g_y, g_z]` row by
+//! row, compressed. A row-compressed `A` is the column-compressed `B = Aᵀ`, so faer factorizes
+//! `B`: `A x = b` is solved as `Bᵀ x = b` and `Aᵀ x = b` as `B x = b`, and partial pivoting of
+//! `B`'s rows is pivoting of `A`'s columns, as stable. The pattern comes from one of two places:
+//!
+//! - **declared** ([`StageFactors::refactor_declared`]): the mode's structural nonzeros
+//!   (`SmoothMode::jacobian_nonzeros`, which `#[hybrid_model]` emits from the symbolic
+//!   Jacobian) and the diagonal; the entries are read from the Jacobian's blocks at those
+//!   places only, so building the matrix costs `O(nnz)`. The path of every generated model.
+//! - **scanned** ([`StageFactors::refactor_with`], a mode that declares nothing): the runtime
+//!   writes the whole `N × N` array into a scratch matrix recycled per thread
+//!   ([`HeapMatrix`]) and its nonzeros are gathered, `O(N²)`. A later matrix whose nonzeros fall
+//!   inside the pattern keeps it (an entry that happens to be zero stays as an explicit zero);
+//!   one with a nonzero outside grows the pattern to the union, which settles on the union of
+//!   the modes' structural patterns. The diagonal is always in.
 //!
 //! **One analysis per pattern.** The symbolic analysis (ordering, elimination structure)
-//! depends on the pattern only. A mode's stage matrices share one: the first factorization
-//! analyzes it; every later one whose nonzeros fall inside it (an entry that happens to be zero
-//! stays in as an explicit zero) reuses the analysis and refactorizes numerically; a matrix with
-//! a nonzero outside it grows the pattern to the union and analyzes that. The diagonal is always
-//! in. Over a solve the pattern settles on the union of the modes' structural patterns. The
-//! analysis is shared (`Arc`) by clones of the factors.
+//! depends on the pattern only: done when the pattern is new, reused by every numeric
+//! refactorization on it, shared (`Arc`) by clones of the factors.
 //!
 //! **Zero pivots.** faer divides by the largest remaining entry of a column even when it is
 //! zero (it reports only a column with no entry at all), and its factors then hold infinities.
@@ -23,7 +28,7 @@
 //! some `x_j` infinite or NaN, reported as [`LuError::Singular`] at the first such `j` (an
 //! index of `x`, not an elimination step as for the dense LU).
 //!
-//! Cost per factorization: reading the `N × N` array (`O(N²)`, as writing it was) and the
+//! Cost per factorization: building the matrix (`O(nnz)` declared, `O(N²)` scanned) and the
 //! sparse elimination (`O(nnz(L + U))` for a banded or tree-like pattern); per solve,
 //! `O(nnz(L + U))` instead of the dense `O(N²)`.
 

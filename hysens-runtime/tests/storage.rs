@@ -5,7 +5,10 @@
 //! factorization, and the adjoint equals its forward sensitivities. The same comparisons as a
 //! stranger would try them: tolerances from 1e-2 to 1e-12, starts on, beside and far from the
 //! guard, tiny and huge stiffness. The 1,000-state model of each large storage:
-//! `hysens-runtime/tests/thousand_states.rs`.
+//! `thousand_states.rs`.
+//!
+//! With feature `sparse` (`.ci/run`: `cargo test --release -p hysens-runtime --features sparse
+//! --test storage`); the workspace's `cargo test` builds no sparse LU.
 #![deny(missing_docs)]
 
 use hysens::prelude::*;
