@@ -53,9 +53,9 @@ use proc_macro::TokenStream;
 /// inside the model's module, so write it as it resolves there; the default is `::hysens`.
 /// `#[hybrid_model(store = heap)]`: the model's `NY × NY` matrices on the heap
 /// (`hysens::runtime::Heap`, for models of hundreds of states or more) rather than in the
-/// solve's frames (`store = inline`, the default); `store = sparse`: on the heap too, with the stage
-/// matrices factorized by a sparse LU (`hysens::runtime::Sparse`, feature `sparse` of `hysens`;
-/// for large models with sparse Jacobians).
+/// solve's frames (`store = inline`, the default); `store = sparse`: on the heap too, with the
+/// stage matrices factorized by a sparse LU (`hysens::runtime::Sparse`, feature `sparse` of
+/// `hysens`; for large models with sparse Jacobians).
 #[proc_macro_attribute]
 pub fn hybrid_model(args: TokenStream, input: TokenStream) -> TokenStream {
     let module = match syn::parse::<syn::ItemMod>(input) {

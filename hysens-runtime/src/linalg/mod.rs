@@ -1,7 +1,7 @@
 //! Fixed-size linear algebra for the Newton iteration matrix and sensitivity solves: what a
 //! factorization provides (`factors.rs`), the dense LU with partial pivoting (`lu.rs`), the
-//! sparse LU of large models (`sparse.rs`, feature `sparse`) and the block vocabulary of a mode's Jacobian — stage
-//! matrix, products with the Jacobian and its transpose (`blocks.rs`).
+//! sparse LU of large models (`sparse.rs`, feature `sparse`) and the block vocabulary of a
+//! mode's Jacobian — stage matrix, products with the Jacobian and its transpose (`blocks.rs`).
 //!
 //! Sizes are const generics; everything lives on the stack, except the `N²` matrices of a
 //! model that chose the heap (`store.rs`). No panics.
