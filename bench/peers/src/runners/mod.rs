@@ -9,6 +9,8 @@
 //! A tool joins with its [`Methods`]: each of them on each case it has a solve function for
 //! is one [`ToolRunner`] ([`runners_of`]).
 
+#[cfg(feature = "cvodes")]
+pub mod cvodes;
 pub mod diffsol;
 pub mod hysens;
 
@@ -92,9 +94,12 @@ pub fn runners_of<T: Methods>(
     out
 }
 
-/// All runners for the given cases: hysens' (first, baseline) and diffsol's.
+/// All runners for the given cases: hysens' (first, baseline), diffsol's and, with feature
+/// `cvodes`, CVODES'.
 pub fn registry(cases: &[Case]) -> Vec<Box<dyn Runner>> {
     let mut runners = hysens::runners(cases);
     runners.extend(diffsol::runners(cases));
+    #[cfg(feature = "cvodes")]
+    runners.extend(cvodes::runners(cases));
     runners
 }
