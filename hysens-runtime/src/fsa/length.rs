@@ -98,6 +98,7 @@ where
         }
         let partials = StagePartials {
             jac: &jac,
+            nonzeros: self.step.model.jacobian_nonzeros(),
             ft: &ft,
             gt: &gt,
         };

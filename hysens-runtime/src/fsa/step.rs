@@ -41,6 +41,8 @@ where
     St: MatrixStore,
 {
     pub jac: &'a StageJacobians<S, NY, NZ, St>,
+    /// The mode's declared Jacobian pattern (`SmoothMode::jacobian_nonzeros`), for products.
+    pub nonzeros: Option<&'static [(usize, usize)]>,
     pub ft: &'a [[f64; NY]; S],
     pub gt: &'a [[f64; NZ]; S],
 }
@@ -100,6 +102,7 @@ where
         }
         let partials = StagePartials {
             jac: &jac,
+            nonzeros: self.step.model.jacobian_nonzeros(),
             ft: &ft,
             gt: &gt,
         };
@@ -353,6 +356,6 @@ fn first_stage<
             *v += ft * dt;
         }
     }
-    j0.add_f_times(cols.dy, cols.dz, &mut df);
+    j0.add_f_times_declared(partials.nonzeros, cols.dy, cols.dz, &mut df);
     df.map(|row| row.map(|v| h * v))
 }

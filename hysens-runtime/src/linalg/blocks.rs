@@ -232,6 +232,41 @@ impl<const NY: usize, const NZ: usize, S: MatrixStore> ModeJacobian<NY, NZ, S> {
         add_block_rows(self.f_y(), &self.fz, sy, sz, out_f);
     }
 
+    /// [`ModeJacobian::add_f_times`] over the declared nonzeros `(row, column)` of the whole
+    /// Jacobian (rows `f` then `g`, columns `y` then `z`; [`crate::SmoothMode::jacobian_nonzeros`])
+    /// if the storage asks for it ([`MatrixStore::DECLARED_PATTERN`]): `O(nnz K)` instead of
+    /// `O(N² K)`. The pattern must hold every nonzero of `self` (the macro's does: it is the
+    /// structure the Jacobian kernel writes). Row-major, as the macro's, each entry gets the same
+    /// sums in the same order as the dense loop, without the terms of structural zeros.
+    #[inline(always)]
+    pub(crate) fn add_f_times_declared<const K: usize>(
+        &self,
+        nonzeros: Option<&[(usize, usize)]>,
+        sy: &[[f64; K]; NY],
+        sz: &[[f64; K]; NZ],
+        out_f: &mut [[f64; K]; NY],
+    ) {
+        let Some(nonzeros) = nonzeros.filter(|_| S::DECLARED_PATTERN) else {
+            return self.add_f_times(sy, sz, out_f);
+        };
+        let fy = self.f_y();
+        for &(r, c) in nonzeros {
+            if r >= NY {
+                continue; // a `g` row
+            }
+            let (a, s) = if c < NY {
+                (fy[r][c], &sy[c])
+            } else if c - NY < NZ {
+                (self.fz[r][c - NY], &sz[c - NY])
+            } else {
+                continue; // outside the Jacobian: nothing to add
+            };
+            for q in 0..K {
+                out_f[r][q] += a * s[q];
+            }
+        }
+    }
+
     /// `out_g += g_y S_y + g_z S_z`: the `g` rows of the Jacobian times the columns `(S_y, S_z)`.
     #[inline(always)]
     pub(crate) fn add_g_times<const K: usize>(

@@ -42,6 +42,12 @@ pub trait MatrixStore: Clone + Copy + Debug + PartialEq + 'static {
     /// The factors of an `N × N` stage matrix.
     type Factors<const N: usize>: StageFactors<N>;
 
+    /// Whether products with a mode Jacobian run over the model's declared nonzeros
+    /// ([`crate::SmoothMode::jacobian_nonzeros`]) instead of every entry: `O(nnz)` instead of
+    /// `O(N²)` per column. Off for [`Inline`] and [`Heap`], whose numbers stay those of the
+    /// dense loops bit for bit.
+    const DECLARED_PATTERN: bool = false;
+
     /// An all-zero `R × C` matrix, built without an `R × C` temporary on the stack.
     fn zero_matrix<const R: usize, const C: usize>() -> Self::Matrix<R, C>;
 }
@@ -79,7 +85,8 @@ impl MatrixStore for Heap {
 
 /// The sparse storage (feature `sparse`): the matrices as in [`Heap`], the stage matrices
 /// factorized by a sparse LU ([`SparseLu`]: faer's, one symbolic analysis per sparsity pattern,
-/// the numeric factorization per step). For large models with sparse Jacobians.
+/// the numeric factorization per step), the Jacobian's products over its declared nonzeros.
+/// For large models with sparse Jacobians.
 #[cfg(feature = "sparse")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sparse {}
@@ -88,6 +95,7 @@ pub enum Sparse {}
 impl MatrixStore for Sparse {
     type Matrix<const R: usize, const C: usize> = HeapMatrix<R, C>;
     type Factors<const N: usize> = SparseLu<N>;
+    const DECLARED_PATTERN: bool = true;
 
     fn zero_matrix<const R: usize, const C: usize>() -> HeapMatrix<R, C> {
         HeapMatrix::zeros()

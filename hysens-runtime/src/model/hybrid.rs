@@ -158,10 +158,14 @@ impl<const NY: usize, const NZ: usize, const NP: usize, S: MatrixStore>
         (self.y.borrow(), self.memory_y.borrow())
     }
 
-    /// `R_y S_y + R_z S_z + R_p + R_t τ + R_{y*} S*_y + R_{z*} S*_z`, column by column (each
+    /// `R_y S_y + R_z S_z + R_p + R_t τ + R_{y*} S*_y + R_{z*} S*_z`, row by row (each
     /// entry from `R_p + R_t τ`, then its `y` and memory-`y` terms, then its `z` and
     /// memory-`z` terms): the map's derivative applied to the `NP` sensitivity columns
-    /// `(S_y, S_z, τ)` and the memory's `(S*_y, S*_z)`.
+    /// `(S_y, S_z, τ)` and the memory's `(S*_y, S*_z)`. With a storage that uses sparsity
+    /// ([`MatrixStore::DECLARED_PATTERN`]) the terms of columns where both `R_y` and `R_{y*}`
+    /// are zero are skipped (the reset has no declared pattern; its zeros are read): `O(N²)`
+    /// reads and `O(nnz NP)` products instead of `O(N² NP)` products (a reset of the 1,000-state
+    /// rod: 40% of a solve with 10 sensitivities, before).
     pub(crate) fn sensitivity_columns(
         &self,
         sy: &[[f64; NP]; NY],
@@ -172,16 +176,25 @@ impl<const NY: usize, const NZ: usize, const NP: usize, S: MatrixStore>
         let (memory_sy, memory_sz) = memory;
         let (ry, rmy) = self.y_blocks();
         let mut out = [[0.0; NP]; NY];
-        for q in 0..NP {
-            for r in 0..NY {
-                let mut v = self.p[r][q] + self.t[r] * tau[q];
-                for c in 0..NY {
-                    v += ry[r][c] * sy[c][q] + rmy[r][c] * memory_sy[c][q];
+        for r in 0..NY {
+            let v = &mut out[r];
+            for q in 0..NP {
+                v[q] = self.p[r][q] + self.t[r] * tau[q];
+            }
+            for c in 0..NY {
+                let (a, b) = (ry[r][c], rmy[r][c]);
+                if S::DECLARED_PATTERN && a == 0.0 && b == 0.0 {
+                    continue;
                 }
-                for c in 0..NZ {
-                    v += self.z[r][c] * sz[c][q] + self.memory_z[r][c] * memory_sz[c][q];
+                for q in 0..NP {
+                    v[q] += a * sy[c][q] + b * memory_sy[c][q];
                 }
-                out[r][q] = v;
+            }
+            for c in 0..NZ {
+                let (a, b) = (self.z[r][c], self.memory_z[r][c]);
+                for q in 0..NP {
+                    v[q] += a * sz[c][q] + b * memory_sz[c][q];
+                }
             }
         }
         out
