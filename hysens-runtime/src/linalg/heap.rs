@@ -36,7 +36,10 @@ std::thread_local! {
 /// An `R × C` matrix in one heap allocation, read and written as `[[f64; C]; R]` (`Deref`),
 /// shared by its clones until written and reused when it is dropped (module docs).
 pub struct HeapMatrix<const R: usize, const C: usize> {
-    /// `None` only while it is dropped.
+    /// `None` only while it is dropped. The `Box` is the recycled allocation, the `Arc` the
+    /// small count that its clones share: an `Arc<[[f64; C]; R]>` could be neither built
+    /// without the array on the stack nor recycled.
+    #[allow(clippy::redundant_allocation)]
     rows: Option<Arc<Box<[[f64; C]; R]>>>,
 }
 
