@@ -131,6 +131,7 @@ where
         // One Jacobian per stage used (the statistic counts stages, constant or not).
         self.step.stats.sensitivity_jacobian_evals += S;
         if self.step.matrix.linear {
+            // With the heap storages the clone shares the allocation (`linalg/heap.rs`).
             return StageJacobians::Constant(self.step.matrix.jac.clone());
         }
         let mut jac: [ModeJacobian<NY, NZ, M::Store>; S] =

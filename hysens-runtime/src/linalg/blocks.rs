@@ -335,3 +335,90 @@ fn add_block_rows<const R: usize, const NY: usize, const NZ: usize, const K: usi
         }
     }
 }
+
+#[cfg(all(test, feature = "sparse"))]
+mod tests {
+    use super::*;
+    use crate::linalg::test_rng::Rng;
+    use crate::Sparse;
+    use std::vec::Vec;
+
+    const NY: usize = 12;
+    const NZ: usize = 3;
+    const K: usize = 4;
+
+    /// A random Jacobian with about a quarter of its entries nonzero, in the inline and the
+    /// sparse storage, and its row-major pattern.
+    fn sample(
+        rng: &mut Rng,
+    ) -> (
+        ModeJacobian<NY, NZ>,
+        ModeJacobian<NY, NZ, Sparse>,
+        Vec<(usize, usize)>,
+    ) {
+        let (mut dense, mut sparse) =
+            (ModeJacobian::ZERO, ModeJacobian::<NY, NZ, Sparse>::zeroed());
+        let mut pattern = Vec::new();
+        for r in 0..NY + NZ {
+            for c in 0..NY + NZ {
+                if rng.next() < -0.5 {
+                    pattern.push((r, c));
+                    let v = rng.next();
+                    match (r < NY, c < NY) {
+                        (true, true) => (dense.fy[r][c], sparse.fy[r][c]) = (v, v),
+                        (true, false) => (dense.fz[r][c - NY], sparse.fz[r][c - NY]) = (v, v),
+                        (false, true) => (dense.gy[r - NY][c], sparse.gy[r - NY][c]) = (v, v),
+                        (false, false) => {
+                            (dense.gz[r - NY][c - NY], sparse.gz[r - NY][c - NY]) = (v, v)
+                        }
+                    }
+                }
+            }
+        }
+        (dense, sparse, pattern)
+    }
+
+    #[test]
+    fn the_declared_product_is_the_dense_one() {
+        let mut rng = Rng(7);
+        for _ in 0..20 {
+            let (dense, sparse, mut pattern) = sample(&mut rng);
+            let sy: [[f64; K]; NY] = core::array::from_fn(|_| core::array::from_fn(|_| rng.next()));
+            let sz: [[f64; K]; NZ] = core::array::from_fn(|_| core::array::from_fn(|_| rng.next()));
+            let start: [[f64; K]; NY] =
+                core::array::from_fn(|_| core::array::from_fn(|_| rng.next()));
+            let mut expected = start;
+            dense.add_f_times(&sy, &sz, &mut expected);
+            // Row-major (the macro's order): the same sums in the same order, bit for bit.
+            let mut got = start;
+            sparse.add_f_times_declared(Some(&pattern), &sy, &sz, &mut got);
+            assert_eq!(got, expected);
+            // The inline storage ignores the pattern (its numbers are the dense loops').
+            let mut inline = start;
+            dense.add_f_times_declared(Some(&[]), &sy, &sz, &mut inline);
+            assert_eq!(inline, expected);
+            // The pattern is what is read: without its first entry of an `f` row, that row
+            // misses the entry's terms.
+            if let Some(at) = pattern.iter().position(|&(r, _)| r < NY) {
+                let mut short = pattern.clone();
+                let (r, _) = short.remove(at);
+                let mut missing = start;
+                sparse.add_f_times_declared(Some(&short), &sy, &sz, &mut missing);
+                assert_ne!(missing[r], expected[r]);
+            }
+            // Any order, and entries outside the matrix ignored: the same up to round-off.
+            pattern.reverse();
+            pattern.push((NY + NZ, 0));
+            pattern.push((0, NY + NZ + 5));
+            let mut reordered = start;
+            sparse.add_f_times_declared(Some(&pattern), &sy, &sz, &mut reordered);
+            for (a, b) in reordered.iter().flatten().zip(expected.iter().flatten()) {
+                assert!((a - b).abs() <= 1e-14 * (1.0 + b.abs()), "{a} vs {b}");
+            }
+            // No pattern declared: the dense loops.
+            let mut undeclared = start;
+            sparse.add_f_times_declared(None, &sy, &sz, &mut undeclared);
+            assert_eq!(undeclared, expected);
+        }
+    }
+}

@@ -822,3 +822,66 @@ pub trait AdjointProducts<const NY: usize, const NZ: usize, const NP: usize>:
         out_p: &mut [f64; NP],
     );
 }
+
+#[cfg(all(test, feature = "sparse"))]
+#[allow(clippy::needless_range_loop)] // index loops mirror the formula
+mod tests {
+    use super::*;
+    use crate::linalg::test_rng::Rng;
+    use crate::Sparse;
+
+    #[test]
+    fn a_sparse_reset_maps_the_columns_as_the_inline_one() {
+        const NY: usize = 9;
+        const NZ: usize = 2;
+        const NP: usize = 3;
+        let mut rng = Rng(11);
+        let (mut inline, mut sparse) = (
+            ResetJacobian::<NY, NZ, NP>::ZERO,
+            ResetJacobian::<NY, NZ, NP, Sparse>::zeroed(),
+        );
+        // A reset that keeps most states: a few rows of R_y and R_{y*} filled, some columns
+        // zero in both (skipped by the sparse storage), some in one only.
+        for r in 0..NY {
+            for c in 0..NY {
+                let (a, b) = (rng.next(), rng.next());
+                let (a, b) = (
+                    if a < -0.3 { a } else { 0.0 },
+                    if b < -0.6 { b } else { 0.0 },
+                );
+                (inline.y[r][c], sparse.y[r][c]) = (a, a);
+                (inline.memory_y[r][c], sparse.memory_y[r][c]) = (b, b);
+            }
+            inline.t[r] = rng.next();
+            inline.z[r] = core::array::from_fn(|_| rng.next());
+            inline.p[r] = core::array::from_fn(|_| rng.next());
+            inline.memory_z[r] = core::array::from_fn(|_| rng.next());
+            (sparse.t[r], sparse.z[r]) = (inline.t[r], inline.z[r]);
+            (sparse.p[r], sparse.memory_z[r]) = (inline.p[r], inline.memory_z[r]);
+        }
+        let columns = |rng: &mut Rng| -> [[f64; NP]; NY] {
+            core::array::from_fn(|_| core::array::from_fn(|_| rng.next()))
+        };
+        let (sy, memory_sy) = (columns(&mut rng), columns(&mut rng));
+        let sz: [[f64; NP]; NZ] = core::array::from_fn(|_| core::array::from_fn(|_| rng.next()));
+        let memory_sz: [[f64; NP]; NZ] =
+            core::array::from_fn(|_| core::array::from_fn(|_| rng.next()));
+        let tau: [f64; NP] = core::array::from_fn(|_| rng.next());
+        let expected = inline.sensitivity_columns(&sy, &sz, &tau, (&memory_sy, &memory_sz));
+        let got = sparse.sensitivity_columns(&sy, &sz, &tau, (&memory_sy, &memory_sz));
+        assert_eq!(got, expected);
+        // Against the formula, entry by entry.
+        for r in 0..NY {
+            for q in 0..NP {
+                let mut v = inline.p[r][q] + inline.t[r] * tau[q];
+                for c in 0..NY {
+                    v += inline.y[r][c] * sy[c][q] + inline.memory_y[r][c] * memory_sy[c][q];
+                }
+                for c in 0..NZ {
+                    v += inline.z[r][c] * sz[c][q] + inline.memory_z[r][c] * memory_sz[c][q];
+                }
+                assert!((expected[r][q] - v).abs() <= 1e-14 * (1.0 + v.abs()));
+            }
+        }
+    }
+}
