@@ -120,7 +120,7 @@ impl<const NY: usize, const NZ: usize, S: MatrixStore> ModeJacobian<NY, NZ, S> {
 
     /// Factorizes the stage matrix for `hg = hγ` into `lu`, in place (no `N × N` temporary;
     /// on error `lu` must not be used for solves). `nonzeros`: the mode's declared Jacobian
-    /// pattern ([`crate::SmoothMode::jacobian_nonzeros`]), which a sparse LU builds the matrix
+    /// pattern ([`crate::smooth::SmoothMode::jacobian_nonzeros`]), which a sparse LU builds the matrix
     /// on; the dense LU writes every entry.
     #[inline(always)]
     pub(crate) fn refactor_stage_matrix<const N: usize>(
@@ -233,7 +233,7 @@ impl<const NY: usize, const NZ: usize, S: MatrixStore> ModeJacobian<NY, NZ, S> {
     }
 
     /// [`ModeJacobian::add_f_times`] over the declared nonzeros `(row, column)` of the whole
-    /// Jacobian (rows `f` then `g`, columns `y` then `z`; [`crate::SmoothMode::jacobian_nonzeros`])
+    /// Jacobian (rows `f` then `g`, columns `y` then `z`; [`crate::smooth::SmoothMode::jacobian_nonzeros`])
     /// if the storage asks for it ([`MatrixStore::DECLARED_PATTERN`]): `O(nnz K)` instead of
     /// `O(N² K)`. The pattern must hold every nonzero of `self` (the macro's does: it is the
     /// structure the Jacobian kernel writes). Row-major, as the macro's, each entry gets the same

@@ -43,7 +43,7 @@ pub trait MatrixStore: Clone + Copy + Debug + PartialEq + 'static {
     type Factors<const N: usize>: StageFactors<N>;
 
     /// Whether products with a mode Jacobian run over the model's declared nonzeros
-    /// ([`crate::SmoothMode::jacobian_nonzeros`]) instead of every entry: `O(nnz)` instead of
+    /// ([`crate::smooth::SmoothMode::jacobian_nonzeros`]) instead of every entry: `O(nnz)` instead of
     /// `O(N²)` per column. Off for [`Inline`] and [`Heap`], whose numbers stay those of the
     /// dense loops bit for bit.
     const DECLARED_PATTERN: bool = false;
