@@ -73,8 +73,9 @@
 #![allow(clippy::needless_range_loop)] // index loops over const sizes mirror the formulas
 
 use crate::error::SolveError;
+use crate::fsa::jump::reset_jacobian;
 use crate::linalg::all_finite;
-use crate::model::{HybridModel, Point, ResetAdjointTerms, ResetJacobian};
+use crate::model::{HybridModel, Point, ResetAdjointTerms};
 
 /// The adjoint of a pair of sensitivity columns `(∂y/∂p, ∂z/∂p)`: of the state's `(s, w)` or
 /// of the memory's `(s*, w*)`.
@@ -152,8 +153,7 @@ where
         tau: post.tau,
     };
     if has_reset {
-        let mut rj = ResetJacobian::zeroed();
-        model.reset_jacobian(guard, at, &mut rj);
+        let rj = reset_jacobian(model, guard, at);
         let terms = ResetAdjointTerms {
             tau: &mut pre.tau,
             y: &mut pre.sy,

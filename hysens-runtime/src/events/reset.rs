@@ -114,8 +114,12 @@ where
         }
     }
     // How y⁺ moves with t*: ∂y⁺/∂t* = R_t + R_y ẏ⁻ + R_z ż⁻ (the memory of the mode being left
-    // is constant).
-    let motion_y = reset_jacobian(model, guard, has_reset, &at).rate(&ydot_m, &zdot_m);
+    // is constant); ẏ⁻ without a reset (`R_y = I`), without building the `NY × NY` identity.
+    let motion_y = if has_reset {
+        reset_jacobian(model, guard, &at).rate(&ydot_m, &zdot_m)
+    } else {
+        ydot_m
+    };
     let after = AfterEvent {
         guard,
         rate_before: hdot,

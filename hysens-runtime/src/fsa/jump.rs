@@ -28,7 +28,6 @@
 
 use crate::error::SolveError;
 use crate::linalg::all_finite;
-use core::borrow::BorrowMut;
 
 use crate::model::{HybridModel, Point, ResetJacobian};
 
@@ -58,25 +57,17 @@ pub(crate) struct JumpSensitivities<const NY: usize, const NZ: usize, const NP: 
     pub memory_sz: [[f64; NP]; NZ],
 }
 
-/// The Jacobian of the reset of `guard` at `at` (that of `y⁺ = y⁻` without a reset).
+/// The Jacobian of the reset of `guard` at `at`.
 pub(crate) fn reset_jacobian<M, const NY: usize, const NZ: usize, const NP: usize>(
     model: &M,
     guard: usize,
-    has_reset: bool,
     at: &Point<'_, NY, NZ, NP>,
 ) -> ResetJacobian<NY, NZ, NP, M::Store>
 where
     M: HybridModel<NY, NZ, NP>,
 {
     let mut rj = ResetJacobian::zeroed();
-    if has_reset {
-        model.reset_jacobian(guard, at, &mut rj);
-    } else {
-        let ry: &mut [[f64; NY]; NY] = rj.y.borrow_mut();
-        for i in 0..NY {
-            ry[i][i] = 1.0;
-        }
-    }
+    model.reset_jacobian(guard, at, &mut rj);
     rj
 }
 
@@ -95,11 +86,14 @@ pub(crate) fn jump_sensitivities<M, const NY: usize, const NZ: usize, const NP: 
 where
     M: HybridModel<NY, NZ, NP>,
 {
-    let rj = reset_jacobian(model, guard, has_reset, at);
-    // s⁺ = R_y s⁻ + R_z w⁻ + R_p + R_t τ + R_{y*} s* + R_{z*} w* (module docs; identity `R_y`
-    // without a reset).
-    let memory = (pre.memory_sy, pre.memory_sz);
-    let sy = rj.sensitivity_columns(pre.sy, pre.sz, pre.tau, memory);
+    // s⁺ = R_y s⁻ + R_z w⁻ + R_p + R_t τ + R_{y*} s* + R_{z*} w* (module docs); s⁻ without a
+    // reset (`R_y = I`, the rest zero), without building the `NY × NY` identity.
+    let sy = if has_reset {
+        let memory = (pre.memory_sy, pre.memory_sz);
+        reset_jacobian(model, guard, at).sensitivity_columns(pre.sy, pre.sz, pre.tau, memory)
+    } else {
+        *pre.sy
+    };
     if !sy.iter().all(all_finite) {
         return Err(SolveError::NonFiniteValue {
             t: at.t,
