@@ -11,8 +11,7 @@
 //! matrices (Robertson's reach cond ≈ 1e7 here), which is what the 1e-10 leaves room for.
 #![deny(missing_docs)]
 
-#[path = "support/adjoint.rs"]
-mod adjoint;
+use crate::adjoint_checks as adjoint;
 
 use adjoint::{checkpointed_equals_full, close, compare, every_tableau, samples_only};
 use hysens::hybrid_model;

@@ -18,12 +18,9 @@ use hysens::runtime::{
     HybridSolution, Tableau, TapeStep, ESDIRK34, ESDIRK436L2SA,
 };
 
-#[path = "support/adjoint.rs"]
-mod adjoint;
-#[path = "support/event_models.rs"]
-mod event_models;
-#[path = "support/models.rs"]
-mod models;
+use crate::adjoint_checks as adjoint;
+use crate::event_models;
+use crate::models;
 
 use adjoint::every_tableau;
 use event_models::{ball, steel, two_mode};

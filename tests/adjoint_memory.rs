@@ -11,13 +11,10 @@
 //! over a few thousand steps and a few event maps, with well-conditioned stage matrices).
 #![allow(clippy::needless_range_loop)]
 
-/// The comparison of the facade's adjoint tests, here with the problems' own seeds.
-#[path = "support/adjoint.rs"]
-mod adjoint;
-#[path = "support/event_models.rs"]
-mod event_models;
-#[path = "support/runtime.rs"]
-mod runtime;
+// The comparison of the facade's adjoint tests, here with the problems' own seeds.
+use crate::adjoint_checks as adjoint;
+use crate::event_models;
+use crate::runtime;
 
 use adjoint::{every_tableau_seeded, samples_only, unseeded, Problems};
 use event_models::{memory_toy, steel};

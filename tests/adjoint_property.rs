@@ -102,11 +102,8 @@ pub mod ball {
     }
 }
 
-/// Serban & Recuero 2019, Example 5.1 with all three cost kinds (`ex51_costs` of
-/// `support/event_models.rs`).
-#[path = "support/event_models.rs"]
-mod event_models;
-use event_models::ex51_costs as ex51;
+// Serban & Recuero 2019, Example 5.1 with all three cost kinds.
+use crate::event_models::ex51_costs as ex51;
 
 /// One random problem: span, initial state, parameters, samples with data, tolerance,
 /// tableau, and a seed `∂y0/∂p` (or none).

@@ -21,9 +21,7 @@ use hysens::argmin::{DMatrix, DVector, Fit, FitCounts, FitError};
 use hysens::hybrid_model;
 use hysens::runtime::{InitialStates, Params, SolveError, Wrt};
 
-#[path = "../examples/parameter_estimation/model.rs"]
-mod model;
-use model::ball;
+use crate::estimation_model::ball;
 
 const TRUTH: [f64; 2] = [9.81, 0.8];
 const TF: f64 = 1.5;

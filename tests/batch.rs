@@ -12,10 +12,8 @@ use hysens::batch::{Slot, TooFewSlots};
 use hysens::prelude::*;
 use hysens::runtime::{EventRecord, HybridOutputs, HybridSolution, Sample};
 
-#[path = "support/event_models.rs"]
-mod event_models;
-#[path = "support/models.rs"]
-mod models;
+use crate::event_models;
+use crate::models;
 use event_models::ball;
 use models::ex51;
 

@@ -15,10 +15,8 @@
 //! checkpoints).
 #![deny(missing_docs)]
 
-#[path = "support/adjoint.rs"]
-mod adjoint;
-#[path = "support/thermostat.rs"]
-mod thermostat_model;
+use crate::adjoint_checks as adjoint;
+use crate::thermostat as thermostat_model;
 
 use adjoint::every_tableau;
 use hysens::hybrid_model;

@@ -5,7 +5,7 @@
 //! differ): both approximate the exact solution within the solve's global error, so they must
 //! agree within a multiple of `rtol ‖v‖ + atol`. The bounds asserted are the ones the docs of
 //! `hysens_runtime::dense_output` state; each case prints the measured ratios
-//! (`cargo test --release --test dense_output -- --nocapture`).
+//! (`cargo test --release -p hysens --test suite dense_output:: -- --nocapture`).
 //! Checked on Serban & Recuero's Ex. 5.1 (an ODE with a switch), the bouncing ball (resets)
 //! and the electromagnetic steel oscillator of their Ex. 5.2 (a DAE with memory: the
 //! algebraic stress and its sensitivities), 100 random times each, at `rtol` 1e-6, 1e-8 and
@@ -14,10 +14,8 @@
 //! At every event the left and right limits are the event log's states, bit for bit.
 #![deny(missing_docs)]
 
-#[path = "support/event_models.rs"]
-mod event_models;
-#[path = "support/models.rs"]
-mod models;
+use crate::event_models;
+use crate::models;
 
 use event_models::{ball, steel};
 use hysens::prelude::*;

@@ -9,12 +9,8 @@
 use hysens::runtime::{InitialStates, Params, Wrt, ESDIRK23, ESDIRK34};
 use num_dual::{Dual64, DualNum};
 
-/// The models of the event corpus (`chain`: three speeds on one level, an event at `b`'s
-/// entry with a lift).
-#[allow(dead_code, unused_imports)]
-#[path = "support/corpus.rs"]
-mod corpus;
-use corpus::chain as stairs;
+// The event corpus's `chain`: three speeds on one level, an event at `b`'s entry with a lift.
+use crate::corpus::chain as stairs;
 
 /// The final time.
 const T: f64 = 2.0;

@@ -3,10 +3,8 @@
 //! default tableau on HIRES and Chemical Akzo Nobel at tight tolerances.
 #![deny(missing_docs)]
 
-#[path = "support/models.rs"]
-mod models;
-#[path = "../examples/reproduce/models/stiff.rs"]
-mod stiff;
+use crate::models;
+use crate::stiff;
 
 use hysens::prelude::*;
 use hysens::runtime::ESDIRK547L2SA2;

@@ -5,10 +5,8 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-#[path = "support/runtime.rs"]
-mod runtime;
-#[path = "support/smooth_modes.rs"]
-mod smooth_modes;
+use crate::runtime;
+use crate::smooth_modes;
 
 use hysens::runtime::smooth::{Esdirk, SmoothMode, StepLength, Trial};
 use hysens::runtime::{ModeJacobian, Options, SolveError, ESDIRK34};

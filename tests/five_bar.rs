@@ -4,10 +4,7 @@
 //! the index-1 form at tolerance 1e-13, trusted to about 1e-9), and its adjoint against its
 //! forward gradient.
 
-#[path = "../examples/five_bar/model.rs"]
-mod model;
-#[path = "../examples/five_bar/reference.rs"]
-mod reference;
+use crate::{five_bar_model as model, five_bar_reference as reference};
 
 use hysens::prelude::*;
 use model::five_bar;

@@ -18,10 +18,7 @@
 //! (the dependent velocities from `Φ_q v⁺ = 0` at the slightly violated configuration). The
 //! cost `z2 = ∫ ÿ2 dt` reads an acceleration directly (the notes' P15).
 
-#[path = "../examples/five_bar/model.rs"]
-mod model;
-#[path = "../examples/five_bar/reference.rs"]
-mod reference;
+use crate::{five_bar_model as model, five_bar_reference as reference};
 
 use hysens::prelude::*;
 use hysens::runtime::{Fields, Solution};

@@ -4,8 +4,7 @@
 //! them.
 #![deny(missing_docs)]
 
-#[path = "support/event_models.rs"]
-mod event_models;
+use crate::event_models;
 
 use event_models::ball;
 use hysens::prelude::*;

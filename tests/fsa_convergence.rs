@@ -24,8 +24,7 @@
 #![allow(missing_docs)]
 #![allow(clippy::needless_range_loop)] // index loops over the 2×3 sensitivity matrix
 
-#[path = "support/runtime.rs"]
-mod runtime;
+use crate::runtime;
 
 use hysens::runtime::smooth::{Esdirk, SmoothMode};
 use hysens::runtime::{ModeJacobian, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};

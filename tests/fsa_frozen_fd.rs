@@ -17,12 +17,9 @@
 #![allow(missing_docs)]
 #![allow(clippy::needless_range_loop)] // index loops over the 3×3 sensitivity matrix
 
-#[path = "support/models.rs"]
-mod models;
-#[path = "support/runtime.rs"]
-mod runtime;
-#[path = "support/smooth_modes.rs"]
-mod smooth_modes;
+use crate::models;
+use crate::runtime;
+use crate::smooth_modes;
 
 use hysens::runtime::smooth::Esdirk;
 use hysens::runtime::{Options, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};

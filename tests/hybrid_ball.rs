@@ -6,10 +6,8 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-#[path = "support/models.rs"]
-mod models;
-#[path = "support/runtime.rs"]
-mod runtime;
+use crate::models;
+use crate::runtime;
 
 use hysens::runtime::{HybridOptions, StepPlan, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};
 use models::ball;

@@ -8,10 +8,8 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-#[path = "support/event_models.rs"]
-mod event_models;
-#[path = "support/runtime.rs"]
-mod runtime;
+use crate::event_models;
+use crate::runtime;
 
 use event_models::switched_dae;
 use hysens::runtime::{HybridOptions, StepPlan, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};

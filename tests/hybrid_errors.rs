@@ -4,10 +4,8 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-#[path = "support/models.rs"]
-mod models;
-#[path = "support/runtime.rs"]
-mod runtime;
+use crate::models;
+use crate::runtime;
 
 use hysens::runtime::{HybridOptions, SolveError, StepPlan, ESDIRK34};
 use models::ex51;

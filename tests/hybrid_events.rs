@@ -5,12 +5,9 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-#[path = "support/event_models.rs"]
-mod event_models;
-#[path = "support/models.rs"]
-mod models;
-#[path = "support/runtime.rs"]
-mod runtime;
+use crate::event_models;
+use crate::models;
+use crate::runtime;
 
 use event_models::{graze, twin_guards};
 use hysens::runtime::{HybridOptions, HybridProblem, SolveError, StepPlan, ESDIRK34};

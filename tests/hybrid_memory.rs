@@ -7,10 +7,8 @@
 #![allow(clippy::needless_range_loop)]
 #![allow(clippy::excessive_precision)] // reference values are quoted with all their digits
 
-#[path = "support/event_models.rs"]
-mod event_models;
-#[path = "support/runtime.rs"]
-mod runtime;
+use crate::event_models;
+use crate::runtime;
 
 use event_models::{memory_toy, steel};
 use hysens::runtime::{HybridOptions, StepPlan, Tableau, ESDIRK34, ESDIRK436L2SA};

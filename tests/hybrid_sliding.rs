@@ -40,10 +40,7 @@
 //! macro's construction of them separately (`tests/model_sliding.rs`).
 #![allow(clippy::needless_range_loop)]
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
-#[path = "support/sliding_checks.rs"]
-mod sliding_checks;
+use crate::sliding_checks;
 
 use hysens::runtime::{
     AdjointProducts, Direction, EventTarget, GuardInfo, HybridModel, InitialStates, ModeInfo,

@@ -12,8 +12,7 @@
 //! `x = (cos ωt, sin ωt)`, `∂x/∂ω = t (−sin ωt, cos ωt)`, and `z` jumps from 0 to `c cos ωt`
 //! at `t* = π/(6ω)` (then `∂z/∂ω = −c t sin ωt`, `∂z/∂c = cos ωt`).
 
-#[path = "support/runtime.rs"]
-mod runtime;
+use crate::runtime;
 
 use hysens::prelude::*;
 use hysens::runtime::HybridProblem;

@@ -15,8 +15,7 @@
 //! fixed, `∂y1/∂a = 1 − eᵗ`, `∂y2/∂a = t − ∂y1/∂a`, `∂z/∂a = ∂y1/∂a − 1`.
 #![allow(clippy::needless_range_loop)]
 
-#[path = "support/runtime.rs"]
-mod runtime;
+use crate::runtime;
 
 use hysens::runtime::{
     solve_adjoint, AdjointGradient, AdjointProducts, AdjointTape, ConditionPartials, HybridModel,

@@ -17,12 +17,9 @@
 //!   (`#[algebraic_guess]`), from the mapped state and the parameters.
 #![deny(missing_docs)]
 
-#[path = "support/adjoint.rs"]
-mod adjoint;
-#[path = "support/closed_form.rs"]
-mod closed_form;
-#[path = "support/language_models.rs"]
-mod models;
+use crate::adjoint_checks as adjoint;
+use crate::closed_form;
+use crate::language_models as models;
 
 use closed_form::{
     adjoint_equals_forward, assert_close, check_gradient, directions, forward_and_adjoint,

@@ -18,11 +18,9 @@
 
 use hysens::prelude::*;
 
-/// A bouncing ball with a sampled cost (least squares on the height): the
-/// `parameter_estimation` example's model.
-#[path = "../examples/parameter_estimation/model.rs"]
-mod ball_model;
-use ball_model::ball;
+// A bouncing ball with a sampled cost (least squares on the height): the
+// `parameter_estimation` example's model.
+use crate::estimation_model::ball;
 
 /// `y' = −y` with `0 = z² + y + 1`: no real `z` for `y > −1`.
 #[hybrid_model]

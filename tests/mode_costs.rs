@@ -10,12 +10,9 @@
 //! ESDIRK4(3) tableau, so 1e-10 relative holds with margin at rtol 1e-10.
 #![deny(missing_docs)]
 
-#[path = "support/adjoint.rs"]
-mod adjoint;
-#[path = "support/closed_form.rs"]
-mod closed_form;
-#[path = "support/language_models.rs"]
-mod models;
+use crate::adjoint_checks as adjoint;
+use crate::closed_form;
+use crate::language_models as models;
 
 use closed_form::{adjoint_equals_forward, check_gradient, directions, forward_and_adjoint};
 use models::{relay, two_speeds};

@@ -7,9 +7,8 @@
 //! the final mechanical energy per unit mass), which the macro sums into one `φ`.
 #![deny(missing_docs)]
 
-#[path = "support/event_models.rs"]
-mod event_models;
-mod support;
+use crate::event_models;
+use crate::support;
 
 use event_models::ball;
 use hysens::runtime::{

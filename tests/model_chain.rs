@@ -18,8 +18,7 @@ use hysens::runtime::{
     EventRecord, HybridOptions, HybridOutputs, HybridSolution, LoggedStep, StepPlan, ESDIRK436L2SA,
 };
 
-#[path = "support/threads.rs"]
-mod threads;
+use crate::threads;
 use threads::with_stack;
 
 #[path = "../benches/models/chains.rs"]

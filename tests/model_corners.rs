@@ -13,7 +13,7 @@
 //! - `affine`: which modes have a constant Jacobian (`ModeInfo::constant_jacobian`).
 #![deny(missing_docs)]
 
-mod support;
+use crate::support;
 
 use hysens::hybrid_model;
 use hysens::runtime::{HybridModel, Memory};

@@ -7,13 +7,10 @@
 //! the cost is `∫ x dt`. `x(0) = 0`, so `h(0) = −p < 0` and the solve starts in A.
 #![deny(missing_docs)]
 
-mod support;
+use crate::support;
 
-#[path = "../examples/quickstart/model.rs"]
-mod quickstart_model;
-
+use crate::models::ex51;
 use hysens::runtime::{Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo};
-use quickstart_model::ex51;
 use support::{check_model, Reference, Rng, Scalar, TestPoint, Vars};
 
 /// The model again, in plain Rust over a number type.

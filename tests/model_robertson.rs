@@ -3,7 +3,7 @@
 //! emitted kernel against num-dual, and the generated tables.
 #![deny(missing_docs)]
 
-mod support;
+use crate::support;
 
 use hysens::hybrid_model;
 use hysens::runtime::{HybridModel, InitialMode, Memory, ModeInfo, Point};

@@ -23,13 +23,9 @@
 //! motion is a rotation, integrated to the tolerance.
 #![deny(missing_docs)]
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
-#[path = "support/filippov.rs"]
-mod filippov;
-#[path = "support/sliding_checks.rs"]
-mod sliding_checks;
-mod support;
+use crate::filippov;
+use crate::sliding_checks;
+use crate::support;
 
 use filippov::{check_event_targets, check_identities, expected_target, sliding_field};
 use hysens::hybrid_model;

@@ -105,14 +105,9 @@
 //! The kernels are compared with num-dual to `support`'s tolerances (its module docs).
 #![deny(missing_docs)]
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
-#[allow(dead_code)] // the identities' and the tables' checks are `model_sliding.rs`'s
-#[path = "support/filippov.rs"]
-mod filippov;
-#[path = "support/sliding_checks.rs"]
-mod sliding_checks;
-mod support;
+use crate::filippov;
+use crate::sliding_checks;
+use crate::support;
 
 use filippov::{expected_target, sliding_field};
 use hysens::hybrid_model;

@@ -17,9 +17,8 @@
 //! The cost is `∫ u² dt`.
 #![deny(missing_docs)]
 
-#[path = "support/event_models.rs"]
-mod event_models;
-mod support;
+use crate::event_models;
+use crate::support;
 
 use event_models::steel;
 use hysens::runtime::{Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo, Point};

@@ -19,9 +19,8 @@
 //! `b⁺ = −e b⁻ + w sin(t)/10`; `down` (high → low) when `a − a* + w` falls through zero.
 #![deny(missing_docs)]
 
-#[path = "support/event_models.rs"]
-mod event_models;
-mod support;
+use crate::event_models;
+use crate::support;
 
 use event_models::two_mode;
 use hysens::runtime::{Direction, GuardInfo, HybridModel, InitialMode, Memory, ModeInfo};

@@ -13,10 +13,8 @@
 //! whose two-speed model is the first one here).
 #![deny(missing_docs)]
 
-#[path = "support/closed_form.rs"]
-mod closed_form;
-#[path = "support/language_models.rs"]
-mod models;
+use crate::closed_form;
+use crate::language_models as models;
 
 use closed_form::{assert_close, derivatives, directions, forward_and_adjoint, value};
 use hysens::runtime::{

@@ -27,12 +27,9 @@ use hysens::runtime::{
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
-#[path = "support/language_models.rs"]
-mod language_models;
-#[path = "support/models.rs"]
-mod models;
-#[path = "support/smooth_modes.rs"]
-mod smooth_modes;
+use crate::language_models;
+use crate::models;
+use crate::smooth_modes;
 use language_models::launch;
 use models::{ball, ex51, relay, robertson, vdp};
 use smooth_modes::ModeOf;

@@ -19,10 +19,8 @@
 //! same arithmetic; measured 1.7e-16).
 #![deny(missing_docs)]
 
-#[path = "support/closed_form.rs"]
-mod closed_form;
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
+use crate::closed_form;
+use crate::counting_alloc;
 
 use closed_form::{assert_close, derivatives, directions, forward_and_adjoint, value};
 use hysens::runtime::{

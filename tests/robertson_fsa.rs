@@ -22,12 +22,10 @@
 #![allow(missing_docs)]
 #![allow(clippy::needless_range_loop)] // index loops over the 3×3 sensitivity matrix
 
-#[path = "support/models.rs"]
-mod models;
+use crate::models;
 #[path = "../examples/robertson/reference.rs"]
 mod reference;
-#[path = "support/smooth_modes.rs"]
-mod smooth_modes;
+use crate::smooth_modes;
 
 use hysens::runtime::smooth::Esdirk;
 use hysens::runtime::{Options, Stats, Tableau, ESDIRK23, ESDIRK34, ESDIRK436L2SA};

@@ -15,8 +15,7 @@
 //! variable) checks the DAE path (`Fᵢ = f(Tᵢ, Yᵢ, Zᵢ)` reads the algebraic stage values).
 #![deny(missing_docs)]
 
-#[path = "support/event_models.rs"]
-mod event_models;
+use crate::event_models;
 
 use event_models::{ball, dae_ball};
 use hysens::runtime::{Fields, InitialStates, Params, Solver, Wrt};

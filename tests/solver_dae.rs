@@ -6,8 +6,7 @@
 //! memory; the columns cross the switch `q = 1/2` with its reset `v⁺ = v⁻/2`.
 
 // The shared test models; this test uses one of them.
-#[path = "support/models.rs"]
-mod models;
+use crate::models;
 
 use hysens::prelude::*;
 use models::relay;

@@ -11,8 +11,7 @@
 //! follow exactly, so every tolerance is a round-off bound.
 #![deny(missing_docs)]
 
-#[path = "support/event_models.rs"]
-mod event_models;
+use crate::event_models;
 
 use event_models::{ball, dae_ball};
 use hysens::hybrid_model;

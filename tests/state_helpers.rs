@@ -7,12 +7,9 @@
 //! operations in the same order).
 #![deny(missing_docs)]
 
-#[path = "support/closed_form.rs"]
-mod closed_form;
-#[path = "support/event_models.rs"]
-mod event_models;
-#[path = "support/language_models.rs"]
-mod models;
+use crate::closed_form;
+use crate::event_models;
+use crate::language_models as models;
 
 use closed_form::forward_and_adjoint;
 use event_models::{with_helpers, written_out};

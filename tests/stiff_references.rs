@@ -4,8 +4,7 @@
 //! differences of tight solves.
 #![deny(missing_docs)]
 
-#[path = "../examples/reproduce/models/stiff.rs"]
-mod stiff;
+use crate::stiff;
 
 use hysens::prelude::*;
 use stiff::*;

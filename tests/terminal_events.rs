@@ -19,14 +19,10 @@
 //! round-off (1e-10 relative with margin).
 #![deny(missing_docs)]
 
-#[path = "support/adjoint.rs"]
-mod adjoint;
-#[path = "support/closed_form.rs"]
-mod closed_form;
-#[path = "support/event_models.rs"]
-mod event_models;
-#[path = "support/language_models.rs"]
-mod models;
+use crate::adjoint_checks as adjoint;
+use crate::closed_form;
+use crate::event_models;
+use crate::language_models as models;
 
 use closed_form::{
     adjoint_equals_forward, assert_close, check_gradient, derivatives, directions,

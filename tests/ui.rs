@@ -7,7 +7,7 @@
 //! - `tests/ui/pass/*.rs`: models that must compile and run (`crate = path`).
 //!
 //! Regenerate the expectations after a deliberate change with
-//! `TRYBUILD=overwrite cargo test -p hysens --test ui` and read every one before committing.
+//! `TRYBUILD=overwrite cargo test -p hysens --test suite ui::` and read every one before committing.
 
 #[test]
 fn ui() {

@@ -6,23 +6,12 @@
 //! `support/counting_alloc.rs`.
 #![deny(missing_docs)]
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
-
-use counting_alloc::count;
-
-/// The models of the event corpus.
-#[allow(dead_code, unused_imports)]
-#[path = "support/corpus.rs"]
-mod corpus;
-#[path = "support/event_models.rs"]
-mod event_models;
-#[path = "support/language_models.rs"]
-mod language_models;
-#[path = "support/models.rs"]
-mod models;
-#[path = "support/runtime.rs"]
-mod runtime;
+use crate::corpus;
+use crate::counting_alloc::count;
+use crate::event_models;
+use crate::language_models;
+use crate::models;
+use crate::runtime;
 use hysens::runtime::{
     CostErrorTest, DensePoint, EventRecord, HybridOptions, HybridOutputs, HybridSolution, Sample,
     SolveError,

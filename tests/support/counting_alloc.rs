@@ -12,7 +12,8 @@
 //!   this count has no test harness (`harness = false`: its `main` alone).
 //!
 //! It installs a `#[global_allocator]`, which a test binary may have only once: so it is not a
-//! module of `support/mod.rs` but included by `#[path]` by the binaries that count, and no other.
+//! module of `support/mod.rs` but declared by the binaries that count (`tests/suite.rs`, whose
+//! tests count their own thread's, and `tests/batch_alloc.rs`), and no other.
 //! The per-thread state is in `const` thread-locals without destructors, which need no
 //! allocation themselves and stay usable while a thread is torn down.
 #![allow(dead_code)] // each test binary uses one of the two counts

@@ -6,8 +6,9 @@
 //!
 //! This folder is the one place of the tests' shared models and helpers; each model is
 //! declared once (the examples' models in their example's `model.rs`, included from here).
-//! Besides this module (`mod support;`), each file is included by `#[path]` by the test
-//! binaries that use it:
+//! The test binary `tests/suite.rs` declares this module (`mod support;`) and each file below
+//! once (`#[path]`), and the test modules `use` them (`use crate::models;`); the benchmarks, the
+//! examples and the two test binaries of their own include by `#[path]` the files they use:
 //!
 //! - `models.rs`: the benchmark problems P1–P4 and a DAE with memory (also the benchmarks' and
 //!   `bench/peers`');
