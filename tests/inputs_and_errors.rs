@@ -44,6 +44,37 @@ pub mod no_root {
     }
 }
 
+/// A stiffening spring whose force solves `0 = w + k x + 0.1 w³`: from the guess `w = 0` a full
+/// Newton step lands at `w = −k x`, far beyond the root when `|k x|` is large.
+#[hybrid_model]
+pub mod stiffening_spring {
+    /// Position and velocity.
+    #[states]
+    pub struct X {
+        /// Position.
+        pub x: f64,
+        /// Velocity.
+        pub v: f64,
+    }
+    /// The force.
+    #[algebraic]
+    pub struct Z {
+        /// The force.
+        pub w: f64,
+    }
+    /// The stiffness.
+    #[params]
+    pub struct P {
+        /// The stiffness.
+        pub k: f64,
+    }
+    /// The only mode.
+    #[mode(initial)]
+    fn held(x: &X, z: &Z, p: &P) -> (X, [f64; 1]) {
+        (X { x: x.v, v: z.w }, [z.w + p.k * x.x + 0.1 * z.w.powi(3)])
+    }
+}
+
 /// Declares the wall `x = c` that both fields point at (`below` moves `x` up at 1, `above` down
 /// at 0.5) as the model `$name`, with `below`'s mode attribute `#[mode($below_rule)]` (`above`
 /// is always `initial_if(wall, positive)`): the models of a start exactly on a surface, which
@@ -313,6 +344,59 @@ fn an_algebraic_equation_without_a_solution_at_t0_is_an_inconsistent_start() {
         .expect("z² = 1 − … has roots");
     let z = solution.z[0];
     assert!((z * z + solution.y[0] + 1.0).abs() < 1e-6, "{:?}", solution);
+}
+
+/// A consistent force far from the guess: Newton's method on `0 = w + k x + 0.1 w³` from
+/// `w = 0` with `|k x|` from 8 to 8e12. Its full steps overshoot to `w = −k x` and then shrink by
+/// a third per iteration (k = 4e6 at x = −2 ran out of its 30 iterations, an inconsistent start);
+/// the line search of the consistent initialization (`hysens_runtime::newton`) reaches the root
+/// in a few. The force after one short step (1e-9) is checked against the cubic's real root at
+/// the position there, found by bisection, to `1e-3 rtol` relative (the integrator keeps
+/// `g = 0` far below the tolerance: measured at most 1.7e-16).
+#[test]
+fn a_consistent_force_far_from_the_guess_is_found() {
+    let root = |kx: f64| {
+        // g is increasing in w, negative at −|kx| − 1 and positive at |kx| + 1 when kx ≠ 0.
+        let g = |w: f64| w + kx + 0.1 * w * w * w;
+        let (mut lo, mut hi) = (-kx.abs() - 1.0, kx.abs() + 1.0);
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if g(mid) < 0.0 {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        0.5 * (lo + hi)
+    };
+    for rtol in [1e-6, 1e-12] {
+        for k in [4.0, 4e3, 4e6, 4e9, 4e12] {
+            for x in [-2.0, 2.0] {
+                let solution = stiffening_spring::Model
+                    .solver()
+                    .tolerances(rtol, 1e-2 * rtol)
+                    .solve(
+                        0.0,
+                        1e-9,
+                        &stiffening_spring::X { x, v: 0.0 },
+                        &stiffening_spring::P { k },
+                    )
+                    .unwrap_or_else(|f| panic!("k = {k:e}, x = {x}, rtol {rtol:e}: {f}"));
+                let (w, expected) = (solution.z[0], root(k * solution.y[0]));
+                println!(
+                    "k = {k:e}, x = {x}, rtol {rtol:e}: w = {w:.6e}, off the root by {:.1e}, \
+                     {} Jacobians, {} g",
+                    (w - expected).abs() / expected.abs(),
+                    solution.stats.jacobian_evals,
+                    solution.stats.g_evals
+                );
+                assert!(
+                    (w - expected).abs() <= 1e-3 * rtol * expected.abs(),
+                    "k = {k:e}, x = {x}, rtol {rtol:e}: w = {w:e}, root {expected:e}"
+                );
+            }
+        }
+    }
 }
 
 #[test]

@@ -54,6 +54,9 @@ use crate::stats::Stats;
 /// Iteration limit of [`consistent_z`].
 const MAX_CONSISTENCY_ITERATIONS: usize = 30;
 
+/// The most halvings of a step in [`consistent_z`]'s line search: `λ ≥ 2⁻³⁰ ≈ 1e-9`.
+const MAX_BACKTRACKS: usize = 30;
+
 /// The WRMS correction (in tolerance units) below which [`consistent_z`] accepts an iteration
 /// that no longer contracts: its round-off floor, within the tolerance.
 const STAGNATION_FLOOR: f64 = 1.0;
@@ -285,6 +288,15 @@ impl<M, const NP: usize, const N: usize, F: StageFactors<N>> StageNewton<'_, M, 
 /// a 1 mm pendulum's at `atol_z` 1e-15, which fails as it should). If the iterations run out,
 /// the result is accepted if the last correction was below 1e-3.
 ///
+/// Far from a solution (a correction above [`STAGNATION_FLOOR`]) a full step may overshoot: on
+/// `w + k x + 0.1 w³ = 0` with `k x = −8e6`, from `w = 0` it lands at `w = 8e6`, and Newton then
+/// shrinks it by a third per iteration: all 30 iterations to reach the root `w ≈ 431` (at
+/// `k x = −8e9` they run out). There the step is shortened by a backtracking line search on
+/// `|g|` ([`line_search`], as SUNDIALS' IDACalcIC does): 7 iterations for `k x` from −8e3 to
+/// −8e9, 8 at −8e12 (`tests/inputs_and_errors.rs`). A full step that reduces `|g|` is
+/// taken as before, so the iterates of a start that converged without it are unchanged, bit
+/// for bit; near a solution the full step is always taken (there `|g|` may be round-off).
+///
 /// `jac` receives the Jacobian at the last iterate before the final update (the integrator
 /// keeps it for its first step) and `jac_z` that iterate; `stats` counts the evaluations.
 ///
@@ -317,14 +329,18 @@ where
         atol,
     } = *problem;
     let nonfinite = |what| SolveError::NonFiniteValue { t, mode, what };
-    let mut gv = [0.0; NZ];
+    // `g` at `z`; `g_at_z` says whether it is already there (a line search's accepted trial).
+    let mut g = [0.0; NZ];
+    let mut g_at_z = false;
     let mut last = f64::INFINITY;
     for _ in 0..MAX_CONSISTENCY_ITERATIONS {
-        // `g`, or an index-2 mode's hidden constraint (`SmoothMode::condition`).
-        model.condition(t, y, z, p, &mut gv);
-        stats.g_evals += 1;
-        if !all_finite(&gv) {
-            return Err(nonfinite("g at a restart"));
+        if !g_at_z {
+            // `g`, or an index-2 mode's hidden constraint (`SmoothMode::condition`).
+            model.condition(t, y, z, p, &mut g);
+            stats.g_evals += 1;
+            if !all_finite(&g) {
+                return Err(nonfinite("g at a restart"));
+            }
         }
         jac.clear();
         *jac_z = *z;
@@ -343,19 +359,28 @@ where
             e => SolveError::from_lu(e, t, mode, "g_z"),
         })?;
         stats.lu_factorizations += 1;
-        lu.solve(&mut gv);
+        let mut correction = g;
+        lu.solve(&mut correction);
         stats.lu_solves += 1;
         let mut w = [0.0; NZ];
         weights(rtol, atol, z, z, &mut w);
-        for (zi, d) in z.iter_mut().zip(gv.iter()) {
+        let prev = last;
+        last = rms(sum_sq(&correction, &w), NZ);
+        // Far from a solution (the correction beyond the tolerance), a step that does not
+        // reduce `|g|` is shortened (doc above); near one, the full step is taken.
+        g_at_z = last > STAGNATION_FLOOR
+            && last.is_finite()
+            && line_search(model, problem, z, &correction, &mut g, stats);
+        if g_at_z {
+            continue;
+        }
+        for (zi, d) in z.iter_mut().zip(correction.iter()) {
             *zi -= d;
         }
-        let prev = last;
-        last = rms(sum_sq(&gv, &w), NZ);
         if !last.is_finite() {
             break;
         }
-        let roundoff = gv
+        let roundoff = correction
             .iter()
             .zip(z.iter())
             .all(|(d, z)| d.abs() <= 4.0 * f64::EPSILON * z.abs());
@@ -374,6 +399,44 @@ where
         residual: last,
         singular_column: None,
     })
+}
+
+/// The line search of [`consistent_z`] far from a solution: the Newton step `z − λ Δz` with the
+/// largest `λ = 1, 1/2, 1/4, …` (at most [`MAX_BACKTRACKS`] halvings) whose condition is finite
+/// and satisfies Armijo's test on `φ = ½ |g|²`, `|g(z − λ Δz)|² ≤ (1 − 2αλ) |g(z)|²` with
+/// `α = 1e-4` (the Newton direction descends `φ` at the rate `−|g|²`; Dennis & Schnabel 1983,
+/// Alg. A6.3.1). On success `z` is the accepted point and `g` its condition; otherwise `z` is
+/// unchanged, `g` is overwritten and the caller takes the full step.
+fn line_search<M, const NY: usize, const NZ: usize, const NP: usize>(
+    model: &M,
+    problem: &ConsistencyProblem<'_, NY, NZ, NP>,
+    z: &mut [f64; NZ],
+    correction: &[f64; NZ],
+    g: &mut [f64; NZ],
+    stats: &mut Stats,
+) -> bool
+where
+    M: SmoothMode<NY, NZ, NP>,
+{
+    const ARMIJO: f64 = 1e-4;
+    let squared = |v: &[f64; NZ]| v.iter().map(|x| x * x).sum::<f64>();
+    let merit = squared(g);
+    let mut lambda = 1.0;
+    for _ in 0..=MAX_BACKTRACKS {
+        let mut trial = *z;
+        for (zi, d) in trial.iter_mut().zip(correction) {
+            *zi -= lambda * d;
+        }
+        model.condition(problem.t, problem.y, &trial, problem.p, g);
+        stats.g_evals += 1;
+        let trial_merit = squared(g);
+        if trial_merit.is_finite() && trial_merit <= (1.0 - 2.0 * ARMIJO * lambda) * merit {
+            *z = trial;
+            return true;
+        }
+        lambda *= 0.5;
+    }
+    false
 }
 
 /// `c_z` of the mode's condition on `z` at `z` (`SmoothMode::condition`): `g_z` from `jac`

@@ -211,13 +211,12 @@ fn the_three_storages_agree_as_a_stranger_tries_them() {
             }
         }
     }
-    // rtol 1e-2 is refused for a model with guards (12 cases, an invalid-argument error); of
-    // the 36 others one is an error too (k = 4e6 from x = −2 at rtol 1e-12: Newton's method on
-    // the cubic force equation from the guess w = 0 first jumps to w = 8e6 and shrinks it by a
-    // third per iteration, so it runs out of its 30 iterations before reaching 1e-12 of
-    // w ≈ 431; reported as inconsistent initial values, with the last correction). The count
-    // keeps the test from passing on errors alone.
-    assert_eq!((solved, failed), (35, 13));
+    // rtol 1e-2 is refused for a model with guards (12 cases, an invalid-argument error); the
+    // 36 others solve (k = 4e6 from x = −2 at rtol 1e-12 needs the consistent initialization's
+    // line search: without it Newton's full steps on the cubic force equation, from w = 0 to
+    // w = 8e6 and then a third shorter per iteration, ran out of iterations before reaching
+    // 1e-12 of w ≈ 431). The count keeps the test from passing on errors alone.
+    assert_eq!((solved, failed), (36, 12));
 }
 
 /// How far the sparse storage's outcome may be from the inline one's in the stranger's cases,
