@@ -541,8 +541,10 @@
 //! `#[algebraic_guess] fn guess(x: &X, p: &P) -> Z` gives the first mode's algebraic guess as a
 //! function of the initial state (after `#[initial_state]`), the parameters, the inputs and
 //! `t0` (a guess on the wanted root's side of `0 = r² − (h + a)`), made consistent by Newton's
-//! method like the builder's `algebraic_guess(..)`, which it replaces. It is not
-//! differentiated: the consistent `z0` and its sensitivities follow from `g = 0`. At most one,
+//! method like the builder's `algebraic_guess(..)`, which it replaces (far from a root, a
+//! Newton step that would not reduce `|g|` is shortened by a line search, so a poor guess costs
+//! iterations rather than the solve; where `g = 0` has several roots, the guess picks the one
+//! its iteration leads to). It is not differentiated: the consistent `z0` and its sensitivities follow from `g = 0`. At most one,
 //! in a model with algebraic variables; it cannot read the algebraic variables or `Memory`, nor
 //! — in a model whose modes read `Memory`, whose first `z*` is the guess — the parameters,
 //! inputs or `t`.
